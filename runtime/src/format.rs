@@ -1,0 +1,578 @@
+//! The model file format: header, postcard body, fixed-width record tables, checksum.
+//!
+//! The byte-level specification is `docs/FORMAT.md`; this module is its only implementation.
+//!
+//! ```text
+//! offset 0   4 bytes  MAGIC  b"LTUM"
+//! offset 4   2 bytes  format VERSION, u16 little-endian
+//! offset 6   n bytes  postcard encoding of `ModelRepr`
+//! end - 4    4 bytes  CRC-32 (IEEE) of every preceding byte, u32 little-endian
+//! ```
+//!
+//! `ModelRepr` holds a few scalars and borrowed byte tables. Each table is a run of fixed-width
+//! little-endian records (`*Rec` types here), so the evaluator reads weights and nodes in place from
+//! flash without copying or aligning them. The `Repr` types are the raw, unchecked form:
+//! [`Model::from_bytes`](crate::Model::from_bytes) validates them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// First four bytes of every model file.
+pub const MAGIC: [u8; 4] = *b"LTUM";
+/// The format version this runtime reads and writes.
+pub const VERSION: u16 = 1;
+/// Bytes before the postcard body: magic and version.
+pub const HEADER_LEN: usize = 6;
+/// Bytes after the postcard body: the CRC-32.
+pub const CHECKSUM_LEN: usize = 4;
+
+/// Largest number of inputs, features, literals, units, nodes, children, list entries or classes.
+pub const MAX_COUNT: usize = u16::MAX as usize;
+/// Largest magnitude of a quantized numeric feature.
+pub const MAX_FEATURE_ABS: u16 = i16::MAX as u16;
+
+/// How every weight and bias of a model is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum WeightKind {
+    /// `i8`; accumulated in `i32`.
+    I8,
+    /// `i16` little-endian; accumulated in `i32`.
+    I16,
+    /// `i32` little-endian; accumulated in `i32` (the loader proves the bound).
+    I32,
+    /// `fixed::types::I16F16` little-endian bits; accumulated as `I48F16` in `i64`.
+    Fixed,
+}
+
+impl WeightKind {
+    /// Bytes per stored weight.
+    pub const fn width(self) -> usize {
+        match self {
+            WeightKind::I8 => 1,
+            WeightKind::I16 => 2,
+            WeightKind::I32 | WeightKind::Fixed => 4,
+        }
+    }
+
+    /// Fractional bits of scores computed with this kind (0 for integers, 16 for `Fixed`).
+    pub const fn frac_bits(self) -> u32 {
+        match self {
+            WeightKind::Fixed => 16,
+            _ => 0,
+        }
+    }
+
+    /// Largest absolute accumulator value the loader accepts for this kind.
+    pub const fn accumulator_limit(self) -> u64 {
+        match self {
+            WeightKind::Fixed => i64::MAX as u64,
+            _ => i32::MAX as u64,
+        }
+    }
+}
+
+/// The model's top-level structure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StructureRepr<'a> {
+    /// A tree of [`NodeRec`]s; node 0 is the root, children only point forward.
+    Tree {
+        /// [`NodeRec`] table.
+        #[serde(borrow)]
+        nodes: &'a [u8],
+        /// Child node indices of categorical splits, `u16` little-endian.
+        #[serde(borrow)]
+        children: &'a [u8],
+    },
+    /// An ordered list of (binary unit, class) entries: the first unit with a positive score
+    /// decides; if none does, `default_class`.
+    List {
+        /// [`ListEntryRec`] table.
+        #[serde(borrow)]
+        entries: &'a [u8],
+        /// Class when no entry fires.
+        default_class: u16,
+    },
+    /// A single unit (binary LTU or linear machine).
+    Linear {
+        /// Index of the unit.
+        unit: u16,
+    },
+}
+
+/// The raw, unvalidated body of a model file (postcard-encoded after the header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelRepr<'a> {
+    /// Number of classes.
+    pub n_classes: u16,
+    /// How weights are stored.
+    pub weight_kind: WeightKind,
+    /// [`InputRec`] table: one record per raw input.
+    #[serde(borrow)]
+    pub inputs: &'a [u8],
+    /// [`FeatureRec`] table: the features units read.
+    #[serde(borrow)]
+    pub features: &'a [u8],
+    /// [`LiteralRec`] table used by conjunction features.
+    #[serde(borrow)]
+    pub literals: &'a [u8],
+    /// [`UnitRec`] table.
+    #[serde(borrow)]
+    pub units: &'a [u8],
+    /// Feature indices of sparse units, `u16` little-endian.
+    #[serde(borrow)]
+    pub term_features: &'a [u8],
+    /// Weights and biases, [`WeightKind::width`] bytes each, little-endian.
+    #[serde(borrow)]
+    pub weights: &'a [u8],
+    /// Class lists of units, `u16` little-endian.
+    #[serde(borrow)]
+    pub unit_classes: &'a [u8],
+    /// What the units are arranged in.
+    #[serde(borrow)]
+    pub structure: StructureRepr<'a>,
+    /// Optional names, one per line: inputs, then each categorical input's values, then classes.
+    #[serde(borrow)]
+    pub names: Option<&'a str>,
+}
+
+/// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320), as used by zip and PNG.
+///
+/// Detects every single-bit and every burst error up to 32 bits, so a flipped flash bit or a
+/// truncated transfer (the checksum then covers different bytes) is always caught.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut table = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+                k += 1;
+            }
+            table[i] = c;
+            i += 1;
+        }
+        table
+    };
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc = TABLE[((crc ^ b as u32) & 0xFF) as usize] ^ (crc >> 8);
+    }
+    !crc
+}
+
+/// Checks header and checksum and decodes the body, rejecting trailing bytes.
+///
+/// This does not validate the tables; [`Model::from_bytes`](crate::Model::from_bytes) does.
+///
+/// # Errors
+/// [`Error::HeaderTooShort`], [`Error::HeaderBadMagic`], [`Error::HeaderUnsupportedVersion`],
+/// [`Error::ChecksumMismatch`], [`Error::BodyDecode`], [`Error::BodyTrailingBytes`].
+pub fn decode(bytes: &[u8]) -> Result<ModelRepr<'_>> {
+    if bytes.len() < HEADER_LEN + CHECKSUM_LEN {
+        return Err(Error::HeaderTooShort);
+    }
+    if bytes[..4] != MAGIC {
+        return Err(Error::HeaderBadMagic);
+    }
+    if u16::from_le_bytes([bytes[4], bytes[5]]) != VERSION {
+        return Err(Error::HeaderUnsupportedVersion);
+    }
+    let (covered, tail) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
+    let stored = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+    if crc32(covered) != stored {
+        return Err(Error::ChecksumMismatch);
+    }
+    let (repr, rest) =
+        postcard::take_from_bytes::<ModelRepr<'_>>(&covered[HEADER_LEN..]).map_err(|_| Error::BodyDecode)?;
+    if !rest.is_empty() {
+        return Err(Error::BodyTrailingBytes);
+    }
+    Ok(repr)
+}
+
+/// Writes a complete model file (header, body, checksum) into `out`; returns the bytes written.
+///
+/// No validation happens here: load the result with [`Model::from_bytes`](crate::Model::from_bytes)
+/// to check it (the trainer always does).
+///
+/// # Errors
+/// [`Error::EncodeBufferTooSmall`] if `out` cannot hold the file.
+pub fn encode(repr: &ModelRepr<'_>, out: &mut [u8]) -> Result<usize> {
+    if out.len() < HEADER_LEN + CHECKSUM_LEN {
+        return Err(Error::EncodeBufferTooSmall);
+    }
+    out[..4].copy_from_slice(&MAGIC);
+    out[4..6].copy_from_slice(&VERSION.to_le_bytes());
+    let body_len = postcard::to_slice(repr, &mut out[HEADER_LEN..])
+        .map_err(|_| Error::EncodeBufferTooSmall)?
+        .len();
+    let end = HEADER_LEN + body_len;
+    if out.len() < end + CHECKSUM_LEN {
+        return Err(Error::EncodeBufferTooSmall);
+    }
+    let crc = crc32(&out[..end]);
+    out[end..end + CHECKSUM_LEN].copy_from_slice(&crc.to_le_bytes());
+    Ok(end + CHECKSUM_LEN)
+}
+
+/// Reads the `i`-th little-endian `u16` of a table (callers check the bound).
+#[inline]
+pub(crate) fn u16_at(table: &[u8], i: usize) -> u16 {
+    u16::from_le_bytes([table[2 * i], table[2 * i + 1]])
+}
+
+fn i32_le(b: &[u8]) -> i32 {
+    i32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+fn u32_le(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+fn u16_le(b: &[u8]) -> u16 {
+    u16::from_le_bytes([b[0], b[1]])
+}
+
+/// Kind byte of an [`InputRec`].
+pub mod input_kind {
+    /// A number, passed to the model as an integer in raw units.
+    pub const NUMERIC: u8 = 0;
+    /// A category index `0..n_values`; anything else is "unknown".
+    pub const CATEGORICAL: u8 = 1;
+}
+
+/// One raw input (8 bytes).
+///
+/// | bytes | field |
+/// |---|---|
+/// | 0 | `kind` ([`input_kind`]) |
+/// | 1 | `scale_exp`: hosts convert a decimal value `v` to raw units as `round(v * 10^scale_exp)` |
+/// | 2..4 | `n_values` (categorical; 0 for numeric) |
+/// | 4..8 | `missing`: the raw value hosts substitute for a missing value |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputRec {
+    /// [`input_kind`].
+    pub kind: u8,
+    /// Decimal exponent of the raw unit (host-side metadata; the runtime does not use it).
+    pub scale_exp: i8,
+    /// Number of category values.
+    pub n_values: u16,
+    /// Raw value hosts use for a missing value.
+    pub missing: i32,
+}
+
+impl InputRec {
+    /// Encoded size.
+    pub const SIZE: usize = 8;
+    /// Decodes one record.
+    pub fn parse(b: &[u8]) -> Self {
+        InputRec { kind: b[0], scale_exp: b[1] as i8, n_values: u16_le(&b[2..]), missing: i32_le(&b[4..]) }
+    }
+    /// Encodes one record.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let mut b = [0; Self::SIZE];
+        b[0] = self.kind;
+        b[1] = self.scale_exp as u8;
+        b[2..4].copy_from_slice(&self.n_values.to_le_bytes());
+        b[4..8].copy_from_slice(&self.missing.to_le_bytes());
+        b
+    }
+}
+
+/// Kind byte of a [`FeatureRec`].
+pub mod feature_kind {
+    /// `clamp(((x - offset) * mul) >> shift, -max_abs, max_abs)` of a raw input `x`.
+    pub const NUMERIC: u8 = 0;
+    /// `+1` if input `x == value`, else `-1` (Utgoff's symmetric encoding of attribute = value).
+    pub const EQUALS: u8 = 1;
+    /// `+1` if input `x > value`, else `-1`.
+    pub const GREATER: u8 = 2;
+    /// `+1` if every literal holds, else `-1`.
+    pub const CONJUNCTION: u8 = 3;
+}
+
+/// One feature (12 bytes).
+///
+/// | bytes | field |
+/// |---|---|
+/// | 0 | `kind` ([`feature_kind`]) |
+/// | 1 | `shift` (numeric, `0..=32`; else 0) |
+/// | 2..4 | `attr`: input index; for a conjunction, the number of literals |
+/// | 4..8 | `value`: numeric offset, compared value, or a conjunction's first literal index |
+/// | 8..10 | `mul` (numeric, i16; else 0) |
+/// | 10..12 | `max_abs` (numeric, `1..=32767`; else 0) |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FeatureRec {
+    /// [`feature_kind`].
+    pub kind: u8,
+    /// Right shift after multiplying (numeric).
+    pub shift: u8,
+    /// Input index, or number of literals for a conjunction.
+    pub attr: u16,
+    /// Offset, compared value, or first literal index.
+    pub value: i32,
+    /// Multiplier (numeric).
+    pub mul: i16,
+    /// Clamp bound (numeric).
+    pub max_abs: u16,
+}
+
+impl FeatureRec {
+    /// Encoded size.
+    pub const SIZE: usize = 12;
+    /// Decodes one record.
+    pub fn parse(b: &[u8]) -> Self {
+        FeatureRec {
+            kind: b[0],
+            shift: b[1],
+            attr: u16_le(&b[2..]),
+            value: i32_le(&b[4..]),
+            mul: u16_le(&b[8..]) as i16,
+            max_abs: u16_le(&b[10..]),
+        }
+    }
+    /// Encodes one record.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let mut b = [0; Self::SIZE];
+        b[0] = self.kind;
+        b[1] = self.shift;
+        b[2..4].copy_from_slice(&self.attr.to_le_bytes());
+        b[4..8].copy_from_slice(&self.value.to_le_bytes());
+        b[8..10].copy_from_slice(&self.mul.to_le_bytes());
+        b[10..12].copy_from_slice(&self.max_abs.to_le_bytes());
+        b
+    }
+}
+
+/// Operator byte of a [`LiteralRec`].
+pub mod literal_op {
+    /// `x == value`
+    pub const EQ: u8 = 0;
+    /// `x != value`
+    pub const NE: u8 = 1;
+    /// `x > value`
+    pub const GT: u8 = 2;
+    /// `x <= value`
+    pub const LE: u8 = 3;
+}
+
+/// One literal of a conjunction (8 bytes): `attr` u16, `op` u8, padding u8 (0), `value` i32.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LiteralRec {
+    /// Input index.
+    pub attr: u16,
+    /// [`literal_op`].
+    pub op: u8,
+    /// Compared value.
+    pub value: i32,
+}
+
+impl LiteralRec {
+    /// Encoded size.
+    pub const SIZE: usize = 8;
+    /// Decodes one record; the second value is the padding byte (must be 0).
+    pub fn parse(b: &[u8]) -> (Self, u8) {
+        (LiteralRec { attr: u16_le(b), op: b[2], value: i32_le(&b[4..]) }, b[3])
+    }
+    /// Encodes one record.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let mut b = [0; Self::SIZE];
+        b[0..2].copy_from_slice(&self.attr.to_le_bytes());
+        b[2] = self.op;
+        b[4..8].copy_from_slice(&self.value.to_le_bytes());
+        b
+    }
+}
+
+/// Flag bits of a [`UnitRec`].
+pub mod unit_flags {
+    /// Terms are listed in `term_features`; otherwise the unit is dense over all features.
+    pub const SPARSE: u8 = 1;
+}
+
+/// One linear threshold unit (16 bytes).
+///
+/// A unit has `n_out` weight rows of `n_terms` weights followed by one bias, stored consecutively
+/// from `weight_start`. Row `o` scores `bias_o + sum_j w_oj * feature(term_j)`.
+/// `n_out == 1` is a binary LTU whose classes are `[negative, positive]` (positive iff score > 0);
+/// `n_out >= 2` is a linear machine: the class of the row with the highest score, ties going to
+/// the lowest row.
+///
+/// | bytes | field |
+/// |---|---|
+/// | 0 | `flags` ([`unit_flags`]) |
+/// | 1 | padding (0) |
+/// | 2..4 | `n_out` |
+/// | 4..6 | `n_terms` |
+/// | 6..8 | padding (0) |
+/// | 8..10 | `term_start` into `term_features` (sparse; else 0) |
+/// | 10..12 | `class_start` into `unit_classes` (`max(n_out, 2)` entries) |
+/// | 12..16 | `weight_start` into `weights`, in weights |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnitRec {
+    /// [`unit_flags`].
+    pub flags: u8,
+    /// Weight rows.
+    pub n_out: u16,
+    /// Terms per row.
+    pub n_terms: u16,
+    /// First feature index entry.
+    pub term_start: u16,
+    /// First class entry.
+    pub class_start: u16,
+    /// First weight.
+    pub weight_start: u32,
+}
+
+impl UnitRec {
+    /// Encoded size.
+    pub const SIZE: usize = 16;
+    /// Decodes one record; the second value is the OR of the padding bytes (must be 0).
+    pub fn parse(b: &[u8]) -> (Self, u8) {
+        let rec = UnitRec {
+            flags: b[0],
+            n_out: u16_le(&b[2..]),
+            n_terms: u16_le(&b[4..]),
+            term_start: u16_le(&b[8..]),
+            class_start: u16_le(&b[10..]),
+            weight_start: u32_le(&b[12..]),
+        };
+        (rec, b[1] | b[6] | b[7])
+    }
+    /// Encodes one record.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let mut b = [0; Self::SIZE];
+        b[0] = self.flags;
+        b[2..4].copy_from_slice(&self.n_out.to_le_bytes());
+        b[4..6].copy_from_slice(&self.n_terms.to_le_bytes());
+        b[8..10].copy_from_slice(&self.term_start.to_le_bytes());
+        b[10..12].copy_from_slice(&self.class_start.to_le_bytes());
+        b[12..16].copy_from_slice(&self.weight_start.to_le_bytes());
+        b
+    }
+    /// Number of class entries the unit uses.
+    pub fn n_classes(&self) -> usize {
+        (self.n_out as usize).max(2)
+    }
+}
+
+/// Kind byte of a [`NodeRec`].
+pub mod node_kind {
+    /// Leaf: class `a`.
+    pub const CLASS: u8 = 0;
+    /// Leaf: unit `a` decides.
+    pub const UNIT: u8 = 1;
+    /// Split on categorical input `a`: value `v < count` goes to `children[first + v]`,
+    /// anything else (unknown value) to `default`.
+    pub const CATEGORICAL: u8 = 2;
+    /// Split on input `a`: `x <= value` goes to `left`, else `right`.
+    pub const THRESHOLD: u8 = 3;
+    /// Split on binary unit `a`: score `<= 0` goes to `left`, else `right` (oblique split).
+    pub const UNIT_SPLIT: u8 = 4;
+}
+
+/// One tree node (12 bytes): `kind` u8, padding u8 (0), `a` u16, `value` i32, `b` u16, `c` u16.
+///
+/// | kind | `a` | `value` | `b` | `c` |
+/// |---|---|---|---|---|
+/// | CLASS | class | 0 | 0 | 0 |
+/// | UNIT | unit | 0 | 0 | 0 |
+/// | CATEGORICAL | input | first child entry | default child | child count |
+/// | THRESHOLD | input | threshold | left child | right child |
+/// | UNIT_SPLIT | unit | 0 | left child | right child |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeRec {
+    /// [`node_kind`].
+    pub kind: u8,
+    /// Class, unit or input index.
+    pub a: u16,
+    /// Threshold or first child entry.
+    pub value: i32,
+    /// Left or default child.
+    pub b: u16,
+    /// Right child or child count.
+    pub c: u16,
+}
+
+impl NodeRec {
+    /// Encoded size.
+    pub const SIZE: usize = 12;
+    /// Decodes one record; the second value is the padding byte (must be 0).
+    pub fn parse(bytes: &[u8]) -> (Self, u8) {
+        let rec = NodeRec {
+            kind: bytes[0],
+            a: u16_le(&bytes[2..]),
+            value: i32_le(&bytes[4..]),
+            b: u16_le(&bytes[8..]),
+            c: u16_le(&bytes[10..]),
+        };
+        (rec, bytes[1])
+    }
+    /// Encodes one record.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let mut out = [0; Self::SIZE];
+        out[0] = self.kind;
+        out[2..4].copy_from_slice(&self.a.to_le_bytes());
+        out[4..8].copy_from_slice(&self.value.to_le_bytes());
+        out[8..10].copy_from_slice(&self.b.to_le_bytes());
+        out[10..12].copy_from_slice(&self.c.to_le_bytes());
+        out
+    }
+}
+
+/// One decision-list entry (4 bytes): binary `unit` u16, `class` u16 chosen when its score > 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListEntryRec {
+    /// Binary unit.
+    pub unit: u16,
+    /// Class output when the unit fires.
+    pub class: u16,
+}
+
+impl ListEntryRec {
+    /// Encoded size.
+    pub const SIZE: usize = 4;
+    /// Decodes one record.
+    pub fn parse(b: &[u8]) -> Self {
+        ListEntryRec { unit: u16_le(b), class: u16_le(&b[2..]) }
+    }
+    /// Encodes one record.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let mut b = [0; Self::SIZE];
+        b[0..2].copy_from_slice(&self.unit.to_le_bytes());
+        b[2..4].copy_from_slice(&self.class.to_le_bytes());
+        b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32_check_value() {
+        // The standard check value of CRC-32/ISO-HDLC.
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32(b""), 0);
+    }
+
+    #[test]
+    fn records_round_trip() {
+        let f = FeatureRec { kind: 0, shift: 3, attr: 7, value: -5, mul: -300, max_abs: 127 };
+        assert_eq!(FeatureRec::parse(&f.to_bytes()), f);
+        let u = UnitRec { flags: 1, n_out: 3, n_terms: 9, term_start: 4, class_start: 2, weight_start: 70000 };
+        assert_eq!(UnitRec::parse(&u.to_bytes()), (u, 0));
+        let n = NodeRec { kind: 3, a: 2, value: -9, b: 4, c: 5 };
+        assert_eq!(NodeRec::parse(&n.to_bytes()), (n, 0));
+        let l = LiteralRec { attr: 1, op: 3, value: i32::MIN };
+        assert_eq!(LiteralRec::parse(&l.to_bytes()), (l, 0));
+        let i = InputRec { kind: 1, scale_exp: -2, n_values: 3, missing: 3 };
+        assert_eq!(InputRec::parse(&i.to_bytes()), i);
+        let e = ListEntryRec { unit: 9, class: 1 };
+        assert_eq!(ListEntryRec::parse(&e.to_bytes()), e);
+    }
+}

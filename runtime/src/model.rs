@@ -1,0 +1,557 @@
+//! The validated model and its evaluation.
+
+use fixed::types::{I16F16, I48F16};
+
+use crate::error::{Error, Result};
+use crate::format::{
+    self, feature_kind, input_kind, literal_op, node_kind, u16_at, unit_flags, FeatureRec, InputRec,
+    ListEntryRec, LiteralRec, ModelRepr, NodeRec, StructureRepr, UnitRec, WeightKind, MAX_COUNT,
+    MAX_FEATURE_ABS,
+};
+use crate::input::Input;
+
+/// What kind of structure a model has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Kind {
+    /// A tree (perceptron tree, oblique tree, decision tree).
+    Tree,
+    /// A decision list (neural decision list, halfspace intersection or union).
+    List,
+    /// One unit (perceptron, sparse perceptron, linear machine).
+    Linear,
+}
+
+/// A model that passed every load-time check, evaluated in place from the bytes it was loaded from.
+///
+/// Once [`Model::from_bytes`] returned `Ok`, no evaluation method panics, overflows, loops or
+/// reads out of bounds, whatever the input values; the only evaluation errors are about the
+/// caller's buffers and input sources.
+#[derive(Debug, Clone, Copy)]
+pub struct Model<'a> {
+    repr: ModelRepr<'a>,
+    n_inputs: usize,
+    n_features: usize,
+    n_units: usize,
+}
+
+/// Where [`Model::scores_with`] reads inputs from.
+type Source<'s> = &'s mut dyn FnMut(usize) -> Option<i32>;
+
+fn count(table: &[u8], size: usize) -> Result<usize> {
+    if table.len() % size != 0 {
+        return Err(Error::TableLength);
+    }
+    let n = table.len() / size;
+    if n > MAX_COUNT {
+        return Err(Error::LimitExceeded);
+    }
+    Ok(n)
+}
+
+fn check(ok: bool, err: Error) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(err)
+    }
+}
+
+impl<'a> Model<'a> {
+    /// Checks and loads a model file without copying it.
+    ///
+    /// Checks, in order: header and version, the CRC-32, the postcard body (no trailing bytes),
+    /// every table length, every index, that tree links only point forward, that every
+    /// accumulator is provably free of overflow for any input, and the optional names.
+    ///
+    /// ```
+    /// # use ltu_runtime::{Model, Error};
+    /// assert_eq!(Model::from_bytes(b"not a model").unwrap_err(), Error::HeaderBadMagic);
+    /// ```
+    ///
+    /// # Errors
+    /// The first failed check, as the matching [`Error`] variant.
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Model<'a>> {
+        let repr = format::decode(bytes)?;
+        Self::from_repr(repr)
+    }
+
+    /// Validates an already decoded body (see [`Model::from_bytes`]).
+    ///
+    /// # Errors
+    /// As [`Model::from_bytes`], minus the header and checksum checks.
+    pub fn from_repr(repr: ModelRepr<'a>) -> Result<Model<'a>> {
+        let n_classes = repr.n_classes as usize;
+        check(n_classes >= 1, Error::ClassOutOfRange)?;
+        let n_inputs = count(repr.inputs, InputRec::SIZE)?;
+        let n_features = count(repr.features, FeatureRec::SIZE)?;
+        let n_literals = count(repr.literals, LiteralRec::SIZE)?;
+        let n_units = count(repr.units, UnitRec::SIZE)?;
+        let n_terms = count(repr.term_features, 2)?;
+        let n_unit_classes = count(repr.unit_classes, 2)?;
+        check(repr.weights.len() % repr.weight_kind.width() == 0, Error::TableLength)?;
+        let n_weights = repr.weights.len() / repr.weight_kind.width();
+
+        let input = |i: usize| InputRec::parse(&repr.inputs[i * InputRec::SIZE..]);
+        let mut n_names = n_inputs + n_classes;
+        for i in 0..n_inputs {
+            let rec = input(i);
+            match rec.kind {
+                input_kind::NUMERIC => check(rec.n_values == 0, Error::InputInvalid)?,
+                input_kind::CATEGORICAL => check(rec.n_values > 0, Error::InputInvalid)?,
+                _ => return Err(Error::InputInvalid),
+            }
+            n_names += rec.n_values as usize;
+        }
+
+        for l in 0..n_literals {
+            let (rec, pad) = LiteralRec::parse(&repr.literals[l * LiteralRec::SIZE..]);
+            check(pad == 0 && rec.op <= literal_op::LE, Error::LiteralInvalid)?;
+            check((rec.attr as usize) < n_inputs, Error::LiteralInvalid)?;
+        }
+
+        for f in 0..n_features {
+            let rec = FeatureRec::parse(&repr.features[f * FeatureRec::SIZE..]);
+            let ok = match rec.kind {
+                feature_kind::NUMERIC => {
+                    (rec.attr as usize) < n_inputs
+                        && rec.shift <= 32
+                        && rec.max_abs >= 1
+                        && rec.max_abs <= MAX_FEATURE_ABS
+                }
+                feature_kind::EQUALS | feature_kind::GREATER => {
+                    (rec.attr as usize) < n_inputs && rec.shift == 0 && rec.mul == 0 && rec.max_abs == 0
+                }
+                feature_kind::CONJUNCTION => {
+                    let first = rec.value as u32 as usize;
+                    rec.attr >= 1
+                        && rec.value >= 0
+                        && first + rec.attr as usize <= n_literals
+                        && rec.shift == 0
+                        && rec.mul == 0
+                        && rec.max_abs == 0
+                }
+                _ => false,
+            };
+            check(ok, Error::FeatureInvalid)?;
+        }
+
+        let feature_abs = |f: usize| -> u64 {
+            let rec = FeatureRec::parse(&repr.features[f * FeatureRec::SIZE..]);
+            if rec.kind == feature_kind::NUMERIC {
+                rec.max_abs as u64
+            } else {
+                1
+            }
+        };
+        let kind = repr.weight_kind;
+        let limit = kind.accumulator_limit();
+        for u in 0..n_units {
+            let (rec, pad) = UnitRec::parse(&repr.units[u * UnitRec::SIZE..]);
+            check(pad == 0 && rec.flags & !unit_flags::SPARSE == 0 && rec.n_out >= 1, Error::UnitInvalid)?;
+            let terms = rec.n_terms as usize;
+            if rec.flags & unit_flags::SPARSE != 0 {
+                let start = rec.term_start as usize;
+                check(start + terms <= n_terms, Error::UnitInvalid)?;
+                for t in start..start + terms {
+                    check((u16_at(repr.term_features, t) as usize) < n_features, Error::UnitInvalid)?;
+                }
+            } else {
+                check(terms == n_features && rec.term_start == 0, Error::UnitInvalid)?;
+            }
+            let start = rec.class_start as usize;
+            check(start + rec.n_classes() <= n_unit_classes, Error::UnitInvalid)?;
+            for c in start..start + rec.n_classes() {
+                check((u16_at(repr.unit_classes, c) as usize) < n_classes, Error::ClassOutOfRange)?;
+            }
+            let row_len = terms + 1;
+            let first = rec.weight_start as usize;
+            check(first + rec.n_out as usize * row_len <= n_weights, Error::UnitInvalid)?;
+            for o in 0..rec.n_out as usize {
+                let row = first + o * row_len;
+                let mut bound = weight(repr.weights, kind, row + terms).unsigned_abs() as u64;
+                for j in 0..terms {
+                    let f = term_feature(&repr, &rec, j);
+                    let w = weight(repr.weights, kind, row + j).unsigned_abs() as u64;
+                    bound = bound.saturating_add(w.saturating_mul(feature_abs(f)));
+                }
+                check(bound <= limit, Error::AccumulatorMayOverflow)?;
+            }
+        }
+
+        let unit = |u: usize| UnitRec::parse(&repr.units[u * UnitRec::SIZE..]).0;
+        match repr.structure {
+            StructureRepr::Tree { nodes, children } => {
+                let n_nodes = count(nodes, NodeRec::SIZE)?;
+                let n_children = count(children, 2)?;
+                check(n_nodes >= 1, Error::NodeInvalid)?;
+                for i in 0..n_nodes {
+                    let (rec, pad) = NodeRec::parse(&nodes[i * NodeRec::SIZE..]);
+                    check(pad == 0, Error::NodeInvalid)?;
+                    let forward = |c: u16| check(c as usize > i && (c as usize) < n_nodes, Error::LinkNotForward);
+                    match rec.kind {
+                        node_kind::CLASS => {
+                            check(rec.value == 0 && rec.b == 0 && rec.c == 0, Error::NodeInvalid)?;
+                            check((rec.a as usize) < n_classes, Error::ClassOutOfRange)?;
+                        }
+                        node_kind::UNIT => {
+                            check(rec.value == 0 && rec.b == 0 && rec.c == 0, Error::NodeInvalid)?;
+                            check((rec.a as usize) < n_units, Error::NodeInvalid)?;
+                        }
+                        node_kind::CATEGORICAL => {
+                            check((rec.a as usize) < n_inputs, Error::NodeInvalid)?;
+                            let inp = input(rec.a as usize);
+                            check(inp.kind == input_kind::CATEGORICAL && inp.n_values == rec.c, Error::NodeInvalid)?;
+                            let first = rec.value as u32 as usize;
+                            check(rec.value >= 0 && first + rec.c as usize <= n_children, Error::NodeInvalid)?;
+                            forward(rec.b)?;
+                            for k in first..first + rec.c as usize {
+                                forward(u16_at(children, k))?;
+                            }
+                        }
+                        node_kind::THRESHOLD => {
+                            check((rec.a as usize) < n_inputs, Error::NodeInvalid)?;
+                            forward(rec.b)?;
+                            forward(rec.c)?;
+                        }
+                        node_kind::UNIT_SPLIT => {
+                            check(rec.value == 0, Error::NodeInvalid)?;
+                            check((rec.a as usize) < n_units && unit(rec.a as usize).n_out == 1, Error::NodeInvalid)?;
+                            forward(rec.b)?;
+                            forward(rec.c)?;
+                        }
+                        _ => return Err(Error::NodeInvalid),
+                    }
+                }
+            }
+            StructureRepr::List { entries, default_class } => {
+                let n_entries = count(entries, ListEntryRec::SIZE)?;
+                check((default_class as usize) < n_classes, Error::ClassOutOfRange)?;
+                for e in 0..n_entries {
+                    let rec = ListEntryRec::parse(&entries[e * ListEntryRec::SIZE..]);
+                    check((rec.unit as usize) < n_units && unit(rec.unit as usize).n_out == 1, Error::ListEntryInvalid)?;
+                    check((rec.class as usize) < n_classes, Error::ClassOutOfRange)?;
+                }
+            }
+            StructureRepr::Linear { unit: u } => {
+                check((u as usize) < n_units, Error::UnitInvalid)?;
+            }
+        }
+
+        if let Some(names) = repr.names {
+            check(names.split('\n').count() == n_names, Error::NamesInvalid)?;
+        }
+
+        Ok(Model { repr, n_inputs, n_features, n_units })
+    }
+
+    /// Number of raw inputs `predict` expects.
+    pub fn n_inputs(&self) -> usize {
+        self.n_inputs
+    }
+
+    /// Number of classes; predictions are below this.
+    pub fn n_classes(&self) -> usize {
+        self.repr.n_classes as usize
+    }
+
+    /// Number of features the units read.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    /// Number of linear threshold units (binary LTUs and linear machines).
+    pub fn n_units(&self) -> usize {
+        self.n_units
+    }
+
+    /// The structure's kind.
+    pub fn kind(&self) -> Kind {
+        match self.repr.structure {
+            StructureRepr::Tree { .. } => Kind::Tree,
+            StructureRepr::List { .. } => Kind::List,
+            StructureRepr::Linear { .. } => Kind::Linear,
+        }
+    }
+
+    /// How weights are stored.
+    pub fn weight_kind(&self) -> WeightKind {
+        self.repr.weight_kind
+    }
+
+    /// The raw body, for tools that inspect the model's tables.
+    pub fn repr(&self) -> &ModelRepr<'a> {
+        &self.repr
+    }
+
+    /// Descriptor of raw input `i`, if it exists.
+    pub fn input(&self, i: usize) -> Option<InputRec> {
+        (i < self.n_inputs).then(|| InputRec::parse(&self.repr.inputs[i * InputRec::SIZE..]))
+    }
+
+    /// The optional names: line `k` of the names block (inputs, category values, classes).
+    pub fn names(&self) -> Option<Names<'a>> {
+        self.repr.names.map(|text| Names { text, model: *self })
+    }
+
+    /// Predicts the class of one example.
+    ///
+    /// # Errors
+    /// [`Error::PredictInputLength`] if `inputs.len() != n_inputs()`.
+    pub fn predict<T: Input>(&self, inputs: &[T]) -> Result<usize> {
+        check(inputs.len() == self.n_inputs, Error::PredictInputLength)?;
+        self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), None)
+    }
+
+    /// Predicts, asking `source` for each input only when the evaluation path needs it.
+    ///
+    /// `source` may be asked for the same input more than once; cache in it if a read is costly.
+    /// Wrap it with [`InputsRead::track`](crate::InputsRead::track) to learn which inputs were read.
+    ///
+    /// # Errors
+    /// [`Error::PredictInputUnavailable`] if `source` returns `None` for a needed input.
+    pub fn predict_with<T: Input>(&self, mut source: impl FnMut(usize) -> Option<T>) -> Result<usize> {
+        self.evaluate(&mut |i| source(i).map(Input::to_raw), None)
+    }
+
+    /// Predicts and writes per-class scores of the unit that decided into `scores[..n_classes()]`.
+    ///
+    /// For a linear machine every class it covers gets its row's score; for a binary unit the
+    /// positive class gets the score `s` and the negative class `-s`; a class the deciding unit does
+    /// not cover gets `i64::MIN`. A constant leaf (or a list's default) scores its class 0.
+    /// Scores have [`WeightKind::frac_bits`] fractional bits.
+    ///
+    /// # Errors
+    /// [`Error::PredictInputLength`], or [`Error::PredictScoresBuffer`] if `scores` is too short.
+    pub fn predict_scores<T: Input>(&self, inputs: &[T], scores: &mut [i64]) -> Result<usize> {
+        check(inputs.len() == self.n_inputs, Error::PredictInputLength)?;
+        let n = self.n_classes();
+        let scores = scores.get_mut(..n).ok_or(Error::PredictScoresBuffer)?;
+        scores.fill(i64::MIN);
+        self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), Some(scores))
+    }
+
+    fn evaluate(&self, src: Source<'_>, mut scores: Option<&mut [i64]>) -> Result<usize> {
+        match self.repr.structure {
+            StructureRepr::Linear { unit } => self.decide(unit as usize, src, scores),
+            StructureRepr::List { entries, default_class } => {
+                for e in 0..entries.len() / ListEntryRec::SIZE {
+                    let rec = ListEntryRec::parse(&entries[e * ListEntryRec::SIZE..]);
+                    let s = self.row_score(&self.unit(rec.unit as usize), 0, src)?;
+                    if s > 0 {
+                        if let Some(out) = scores.as_deref_mut() {
+                            out[rec.class as usize] = s;
+                        }
+                        return Ok(rec.class as usize);
+                    }
+                }
+                if let Some(out) = scores {
+                    out[default_class as usize] = 0;
+                }
+                Ok(default_class as usize)
+            }
+            StructureRepr::Tree { nodes, children } => {
+                let mut i = 0;
+                // Every link points forward, so this visits at most `n_nodes` nodes.
+                loop {
+                    let (rec, _) = NodeRec::parse(&nodes[i * NodeRec::SIZE..]);
+                    i = match rec.kind {
+                        node_kind::CLASS => {
+                            if let Some(out) = scores {
+                                out[rec.a as usize] = 0;
+                            }
+                            return Ok(rec.a as usize);
+                        }
+                        node_kind::UNIT => return self.decide(rec.a as usize, src, scores),
+                        node_kind::CATEGORICAL => {
+                            let v = raw(src, rec.a as usize)?;
+                            if v >= 0 && v < i32::from(rec.c) {
+                                u16_at(children, rec.value as usize + v as usize) as usize
+                            } else {
+                                rec.b as usize
+                            }
+                        }
+                        node_kind::THRESHOLD => {
+                            if raw(src, rec.a as usize)? <= rec.value {
+                                rec.b as usize
+                            } else {
+                                rec.c as usize
+                            }
+                        }
+                        _ => {
+                            if self.row_score(&self.unit(rec.a as usize), 0, src)? <= 0 {
+                                rec.b as usize
+                            } else {
+                                rec.c as usize
+                            }
+                        }
+                    };
+                }
+            }
+        }
+    }
+
+    fn unit(&self, u: usize) -> UnitRec {
+        UnitRec::parse(&self.repr.units[u * UnitRec::SIZE..]).0
+    }
+
+    fn unit_class(&self, rec: &UnitRec, k: usize) -> usize {
+        u16_at(self.repr.unit_classes, rec.class_start as usize + k) as usize
+    }
+
+    /// The class a unit chooses (binary: score > 0 is positive; machine: argmax, lowest row on ties).
+    fn decide(&self, u: usize, src: Source<'_>, mut scores: Option<&mut [i64]>) -> Result<usize> {
+        let rec = self.unit(u);
+        if rec.n_out == 1 {
+            let s = self.row_score(&rec, 0, src)?;
+            let (neg, pos) = (self.unit_class(&rec, 0), self.unit_class(&rec, 1));
+            if let Some(out) = scores {
+                out[neg] = -s;
+                out[pos] = s;
+            }
+            return Ok(if s > 0 { pos } else { neg });
+        }
+        let mut best = (i64::MIN, 0);
+        for o in 0..rec.n_out as usize {
+            let s = self.row_score(&rec, o, src)?;
+            let class = self.unit_class(&rec, o);
+            if let Some(out) = scores.as_deref_mut() {
+                out[class] = out[class].max(s);
+            }
+            if s > best.0 || o == 0 {
+                best = (s, class);
+            }
+        }
+        Ok(best.1)
+    }
+
+    /// Score of row `o` of a unit: bias plus the weighted features, in the kind's accumulator.
+    fn row_score(&self, rec: &UnitRec, o: usize, src: Source<'_>) -> Result<i64> {
+        let terms = rec.n_terms as usize;
+        let row = rec.weight_start as usize + o * (terms + 1);
+        let w = self.repr.weights;
+        match self.repr.weight_kind {
+            WeightKind::Fixed => {
+                let mut acc = I48F16::from(I16F16::from_bits(weight(w, WeightKind::Fixed, row + terms)));
+                for j in 0..terms {
+                    let f = self.feature(term_feature(&self.repr, rec, j), src)?;
+                    acc += I48F16::from(I16F16::from_bits(weight(w, WeightKind::Fixed, row + j))) * i64::from(f);
+                }
+                Ok(acc.to_bits())
+            }
+            kind => {
+                // The loader proved |bias| + sum |w_j| * max|f_j| <= i32::MAX for this row.
+                let mut acc = weight(w, kind, row + terms);
+                for j in 0..terms {
+                    let f = self.feature(term_feature(&self.repr, rec, j), src)?;
+                    acc += weight(w, kind, row + j) * f;
+                }
+                Ok(i64::from(acc))
+            }
+        }
+    }
+
+    /// Value of feature `f` for the current input.
+    fn feature(&self, f: usize, src: Source<'_>) -> Result<i32> {
+        let rec = FeatureRec::parse(&self.repr.features[f * FeatureRec::SIZE..]);
+        let sign = |b: bool| if b { 1 } else { -1 };
+        Ok(match rec.kind {
+            feature_kind::NUMERIC => {
+                let x = i64::from(raw(src, rec.attr as usize)?);
+                // |x - offset| < 2^33 and |mul| <= 2^15, so the product fits in i64.
+                let q = ((x - i64::from(rec.value)) * i64::from(rec.mul)) >> rec.shift;
+                let m = i64::from(rec.max_abs);
+                q.clamp(-m, m) as i32
+            }
+            feature_kind::EQUALS => sign(raw(src, rec.attr as usize)? == rec.value),
+            feature_kind::GREATER => sign(raw(src, rec.attr as usize)? > rec.value),
+            _ => {
+                let first = rec.value as usize;
+                for l in first..first + rec.attr as usize {
+                    let (lit, _) = LiteralRec::parse(&self.repr.literals[l * LiteralRec::SIZE..]);
+                    let x = raw(src, lit.attr as usize)?;
+                    let holds = match lit.op {
+                        literal_op::EQ => x == lit.value,
+                        literal_op::NE => x != lit.value,
+                        literal_op::GT => x > lit.value,
+                        _ => x <= lit.value,
+                    };
+                    if !holds {
+                        return Ok(-1);
+                    }
+                }
+                1
+            }
+        })
+    }
+}
+
+fn raw(src: Source<'_>, i: usize) -> Result<i32> {
+    src(i).ok_or(Error::PredictInputUnavailable)
+}
+
+/// Feature index of term `j` of a unit.
+fn term_feature(repr: &ModelRepr<'_>, rec: &UnitRec, j: usize) -> usize {
+    if rec.flags & unit_flags::SPARSE != 0 {
+        u16_at(repr.term_features, rec.term_start as usize + j) as usize
+    } else {
+        j
+    }
+}
+
+/// Weight `e` of the table as an `i32` (raw bits for `Fixed`).
+#[inline]
+fn weight(table: &[u8], kind: WeightKind, e: usize) -> i32 {
+    match kind {
+        WeightKind::I8 => i32::from(table[e] as i8),
+        WeightKind::I16 => i32::from(i16::from_le_bytes([table[2 * e], table[2 * e + 1]])),
+        WeightKind::I32 | WeightKind::Fixed => {
+            i32::from_le_bytes([table[4 * e], table[4 * e + 1], table[4 * e + 2], table[4 * e + 3]])
+        }
+    }
+}
+
+/// The optional names block of a model.
+#[derive(Debug, Clone, Copy)]
+pub struct Names<'a> {
+    text: &'a str,
+    model: Model<'a>,
+}
+
+impl<'a> Names<'a> {
+    fn line(&self, k: usize) -> &'a str {
+        self.text.split('\n').nth(k).unwrap_or("")
+    }
+
+    /// Name of input `i` (empty if out of range).
+    pub fn input(&self, i: usize) -> &'a str {
+        if i < self.model.n_inputs() {
+            self.line(i)
+        } else {
+            ""
+        }
+    }
+
+    /// Name of value `v` of categorical input `i` (empty if out of range).
+    pub fn value(&self, i: usize, v: usize) -> &'a str {
+        let mut k = self.model.n_inputs();
+        for j in 0..i.min(self.model.n_inputs()) {
+            k += self.model.input(j).map_or(0, |r| r.n_values as usize);
+        }
+        match self.model.input(i) {
+            Some(r) if v < r.n_values as usize => self.line(k + v),
+            _ => "",
+        }
+    }
+
+    /// Name of class `c` (empty if out of range).
+    pub fn class(&self, c: usize) -> &'a str {
+        if c >= self.model.n_classes() {
+            return "";
+        }
+        let values: usize = (0..self.model.n_inputs())
+            .map(|j| self.model.input(j).map_or(0, |r| r.n_values as usize))
+            .sum();
+        self.line(self.model.n_inputs() + values + c)
+    }
+}
