@@ -1,0 +1,708 @@
+//! The trainer's owned description of a model, its reference evaluator, and its encoding into the
+//! runtime's file format (`ltu_runtime::format`, specified in `docs/FORMAT.md`).
+//!
+//! Every learning algorithm produces a [`ModelSpec`]. [`ModelSpec::to_bytes`] writes the file the
+//! runtime loads, and [`ModelSpec::predict`] is a straightforward reference evaluator with the
+//! same integer semantics, used to check the runtime (and, through it, the firmware) bit for bit.
+
+use ltu_runtime::format::{
+    self, feature_kind, input_kind, literal_op, node_kind, unit_flags, FeatureRec, InputRec, ListEntryRec,
+    LiteralRec, ModelRepr, NodeRec, StructureRepr, UnitRec,
+};
+pub use ltu_runtime::WeightKind;
+
+/// Why a [`ModelSpec`] could not be encoded.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ExportError {
+    /// A weight does not fit the chosen weight kind.
+    #[error("unit {unit}: weight {value} does not fit {kind:?} (rescale the model first)")]
+    WeightRange {
+        /// Unit index.
+        unit: usize,
+        /// The offending stored value.
+        value: i64,
+        /// Target kind.
+        kind: WeightKind,
+    },
+    /// A table would exceed the format's limits.
+    #[error("model too large for the format: {0}")]
+    TooLarge(&'static str),
+    /// The runtime rejected the encoded model (a bug in the trainer, reported rather than hidden).
+    #[error("the runtime rejected the exported model: {0}")]
+    Rejected(ltu_runtime::Error),
+}
+
+/// One raw input of a model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputSpec {
+    /// Numeric or categorical.
+    pub kind: InputKind,
+    /// Raw value substituted for a missing value.
+    pub missing: i32,
+}
+
+/// Kind of a raw input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    /// Number; a decimal value `v` is `round(v * 10^scale_exp)` raw units.
+    Numeric {
+        /// Decimal exponent of the raw unit.
+        scale_exp: i8,
+    },
+    /// Value index `0..n_values`.
+    Categorical {
+        /// Number of values.
+        n_values: u16,
+    },
+}
+
+/// Comparison of a conjunction literal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LiteralOp {
+    /// `x == value`
+    Eq,
+    /// `x != value`
+    Ne,
+    /// `x > value`
+    Gt,
+    /// `x <= value`
+    Le,
+}
+
+/// One literal of a conjunction feature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Literal {
+    /// Raw input index.
+    pub attr: usize,
+    /// Comparison.
+    pub op: LiteralOp,
+    /// Compared raw value.
+    pub value: i32,
+}
+
+impl Literal {
+    /// Whether the literal holds for raw inputs `x`.
+    pub fn holds(&self, x: &[i32]) -> bool {
+        let v = x[self.attr];
+        match self.op {
+            LiteralOp::Eq => v == self.value,
+            LiteralOp::Ne => v != self.value,
+            LiteralOp::Gt => v > self.value,
+            LiteralOp::Le => v <= self.value,
+        }
+    }
+}
+
+/// A feature that units read, computed from raw inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Feature {
+    /// `clamp(((x - offset) * mul) >> shift, -max_abs, max_abs)`.
+    Numeric {
+        /// Raw input.
+        attr: usize,
+        /// Subtracted first.
+        offset: i32,
+        /// Multiplier.
+        mul: i16,
+        /// Arithmetic right shift, `0..=32`.
+        shift: u8,
+        /// Clamp bound, `1..=32767`.
+        max_abs: u16,
+    },
+    /// `+1` if `x == value` else `-1`.
+    Equals {
+        /// Raw input.
+        attr: usize,
+        /// Compared value.
+        value: i32,
+    },
+    /// `+1` if `x > value` else `-1`.
+    Greater {
+        /// Raw input.
+        attr: usize,
+        /// Compared value.
+        value: i32,
+    },
+    /// `+1` if every literal holds else `-1`.
+    Conjunction(Vec<Literal>),
+}
+
+impl Feature {
+    /// The feature's value for raw inputs `x` (same arithmetic as the runtime).
+    pub fn value(&self, x: &[i32]) -> i32 {
+        let sign = |b: bool| if b { 1 } else { -1 };
+        match self {
+            Feature::Numeric { attr, offset, mul, shift, max_abs } => {
+                let q = ((i64::from(x[*attr]) - i64::from(*offset)) * i64::from(*mul)) >> shift;
+                q.clamp(-i64::from(*max_abs), i64::from(*max_abs)) as i32
+            }
+            Feature::Equals { attr, value } => sign(x[*attr] == *value),
+            Feature::Greater { attr, value } => sign(x[*attr] > *value),
+            Feature::Conjunction(lits) => sign(lits.iter().all(|l| l.holds(x))),
+        }
+    }
+
+    /// Largest absolute value the feature can take.
+    pub fn max_abs(&self) -> i64 {
+        match self {
+            Feature::Numeric { max_abs, .. } => i64::from(*max_abs),
+            _ => 1,
+        }
+    }
+}
+
+/// A linear threshold unit: a binary LTU (one row) or a linear machine (one row per class).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unit {
+    /// Feature index of each term.
+    pub terms: Vec<usize>,
+    /// Rows of `terms.len() + 1` stored weights (bias last): integers, or `I16F16` bits for
+    /// [`WeightKind::Fixed`].
+    pub rows: Vec<Vec<i64>>,
+    /// Binary unit: `[negative, positive]`; machine: the class of each row.
+    pub classes: Vec<usize>,
+}
+
+impl Unit {
+    /// Score of row `o` for feature values `f` (indexed by feature).
+    pub fn row_score(&self, o: usize, f: &[i32]) -> i64 {
+        let row = &self.rows[o];
+        let bias = row[self.terms.len()];
+        self.terms.iter().zip(row).fold(bias, |acc, (&t, &w)| acc + w * i64::from(f[t]))
+    }
+
+    /// The class the unit chooses: binary, positive iff score > 0; machine, argmax with ties to
+    /// the lowest row.
+    pub fn decide(&self, f: &[i32]) -> usize {
+        if self.rows.len() == 1 {
+            return if self.row_score(0, f) > 0 { self.classes[1] } else { self.classes[0] };
+        }
+        let mut best = (i64::MIN, self.classes[0]);
+        for o in 0..self.rows.len() {
+            let s = self.row_score(o, f);
+            if o == 0 || s > best.0 {
+                best = (s, self.classes[o]);
+            }
+        }
+        best.1
+    }
+
+    /// Non-zero weights, biases excluded.
+    pub fn nonzero_weights(&self) -> usize {
+        self.rows.iter().map(|r| r[..self.terms.len()].iter().filter(|w| **w != 0).count()).sum()
+    }
+}
+
+/// A tree node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    /// Leaf with a constant class.
+    Class(usize),
+    /// Leaf decided by a unit.
+    Unit(usize),
+    /// One child per value of a categorical input; `default` for unknown values.
+    Categorical {
+        /// Raw input.
+        attr: usize,
+        /// Child per value.
+        children: Vec<usize>,
+        /// Child for a value outside `0..n_values`.
+        default: usize,
+    },
+    /// `x <= threshold` goes left.
+    Threshold {
+        /// Raw input.
+        attr: usize,
+        /// Threshold in raw units.
+        threshold: i32,
+        /// Child when `x <= threshold`.
+        left: usize,
+        /// Child otherwise.
+        right: usize,
+    },
+    /// Binary unit: score `<= 0` goes left.
+    UnitSplit {
+        /// Binary unit.
+        unit: usize,
+        /// Child when the score is `<= 0`.
+        left: usize,
+        /// Child otherwise.
+        right: usize,
+    },
+}
+
+/// How the units are arranged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Structure {
+    /// Node 0 is the root; children have larger indices.
+    Tree(Vec<Node>),
+    /// `(binary unit, class)` entries tried in order, then `default`.
+    List {
+        /// Entries.
+        entries: Vec<(usize, usize)>,
+        /// Class when no entry fires.
+        default: usize,
+    },
+    /// One unit.
+    Linear(usize),
+}
+
+/// Human-readable names stored with a model (optional in the file).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Names {
+    /// One per input.
+    pub inputs: Vec<String>,
+    /// Per input: its category names (empty for numeric inputs).
+    pub values: Vec<Vec<String>>,
+    /// One per class.
+    pub classes: Vec<String>,
+}
+
+/// A complete model, owned, before encoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelSpec {
+    /// Number of classes.
+    pub n_classes: usize,
+    /// Storage of weights.
+    pub weight_kind: WeightKind,
+    /// Raw inputs.
+    pub inputs: Vec<InputSpec>,
+    /// Features.
+    pub features: Vec<Feature>,
+    /// Units.
+    pub units: Vec<Unit>,
+    /// Arrangement.
+    pub structure: Structure,
+    /// Optional names.
+    pub names: Option<Names>,
+}
+
+/// Size figures of a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Stats {
+    /// Decision (split) nodes of a tree.
+    pub decision_nodes: usize,
+    /// Leaves of a tree, or entries plus default of a list.
+    pub leaves: usize,
+    /// Units (binary LTUs and linear machines).
+    pub ltus: usize,
+    /// Non-zero weights, biases excluded.
+    pub weights_nonzero: usize,
+    /// Worst-case multiply-accumulates of one prediction.
+    pub max_macs: u64,
+    /// Longest path (tree levels; list entries + 1).
+    pub max_depth: usize,
+}
+
+impl ModelSpec {
+    /// Feature values for raw inputs `x`.
+    pub fn feature_values(&self, x: &[i32]) -> Vec<i32> {
+        self.features.iter().map(|f| f.value(x)).collect()
+    }
+
+    /// Reference prediction for raw inputs `x` (`x.len()` must equal the number of inputs).
+    pub fn predict(&self, x: &[i32]) -> usize {
+        let f = self.feature_values(x);
+        match &self.structure {
+            Structure::Linear(u) => self.units[*u].decide(&f),
+            Structure::List { entries, default } => entries
+                .iter()
+                .find(|(u, _)| self.units[*u].row_score(0, &f) > 0)
+                .map_or(*default, |&(_, c)| c),
+            Structure::Tree(nodes) => {
+                let mut i = 0;
+                loop {
+                    i = match &nodes[i] {
+                        Node::Class(c) => return *c,
+                        Node::Unit(u) => return self.units[*u].decide(&f),
+                        Node::Categorical { attr, children, default } => {
+                            usize::try_from(x[*attr]).ok().and_then(|v| children.get(v)).copied().unwrap_or(*default)
+                        }
+                        Node::Threshold { attr, threshold, left, right } => {
+                            if x[*attr] <= *threshold {
+                                *left
+                            } else {
+                                *right
+                            }
+                        }
+                        Node::UnitSplit { unit, left, right } => {
+                            if self.units[*unit].row_score(0, &f) <= 0 {
+                                *left
+                            } else {
+                                *right
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Size and cost figures.
+    pub fn stats(&self) -> Stats {
+        let macs = |u: usize| {
+            let unit = &self.units[u];
+            (unit.rows.len() * unit.terms.len()) as u64
+        };
+        let mut s = Stats {
+            ltus: self.units.len(),
+            weights_nonzero: self.units.iter().map(Unit::nonzero_weights).sum(),
+            ..Stats::default()
+        };
+        match &self.structure {
+            Structure::Linear(u) => {
+                s.max_macs = macs(*u);
+                s.max_depth = 1;
+                s.leaves = 1;
+            }
+            Structure::List { entries, .. } => {
+                s.max_macs = entries.iter().map(|(u, _)| macs(*u)).sum();
+                s.max_depth = entries.len() + 1;
+                s.leaves = entries.len() + 1;
+            }
+            Structure::Tree(nodes) => {
+                // Links point forward: fill costs from the last node back.
+                let mut cost = vec![(0u64, 0usize); nodes.len()];
+                for i in (0..nodes.len()).rev() {
+                    let kids: Vec<usize> = match &nodes[i] {
+                        Node::Class(_) | Node::Unit(_) => vec![],
+                        Node::Categorical { children, default, .. } => {
+                            children.iter().copied().chain([*default]).collect()
+                        }
+                        Node::Threshold { left, right, .. } | Node::UnitSplit { left, right, .. } => {
+                            vec![*left, *right]
+                        }
+                    };
+                    let own = match &nodes[i] {
+                        Node::Unit(u) | Node::UnitSplit { unit: u, .. } => macs(*u),
+                        _ => 0,
+                    };
+                    if kids.is_empty() {
+                        s.leaves += 1;
+                    } else {
+                        s.decision_nodes += 1;
+                    }
+                    let (m, d) = kids.iter().map(|&k| cost[k]).fold((0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+                    cost[i] = (own + m, d + 1);
+                }
+                (s.max_macs, s.max_depth) = cost.first().copied().unwrap_or_default();
+            }
+        }
+        s
+    }
+
+    /// The smallest integer weight kind that holds every weight and passes the runtime's
+    /// accumulator bound, or `None` if even `i32` does not (then use [`ModelSpec::rescale`]).
+    pub fn smallest_integer_kind(&self) -> Option<WeightKind> {
+        [WeightKind::I8, WeightKind::I16, WeightKind::I32].into_iter().find(|&k| self.fits(k))
+    }
+
+    /// Whether every weight fits `kind` and every accumulator bound holds.
+    pub fn fits(&self, kind: WeightKind) -> bool {
+        let (lo, hi) = weight_range(kind);
+        let limit = kind.accumulator_limit() as i128;
+        self.units.iter().all(|u| {
+            u.rows.iter().all(|row| {
+                let n = u.terms.len();
+                let bound: i128 = row[..n]
+                    .iter()
+                    .zip(&u.terms)
+                    .map(|(w, &t)| i128::from(w.abs()) * i128::from(self.features[t].max_abs()))
+                    .sum::<i128>()
+                    + i128::from(row[n].abs());
+                row.iter().all(|w| (lo..=hi).contains(w)) && bound <= limit
+            })
+        })
+    }
+
+    /// Scales each unit's weights down by a common power of two (per unit, rounding to nearest) so
+    /// that the model fits `kind`; returns how many units were scaled. Scaling can change
+    /// predictions where scores were close to a decision boundary: callers re-measure accuracy.
+    pub fn rescale(&mut self, kind: WeightKind) -> usize {
+        let mut scaled = 0;
+        let features = self.features.clone();
+        for u in &mut self.units {
+            let mut shift = 0u32;
+            let fits = |u: &Unit, shift: u32| {
+                let (lo, hi) = weight_range(kind);
+                let limit = kind.accumulator_limit() as i128;
+                u.rows.iter().all(|row| {
+                    let n = u.terms.len();
+                    let r: Vec<i64> = row.iter().map(|&w| round_shift(w, shift)).collect();
+                    let bound: i128 = r[..n]
+                        .iter()
+                        .zip(&u.terms)
+                        .map(|(w, &t)| i128::from(w.abs()) * i128::from(features[t].max_abs()))
+                        .sum::<i128>()
+                        + i128::from(r[n].abs());
+                    r.iter().all(|w| (lo..=hi).contains(w)) && bound <= limit
+                })
+            };
+            while shift < 63 && !fits(u, shift) {
+                shift += 1;
+            }
+            if shift > 0 {
+                scaled += 1;
+                for row in &mut u.rows {
+                    for w in row.iter_mut() {
+                        *w = round_shift(*w, shift);
+                    }
+                }
+            }
+        }
+        self.weight_kind = kind;
+        scaled
+    }
+
+    /// Encodes the model in the runtime's file format and checks that the runtime accepts it.
+    ///
+    /// Units are stored dense when that is smaller than listing their non-zero terms, sparse
+    /// otherwise; zero weights of sparse units are dropped.
+    ///
+    /// # Errors
+    /// [`ExportError`] if a weight does not fit, a table is too large, or the runtime rejects it.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, ExportError> {
+        let kind = self.weight_kind;
+        let (lo, hi) = weight_range(kind);
+        let small = |n: usize, what: &'static str| u16::try_from(n).map_err(|_| ExportError::TooLarge(what));
+
+        let mut inputs = Vec::new();
+        for inp in &self.inputs {
+            let rec = match inp.kind {
+                InputKind::Numeric { scale_exp } => {
+                    InputRec { kind: input_kind::NUMERIC, scale_exp, n_values: 0, missing: inp.missing }
+                }
+                InputKind::Categorical { n_values } => {
+                    InputRec { kind: input_kind::CATEGORICAL, scale_exp: 0, n_values, missing: inp.missing }
+                }
+            };
+            inputs.extend_from_slice(&rec.to_bytes());
+        }
+
+        let (mut features, mut literals) = (Vec::new(), Vec::new());
+        for f in &self.features {
+            let rec = match f {
+                Feature::Numeric { attr, offset, mul, shift, max_abs } => FeatureRec {
+                    kind: feature_kind::NUMERIC,
+                    shift: *shift,
+                    attr: small(*attr, "inputs")?,
+                    value: *offset,
+                    mul: *mul,
+                    max_abs: *max_abs,
+                },
+                Feature::Equals { attr, value } | Feature::Greater { attr, value } => FeatureRec {
+                    kind: if matches!(f, Feature::Equals { .. }) { feature_kind::EQUALS } else { feature_kind::GREATER },
+                    shift: 0,
+                    attr: small(*attr, "inputs")?,
+                    value: *value,
+                    mul: 0,
+                    max_abs: 0,
+                },
+                Feature::Conjunction(lits) => {
+                    let first = literals.len() / LiteralRec::SIZE;
+                    for l in lits {
+                        let op = match l.op {
+                            LiteralOp::Eq => literal_op::EQ,
+                            LiteralOp::Ne => literal_op::NE,
+                            LiteralOp::Gt => literal_op::GT,
+                            LiteralOp::Le => literal_op::LE,
+                        };
+                        literals.extend_from_slice(&LiteralRec { attr: small(l.attr, "inputs")?, op, value: l.value }.to_bytes());
+                    }
+                    FeatureRec {
+                        kind: feature_kind::CONJUNCTION,
+                        shift: 0,
+                        attr: small(lits.len(), "literals")?,
+                        value: i32::from(small(first, "literals")?),
+                        mul: 0,
+                        max_abs: 0,
+                    }
+                }
+            };
+            features.extend_from_slice(&rec.to_bytes());
+        }
+
+        let n_features = self.features.len();
+        let (mut units, mut term_features, mut weights, mut unit_classes) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut n_weights = 0usize;
+        for (ui, u) in self.units.iter().enumerate() {
+            let n_out = u.rows.len();
+            // Terms kept in sparse form: those with a non-zero weight in some row.
+            let live: Vec<usize> = (0..u.terms.len()).filter(|&j| u.rows.iter().any(|r| r[j] != 0)).collect();
+            let sparse_bytes = live.len() * 2 + n_out * live.len() * kind.width();
+            let dense_bytes = n_out * n_features * kind.width();
+            let sparse = sparse_bytes < dense_bytes;
+            let mut dense_rows = Vec::new();
+            if sparse {
+                let start = term_features.len() / 2;
+                for &j in &live {
+                    term_features.extend_from_slice(&small(u.terms[j], "features")?.to_le_bytes());
+                }
+                for row in &u.rows {
+                    dense_rows.push(live.iter().map(|&j| row[j]).chain([row[u.terms.len()]]).collect::<Vec<_>>());
+                }
+                units.extend_from_slice(
+                    &UnitRec {
+                        flags: unit_flags::SPARSE,
+                        n_out: small(n_out, "unit rows")?,
+                        n_terms: small(live.len(), "unit terms")?,
+                        term_start: small(start, "term table")?,
+                        class_start: small(unit_classes.len() / 2, "class table")?,
+                        weight_start: n_weights as u32,
+                    }
+                    .to_bytes(),
+                );
+            } else {
+                for row in &u.rows {
+                    let mut d = vec![0i64; n_features + 1];
+                    for (j, &t) in u.terms.iter().enumerate() {
+                        d[t] += row[j];
+                    }
+                    d[n_features] = row[u.terms.len()];
+                    dense_rows.push(d);
+                }
+                units.extend_from_slice(
+                    &UnitRec {
+                        flags: 0,
+                        n_out: small(n_out, "unit rows")?,
+                        n_terms: small(n_features, "features")?,
+                        term_start: 0,
+                        class_start: small(unit_classes.len() / 2, "class table")?,
+                        weight_start: n_weights as u32,
+                    }
+                    .to_bytes(),
+                );
+            }
+            for row in dense_rows {
+                for w in row {
+                    if !(lo..=hi).contains(&w) {
+                        return Err(ExportError::WeightRange { unit: ui, value: w, kind });
+                    }
+                    match kind {
+                        WeightKind::I8 => weights.push(w as i8 as u8),
+                        WeightKind::I16 => weights.extend_from_slice(&(w as i16).to_le_bytes()),
+                        WeightKind::I32 | WeightKind::Fixed => weights.extend_from_slice(&(w as i32).to_le_bytes()),
+                    }
+                    n_weights += 1;
+                }
+            }
+            let classes: Vec<usize> = if n_out == 1 { u.classes[..2].to_vec() } else { u.classes.clone() };
+            for c in classes {
+                unit_classes.extend_from_slice(&small(c, "classes")?.to_le_bytes());
+            }
+        }
+        if n_weights > u32::MAX as usize {
+            return Err(ExportError::TooLarge("weights"));
+        }
+
+        let (mut nodes, mut children, mut entries) = (Vec::new(), Vec::new(), Vec::new());
+        let structure = match &self.structure {
+            Structure::Linear(u) => StructureRepr::Linear { unit: small(*u, "units")? },
+            Structure::List { entries: list, default } => {
+                for &(u, c) in list {
+                    entries.extend_from_slice(&ListEntryRec { unit: small(u, "units")?, class: small(c, "classes")? }.to_bytes());
+                }
+                StructureRepr::List { entries: &entries, default_class: small(*default, "classes")? }
+            }
+            Structure::Tree(tree) => {
+                small(tree.len(), "nodes")?;
+                for n in tree {
+                    let rec = match n {
+                        Node::Class(c) => NodeRec { kind: node_kind::CLASS, a: small(*c, "classes")?, value: 0, b: 0, c: 0 },
+                        Node::Unit(u) => NodeRec { kind: node_kind::UNIT, a: small(*u, "units")?, value: 0, b: 0, c: 0 },
+                        Node::Categorical { attr, children: kids, default } => {
+                            let first = children.len() / 2;
+                            for &k in kids {
+                                children.extend_from_slice(&small(k, "nodes")?.to_le_bytes());
+                            }
+                            NodeRec {
+                                kind: node_kind::CATEGORICAL,
+                                a: small(*attr, "inputs")?,
+                                value: i32::from(small(first, "child table")?),
+                                b: small(*default, "nodes")?,
+                                c: small(kids.len(), "children")?,
+                            }
+                        }
+                        Node::Threshold { attr, threshold, left, right } => NodeRec {
+                            kind: node_kind::THRESHOLD,
+                            a: small(*attr, "inputs")?,
+                            value: *threshold,
+                            b: small(*left, "nodes")?,
+                            c: small(*right, "nodes")?,
+                        },
+                        Node::UnitSplit { unit, left, right } => NodeRec {
+                            kind: node_kind::UNIT_SPLIT,
+                            a: small(*unit, "units")?,
+                            value: 0,
+                            b: small(*left, "nodes")?,
+                            c: small(*right, "nodes")?,
+                        },
+                    };
+                    nodes.extend_from_slice(&rec.to_bytes());
+                }
+                StructureRepr::Tree { nodes: &nodes, children: &children }
+            }
+        };
+
+        let names_text = self.names.as_ref().map(|n| {
+            let mut lines: Vec<&str> = n.inputs.iter().map(String::as_str).collect();
+            for v in &n.values {
+                lines.extend(v.iter().map(String::as_str));
+            }
+            lines.extend(n.classes.iter().map(String::as_str));
+            lines.iter().map(|l| l.replace('\n', " ")).collect::<Vec<_>>().join("\n")
+        });
+        let repr = ModelRepr {
+            n_classes: small(self.n_classes, "classes")?,
+            weight_kind: kind,
+            inputs: &inputs,
+            features: &features,
+            literals: &literals,
+            units: &units,
+            term_features: &term_features,
+            weights: &weights,
+            unit_classes: &unit_classes,
+            structure,
+            names: names_text.as_deref(),
+        };
+        let cap = 64
+            + inputs.len()
+            + features.len()
+            + literals.len()
+            + units.len()
+            + term_features.len()
+            + weights.len()
+            + unit_classes.len()
+            + nodes.len()
+            + children.len()
+            + entries.len()
+            + names_text.as_ref().map_or(0, String::len);
+        let mut out = vec![0u8; cap];
+        let len = format::encode(&repr, &mut out).map_err(ExportError::Rejected)?;
+        out.truncate(len);
+        ltu_runtime::Model::from_bytes(&out).map_err(ExportError::Rejected)?;
+        Ok(out)
+    }
+}
+
+/// Range of stored values of a weight kind.
+pub fn weight_range(kind: WeightKind) -> (i64, i64) {
+    match kind {
+        WeightKind::I8 => (i8::MIN.into(), i8::MAX.into()),
+        WeightKind::I16 => (i16::MIN.into(), i16::MAX.into()),
+        WeightKind::I32 | WeightKind::Fixed => (i32::MIN.into(), i32::MAX.into()),
+    }
+}
+
+/// `w / 2^shift` rounded to nearest, ties away from zero.
+fn round_shift(w: i64, shift: u32) -> i64 {
+    if shift == 0 {
+        return w;
+    }
+    let half = 1i64 << (shift - 1);
+    if w >= 0 {
+        (w + half) >> shift
+    } else {
+        -((-w + half) >> shift)
+    }
+}

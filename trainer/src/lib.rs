@@ -1,0 +1,16 @@
+//! Learn small, interpretable classifiers built from linear threshold units, and export them to
+//! the `ltu-runtime` format that microcontrollers evaluate from flash.
+//!
+//! The pipeline: [`data`] loads CSV/ARFF, [`encode`] turns values into the integers a model reads,
+//! an algorithm ([`perceptron_tree`], [`decision_list`]) learns a [`export::ModelSpec`], and
+//! [`algo::finish`] exports it and checks that the runtime predicts exactly what the trainer does.
+#![deny(missing_docs)]
+
+pub mod algo;
+pub mod decision_list;
+pub mod encode;
+pub mod export;
+pub mod perceptron_tree;
+pub mod data;
+pub mod rng;
+pub mod split;
