@@ -207,9 +207,8 @@ pub fn encode(repr: &ModelRepr<'_>, out: &mut [u8]) -> Result<usize> {
     }
     out[..4].copy_from_slice(&MAGIC);
     out[4..6].copy_from_slice(&VERSION.to_le_bytes());
-    let body_len = postcard::to_slice(repr, &mut out[HEADER_LEN..])
-        .map_err(|_| Error::EncodeBufferTooSmall)?
-        .len();
+    let body_len =
+        postcard::to_slice(repr, &mut out[HEADER_LEN..]).map_err(|_| Error::EncodeBufferTooSmall)?.len();
     let end = HEADER_LEN + body_len;
     if out.len() < end + CHECKSUM_LEN {
         return Err(Error::EncodeBufferTooSmall);
@@ -223,6 +222,13 @@ pub fn encode(repr: &ModelRepr<'_>, out: &mut [u8]) -> Result<usize> {
 #[inline]
 pub(crate) fn u16_at(table: &[u8], i: usize) -> u16 {
     u16::from_le_bytes([table[2 * i], table[2 * i + 1]])
+}
+
+/// A reader of a `u16` little-endian table, for tools: `u16_table(t)(i)` is entry `i`.
+///
+/// Panics if `i` is out of range; the model's own accessors never call it unchecked.
+pub fn u16_table(table: &[u8]) -> impl Fn(usize) -> u16 + '_ {
+    move |i| u16_at(table, i)
 }
 
 fn i32_le(b: &[u8]) -> i32 {
@@ -564,7 +570,8 @@ mod tests {
     fn records_round_trip() {
         let f = FeatureRec { kind: 0, shift: 3, attr: 7, value: -5, mul: -300, max_abs: 127 };
         assert_eq!(FeatureRec::parse(&f.to_bytes()), f);
-        let u = UnitRec { flags: 1, n_out: 3, n_terms: 9, term_start: 4, class_start: 2, weight_start: 70000 };
+        let u =
+            UnitRec { flags: 1, n_out: 3, n_terms: 9, term_start: 4, class_start: 2, weight_start: 70000 };
         assert_eq!(UnitRec::parse(&u.to_bytes()), (u, 0));
         let n = NodeRec { kind: 3, a: 2, value: -9, b: 4, c: 5 };
         assert_eq!(NodeRec::parse(&n.to_bytes()), (n, 0));

@@ -166,7 +166,9 @@ impl<'a> Model<'a> {
             }
             let row_len = terms + 1;
             let first = rec.weight_start as usize;
-            check(first + rec.n_out as usize * row_len <= n_weights, Error::UnitInvalid)?;
+            // Checked: on 32-bit targets `weight_start` (a u32) plus the rows can overflow `usize`.
+            let end = (rec.n_out as usize).checked_mul(row_len).and_then(|n| n.checked_add(first));
+            check(end.is_some_and(|end| end <= n_weights), Error::UnitInvalid)?;
             for o in 0..rec.n_out as usize {
                 let row = first + o * row_len;
                 let mut bound = weight(repr.weights, kind, row + terms).unsigned_abs() as u64;
@@ -188,7 +190,8 @@ impl<'a> Model<'a> {
                 for i in 0..n_nodes {
                     let (rec, pad) = NodeRec::parse(&nodes[i * NodeRec::SIZE..]);
                     check(pad == 0, Error::NodeInvalid)?;
-                    let forward = |c: u16| check(c as usize > i && (c as usize) < n_nodes, Error::LinkNotForward);
+                    let forward =
+                        |c: u16| check(c as usize > i && (c as usize) < n_nodes, Error::LinkNotForward);
                     match rec.kind {
                         node_kind::CLASS => {
                             check(rec.value == 0 && rec.b == 0 && rec.c == 0, Error::NodeInvalid)?;
@@ -201,9 +204,15 @@ impl<'a> Model<'a> {
                         node_kind::CATEGORICAL => {
                             check((rec.a as usize) < n_inputs, Error::NodeInvalid)?;
                             let inp = input(rec.a as usize);
-                            check(inp.kind == input_kind::CATEGORICAL && inp.n_values == rec.c, Error::NodeInvalid)?;
+                            check(
+                                inp.kind == input_kind::CATEGORICAL && inp.n_values == rec.c,
+                                Error::NodeInvalid,
+                            )?;
                             let first = rec.value as u32 as usize;
-                            check(rec.value >= 0 && first + rec.c as usize <= n_children, Error::NodeInvalid)?;
+                            check(
+                                rec.value >= 0 && first + rec.c as usize <= n_children,
+                                Error::NodeInvalid,
+                            )?;
                             forward(rec.b)?;
                             for k in first..first + rec.c as usize {
                                 forward(u16_at(children, k))?;
@@ -216,7 +225,10 @@ impl<'a> Model<'a> {
                         }
                         node_kind::UNIT_SPLIT => {
                             check(rec.value == 0, Error::NodeInvalid)?;
-                            check((rec.a as usize) < n_units && unit(rec.a as usize).n_out == 1, Error::NodeInvalid)?;
+                            check(
+                                (rec.a as usize) < n_units && unit(rec.a as usize).n_out == 1,
+                                Error::NodeInvalid,
+                            )?;
                             forward(rec.b)?;
                             forward(rec.c)?;
                         }
@@ -229,7 +241,10 @@ impl<'a> Model<'a> {
                 check((default_class as usize) < n_classes, Error::ClassOutOfRange)?;
                 for e in 0..n_entries {
                     let rec = ListEntryRec::parse(&entries[e * ListEntryRec::SIZE..]);
-                    check((rec.unit as usize) < n_units && unit(rec.unit as usize).n_out == 1, Error::ListEntryInvalid)?;
+                    check(
+                        (rec.unit as usize) < n_units && unit(rec.unit as usize).n_out == 1,
+                        Error::ListEntryInvalid,
+                    )?;
                     check((rec.class as usize) < n_classes, Error::ClassOutOfRange)?;
                 }
             }
@@ -435,7 +450,8 @@ impl<'a> Model<'a> {
                 let mut acc = I48F16::from(I16F16::from_bits(weight(w, WeightKind::Fixed, row + terms)));
                 for j in 0..terms {
                     let f = self.feature(term_feature(&self.repr, rec, j), src)?;
-                    acc += I48F16::from(I16F16::from_bits(weight(w, WeightKind::Fixed, row + j))) * i64::from(f);
+                    acc +=
+                        I48F16::from(I16F16::from_bits(weight(w, WeightKind::Fixed, row + j))) * i64::from(f);
                 }
                 Ok(acc.to_bits())
             }
@@ -549,9 +565,8 @@ impl<'a> Names<'a> {
         if c >= self.model.n_classes() {
             return "";
         }
-        let values: usize = (0..self.model.n_inputs())
-            .map(|j| self.model.input(j).map_or(0, |r| r.n_values as usize))
-            .sum();
+        let values: usize =
+            (0..self.model.n_inputs()).map(|j| self.model.input(j).map_or(0, |r| r.n_values as usize)).sum();
         self.line(self.model.n_inputs() + values + c)
     }
 }

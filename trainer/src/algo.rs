@@ -52,7 +52,9 @@ pub enum TrainError {
     #[error(transparent)]
     Export(#[from] ExportError),
     /// The runtime's prediction differs from the trainer's: a bug, never silently shipped.
-    #[error("runtime disagrees with the trainer on training row {row}: trainer {trainer}, runtime {runtime}")]
+    #[error(
+        "runtime disagrees with the trainer on training row {row}: trainer {trainer}, runtime {runtime}"
+    )]
     Disagreement {
         /// Row of the training data.
         row: usize,

@@ -37,7 +37,10 @@ pub fn input_specs(data: &Dataset) -> Vec<InputSpec> {
                     exp -= 1;
                 }
                 let mean = if cnt > 0 { sum / cnt as f64 } else { 0.0 };
-                InputSpec { kind: InputKind::Numeric { scale_exp: exp as i8 }, missing: to_raw(mean, exp as i8) }
+                InputSpec {
+                    kind: InputKind::Numeric { scale_exp: exp as i8 },
+                    missing: to_raw(mean, exp as i8),
+                }
             }
         })
         .collect()

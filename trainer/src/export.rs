@@ -315,9 +315,11 @@ impl ModelSpec {
                     i = match &nodes[i] {
                         Node::Class(c) => return *c,
                         Node::Unit(u) => return self.units[*u].decide(&f),
-                        Node::Categorical { attr, children, default } => {
-                            usize::try_from(x[*attr]).ok().and_then(|v| children.get(v)).copied().unwrap_or(*default)
-                        }
+                        Node::Categorical { attr, children, default } => usize::try_from(x[*attr])
+                            .ok()
+                            .and_then(|v| children.get(v))
+                            .copied()
+                            .unwrap_or(*default),
                         Node::Threshold { attr, threshold, left, right } => {
                             if x[*attr] <= *threshold {
                                 *left
@@ -382,7 +384,8 @@ impl ModelSpec {
                     } else {
                         s.decision_nodes += 1;
                     }
-                    let (m, d) = kids.iter().map(|&k| cost[k]).fold((0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+                    let (m, d) =
+                        kids.iter().map(|&k| cost[k]).fold((0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
                     cost[i] = (own + m, d + 1);
                 }
                 (s.max_macs, s.max_depth) = cost.first().copied().unwrap_or_default();
@@ -491,7 +494,11 @@ impl ModelSpec {
                     max_abs: *max_abs,
                 },
                 Feature::Equals { attr, value } | Feature::Greater { attr, value } => FeatureRec {
-                    kind: if matches!(f, Feature::Equals { .. }) { feature_kind::EQUALS } else { feature_kind::GREATER },
+                    kind: if matches!(f, Feature::Equals { .. }) {
+                        feature_kind::EQUALS
+                    } else {
+                        feature_kind::GREATER
+                    },
                     shift: 0,
                     attr: small(*attr, "inputs")?,
                     value: *value,
@@ -507,7 +514,9 @@ impl ModelSpec {
                             LiteralOp::Gt => literal_op::GT,
                             LiteralOp::Le => literal_op::LE,
                         };
-                        literals.extend_from_slice(&LiteralRec { attr: small(l.attr, "inputs")?, op, value: l.value }.to_bytes());
+                        literals.extend_from_slice(
+                            &LiteralRec { attr: small(l.attr, "inputs")?, op, value: l.value }.to_bytes(),
+                        );
                     }
                     FeatureRec {
                         kind: feature_kind::CONJUNCTION,
@@ -523,7 +532,8 @@ impl ModelSpec {
         }
 
         let n_features = self.features.len();
-        let (mut units, mut term_features, mut weights, mut unit_classes) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut units, mut term_features, mut weights, mut unit_classes) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut n_weights = 0usize;
         for (ui, u) in self.units.iter().enumerate() {
             let n_out = u.rows.len();
@@ -539,7 +549,8 @@ impl ModelSpec {
                     term_features.extend_from_slice(&small(u.terms[j], "features")?.to_le_bytes());
                 }
                 for row in &u.rows {
-                    dense_rows.push(live.iter().map(|&j| row[j]).chain([row[u.terms.len()]]).collect::<Vec<_>>());
+                    dense_rows
+                        .push(live.iter().map(|&j| row[j]).chain([row[u.terms.len()]]).collect::<Vec<_>>());
                 }
                 units.extend_from_slice(
                     &UnitRec {
@@ -581,7 +592,9 @@ impl ModelSpec {
                     match kind {
                         WeightKind::I8 => weights.push(w as i8 as u8),
                         WeightKind::I16 => weights.extend_from_slice(&(w as i16).to_le_bytes()),
-                        WeightKind::I32 | WeightKind::Fixed => weights.extend_from_slice(&(w as i32).to_le_bytes()),
+                        WeightKind::I32 | WeightKind::Fixed => {
+                            weights.extend_from_slice(&(w as i32).to_le_bytes())
+                        }
                     }
                     n_weights += 1;
                 }
@@ -600,7 +613,9 @@ impl ModelSpec {
             Structure::Linear(u) => StructureRepr::Linear { unit: small(*u, "units")? },
             Structure::List { entries: list, default } => {
                 for &(u, c) in list {
-                    entries.extend_from_slice(&ListEntryRec { unit: small(u, "units")?, class: small(c, "classes")? }.to_bytes());
+                    entries.extend_from_slice(
+                        &ListEntryRec { unit: small(u, "units")?, class: small(c, "classes")? }.to_bytes(),
+                    );
                 }
                 StructureRepr::List { entries: &entries, default_class: small(*default, "classes")? }
             }
@@ -608,8 +623,12 @@ impl ModelSpec {
                 small(tree.len(), "nodes")?;
                 for n in tree {
                     let rec = match n {
-                        Node::Class(c) => NodeRec { kind: node_kind::CLASS, a: small(*c, "classes")?, value: 0, b: 0, c: 0 },
-                        Node::Unit(u) => NodeRec { kind: node_kind::UNIT, a: small(*u, "units")?, value: 0, b: 0, c: 0 },
+                        Node::Class(c) => {
+                            NodeRec { kind: node_kind::CLASS, a: small(*c, "classes")?, value: 0, b: 0, c: 0 }
+                        }
+                        Node::Unit(u) => {
+                            NodeRec { kind: node_kind::UNIT, a: small(*u, "units")?, value: 0, b: 0, c: 0 }
+                        }
                         Node::Categorical { attr, children: kids, default } => {
                             let first = children.len() / 2;
                             for &k in kids {
@@ -704,5 +723,154 @@ fn round_shift(w: i64, shift: u32) -> i64 {
         (w + half) >> shift
     } else {
         -((-w + half) >> shift)
+    }
+}
+
+impl ModelSpec {
+    /// Rebuilds the owned description of a model the runtime accepted (the inverse of
+    /// [`ModelSpec::to_bytes`], up to dense/sparse storage choices and dropped zero weights).
+    pub fn from_model(model: &ltu_runtime::Model<'_>) -> ModelSpec {
+        use ltu_runtime::format::u16_table;
+        let repr = model.repr();
+        let kind = repr.weight_kind;
+        let inputs = (0..model.n_inputs())
+            .filter_map(|i| model.input(i))
+            .map(|rec| InputSpec {
+                kind: if rec.kind == input_kind::CATEGORICAL {
+                    InputKind::Categorical { n_values: rec.n_values }
+                } else {
+                    InputKind::Numeric { scale_exp: rec.scale_exp }
+                },
+                missing: rec.missing,
+            })
+            .collect();
+        let literal = |l: usize| {
+            let (rec, _) = LiteralRec::parse(&repr.literals[l * LiteralRec::SIZE..]);
+            let op = match rec.op {
+                literal_op::EQ => LiteralOp::Eq,
+                literal_op::NE => LiteralOp::Ne,
+                literal_op::GT => LiteralOp::Gt,
+                _ => LiteralOp::Le,
+            };
+            Literal { attr: rec.attr as usize, op, value: rec.value }
+        };
+        let features = repr
+            .features
+            .chunks_exact(FeatureRec::SIZE)
+            .map(|b| {
+                let rec = FeatureRec::parse(b);
+                let attr = rec.attr as usize;
+                match rec.kind {
+                    feature_kind::NUMERIC => Feature::Numeric {
+                        attr,
+                        offset: rec.value,
+                        mul: rec.mul,
+                        shift: rec.shift,
+                        max_abs: rec.max_abs,
+                    },
+                    feature_kind::EQUALS => Feature::Equals { attr, value: rec.value },
+                    feature_kind::GREATER => Feature::Greater { attr, value: rec.value },
+                    _ => {
+                        let first = rec.value as usize;
+                        Feature::Conjunction((first..first + attr).map(literal).collect())
+                    }
+                }
+            })
+            .collect();
+        let terms_table = u16_table(repr.term_features);
+        let classes_table = u16_table(repr.unit_classes);
+        let width = kind.width();
+        let weight = |e: usize| -> i64 {
+            let b = &repr.weights[e * width..];
+            match kind {
+                WeightKind::I8 => i64::from(b[0] as i8),
+                WeightKind::I16 => i64::from(i16::from_le_bytes([b[0], b[1]])),
+                WeightKind::I32 | WeightKind::Fixed => {
+                    i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                }
+            }
+        };
+        let units = repr
+            .units
+            .chunks_exact(UnitRec::SIZE)
+            .map(|b| {
+                let (rec, _) = UnitRec::parse(b);
+                let n = rec.n_terms as usize;
+                let terms: Vec<usize> = if rec.flags & unit_flags::SPARSE != 0 {
+                    (0..n).map(|j| terms_table(rec.term_start as usize + j) as usize).collect()
+                } else {
+                    (0..n).collect()
+                };
+                let rows = (0..rec.n_out as usize)
+                    .map(|o| (0..=n).map(|j| weight(rec.weight_start as usize + o * (n + 1) + j)).collect())
+                    .collect();
+                let classes = (0..rec.n_classes())
+                    .map(|k| classes_table(rec.class_start as usize + k) as usize)
+                    .collect();
+                Unit { terms, rows, classes }
+            })
+            .collect();
+        let structure = match repr.structure {
+            StructureRepr::Linear { unit } => Structure::Linear(unit as usize),
+            StructureRepr::List { entries, default_class } => Structure::List {
+                entries: entries
+                    .chunks_exact(ListEntryRec::SIZE)
+                    .map(|b| {
+                        let e = ListEntryRec::parse(b);
+                        (e.unit as usize, e.class as usize)
+                    })
+                    .collect(),
+                default: default_class as usize,
+            },
+            StructureRepr::Tree { nodes, children } => {
+                let child = u16_table(children);
+                Structure::Tree(
+                    nodes
+                        .chunks_exact(NodeRec::SIZE)
+                        .map(|b| {
+                            let (rec, _) = NodeRec::parse(b);
+                            let a = rec.a as usize;
+                            match rec.kind {
+                                node_kind::CLASS => Node::Class(a),
+                                node_kind::UNIT => Node::Unit(a),
+                                node_kind::CATEGORICAL => Node::Categorical {
+                                    attr: a,
+                                    children: (0..rec.c as usize)
+                                        .map(|k| child(rec.value as usize + k) as usize)
+                                        .collect(),
+                                    default: rec.b as usize,
+                                },
+                                node_kind::THRESHOLD => Node::Threshold {
+                                    attr: a,
+                                    threshold: rec.value,
+                                    left: rec.b as usize,
+                                    right: rec.c as usize,
+                                },
+                                _ => Node::UnitSplit { unit: a, left: rec.b as usize, right: rec.c as usize },
+                            }
+                        })
+                        .collect(),
+                )
+            }
+        };
+        let names = model.names().map(|n| Names {
+            inputs: (0..model.n_inputs()).map(|i| n.input(i).to_string()).collect(),
+            values: (0..model.n_inputs())
+                .map(|i| {
+                    let k = model.input(i).map_or(0, |r| r.n_values as usize);
+                    (0..k).map(|v| n.value(i, v).to_string()).collect()
+                })
+                .collect(),
+            classes: (0..model.n_classes()).map(|c| n.class(c).to_string()).collect(),
+        });
+        ModelSpec {
+            n_classes: model.n_classes(),
+            weight_kind: kind,
+            inputs,
+            features,
+            units,
+            structure,
+            names,
+        }
     }
 }

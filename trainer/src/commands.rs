@@ -1,0 +1,853 @@
+//! The `ltu` subcommands as library functions: each takes its parsed arguments and returns a
+//! report that prints for a person (`Display`) or as one JSON object (`serde::Serialize`).
+
+use std::fmt::{self, Write as _};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context as _, Result};
+use serde::Serialize;
+
+use crate::algo::{self, Algo, Context, Options};
+use crate::data::{self, AttrKind, Attribute, Dataset, LoadOptions, Schema};
+use crate::encode;
+use crate::export::{
+    Feature, InputKind, InputSpec, LiteralOp, ModelSpec, Node, Stats, Structure, WeightKind,
+};
+use crate::split;
+
+/// Weight representation as given on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Weights {
+    /// 8-bit integers.
+    I8,
+    /// 16-bit integers.
+    I16,
+    /// 32-bit integers.
+    I32,
+    /// I16F16 fixed point.
+    Fixed,
+}
+
+impl From<Weights> for WeightKind {
+    fn from(w: Weights) -> Self {
+        match w {
+            Weights::I8 => WeightKind::I8,
+            Weights::I16 => WeightKind::I16,
+            Weights::I32 => WeightKind::I32,
+            Weights::Fixed => WeightKind::Fixed,
+        }
+    }
+}
+
+/// How to read a data file.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct DataArgs {
+    /// Class column (default: the last column).
+    #[arg(long, value_name = "NAME")]
+    pub target: Option<String>,
+    /// Drop a column (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub ignore: Vec<String>,
+    /// Treat a column as numeric (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub numeric: Vec<String>,
+    /// Treat a column as categorical (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub categorical: Vec<String>,
+}
+
+impl DataArgs {
+    fn options(&self) -> LoadOptions {
+        LoadOptions {
+            target: self.target.clone(),
+            ignore: self.ignore.clone(),
+            numeric: self.numeric.clone(),
+            categorical: self.categorical.clone(),
+        }
+    }
+}
+
+/// Options shared by `train` and `cv`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LearnArgs {
+    /// Learning algorithm.
+    #[arg(long, value_enum)]
+    pub algo: Algo,
+    /// Seed for every random choice: same data, options and seed give a byte-identical model.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Weight representation (default: the smallest integer type that holds the model exactly).
+    #[arg(long, value_enum)]
+    pub weights: Option<Weights>,
+    /// Leave class, attribute and value names out of the model file (smaller; `eval` and
+    /// `predict` then cannot map data by name).
+    #[arg(long)]
+    pub no_names: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub data: DataArgs,
+}
+
+impl LearnArgs {
+    fn options(&self) -> Options {
+        Options::default()
+    }
+}
+
+fn load(path: &Path, args: &DataArgs) -> Result<Dataset> {
+    Ok(data::load(path, &args.options())?)
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, then a rename,
+/// so a failure never leaves a half-written model.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().with_context(|| format!("{}: not a file path", path.display()))?;
+    let tmp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("{}: cannot write model", path.display()));
+    }
+    Ok(())
+}
+
+/// Result of `ltu train`.
+#[derive(Debug, Serialize)]
+pub struct TrainReport {
+    /// Algorithm.
+    pub algo: Algo,
+    /// Training data file.
+    pub data: String,
+    /// Model file written.
+    pub model: String,
+    /// Training rows.
+    pub n: usize,
+    /// Accuracy of the exported model on the training data.
+    pub train_accuracy: f64,
+    /// Model file size.
+    pub model_bytes: usize,
+    /// Weight representation.
+    pub weights: String,
+    /// Units whose weights were scaled down to fit the representation.
+    pub rescaled_units: usize,
+    /// Size figures.
+    #[serde(flatten)]
+    pub stats: Stats,
+    /// Wall-clock training time.
+    pub seconds: f64,
+}
+
+impl fmt::Display for TrainReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "trained {} on {} ({} rows) in {:.2} s", self.algo, self.data, self.n, self.seconds)?;
+        writeln!(f, "training accuracy  {:.2}%", 100.0 * self.train_accuracy)?;
+        writeln!(
+            f,
+            "model              {} ({} bytes, {} weights)",
+            self.model, self.model_bytes, self.weights
+        )?;
+        writeln!(
+            f,
+            "structure          {} decision nodes, {} leaves, {} LTUs, {} non-zero weights",
+            self.stats.decision_nodes, self.stats.leaves, self.stats.ltus, self.stats.weights_nonzero
+        )?;
+        write!(
+            f,
+            "worst case         {} multiply-accumulates, depth {}",
+            self.stats.max_macs, self.stats.max_depth
+        )?;
+        if self.rescaled_units > 0 {
+            write!(
+                f,
+                "\nnote: {} units were scaled down to fit {} weights",
+                self.rescaled_units, self.weights
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `ltu train`: learn, export, verify, write atomically.
+///
+/// # Errors
+/// Bad data, bad options, an export failure, or a write failure.
+pub fn train(
+    data_path: &Path,
+    out: &Path,
+    learn: &LearnArgs,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<TrainReport> {
+    let start = Instant::now();
+    let data = load(data_path, &learn.data)?;
+    let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
+    ctx.progress = progress;
+    let trained = algo::train(learn.algo, &ctx, &learn.options(), !learn.no_names)
+        .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
+    write_atomic(out, &trained.bytes)?;
+    Ok(TrainReport {
+        algo: learn.algo,
+        data: data_path.display().to_string(),
+        model: out.display().to_string(),
+        n: data.n_rows(),
+        train_accuracy: trained.train_accuracy,
+        model_bytes: trained.bytes.len(),
+        weights: format!("{:?}", trained.spec.weight_kind).to_lowercase(),
+        rescaled_units: trained.rescaled_units,
+        stats: trained.spec.stats(),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// A model file loaded for `eval`, `predict` and `inspect`.
+pub struct LoadedModel {
+    /// File path.
+    pub path: PathBuf,
+    /// File bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl LoadedModel {
+    /// Reads a model file and checks it with the runtime.
+    ///
+    /// # Errors
+    /// The file cannot be read, or the runtime rejects it (the message names the check).
+    pub fn open(path: &Path) -> Result<LoadedModel> {
+        let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read model", path.display()))?;
+        if let Err(e) = ltu_runtime::Model::from_bytes(&bytes) {
+            bail!("{}: not a valid ltu model: {e}", path.display());
+        }
+        Ok(LoadedModel { path: path.to_path_buf(), bytes })
+    }
+
+    /// The runtime's view (checked in [`LoadedModel::open`]).
+    pub fn model(&self) -> ltu_runtime::Model<'_> {
+        ltu_runtime::Model::from_bytes(&self.bytes).expect("checked when opened")
+    }
+
+    /// The owned description.
+    pub fn spec(&self) -> ModelSpec {
+        ModelSpec::from_model(&self.model())
+    }
+
+    /// The schema stored in the model's names, used to read data by name.
+    ///
+    /// # Errors
+    /// The model was written with `--no-names`.
+    pub fn schema(&self) -> Result<Schema> {
+        let spec = self.spec();
+        let Some(names) = spec.names else {
+            bail!("{}: the model has no names (trained with --no-names), so data cannot be matched to it by name", self.path.display());
+        };
+        let attributes = spec
+            .inputs
+            .iter()
+            .zip(names.inputs)
+            .zip(names.values)
+            .map(|((inp, name), values)| Attribute {
+                name,
+                kind: match inp.kind {
+                    InputKind::Numeric { scale_exp } => {
+                        AttrKind::Numeric { decimals: scale_exp.max(0) as u8 }
+                    }
+                    InputKind::Categorical { .. } => AttrKind::Categorical { values },
+                },
+            })
+            .collect();
+        Ok(Schema { attributes, classes: names.classes })
+    }
+}
+
+/// Per-class figures of an evaluation.
+#[derive(Debug, Serialize)]
+pub struct ClassReport {
+    /// Class name.
+    pub class: String,
+    /// Rows of this class.
+    pub support: usize,
+    /// Correct / predicted as this class.
+    pub precision: f64,
+    /// Correct / rows of this class.
+    pub recall: f64,
+}
+
+/// Result of `ltu eval`.
+#[derive(Debug, Serialize)]
+pub struct EvalReport {
+    /// Model file.
+    pub model: String,
+    /// Data file.
+    pub data: String,
+    /// Rows evaluated.
+    pub n: usize,
+    /// Fraction predicted correctly (rows whose class the model does not know count as wrong).
+    pub accuracy: f64,
+    /// Model file size.
+    pub model_bytes: usize,
+    /// Class names, the order of the confusion matrix.
+    pub classes: Vec<String>,
+    /// `confusion[true][predicted]`; a last row counts rows whose class the model does not know.
+    pub confusion: Vec<Vec<usize>>,
+    /// Per-class precision and recall.
+    pub per_class: Vec<ClassReport>,
+    /// Cells with a category value the model never saw (evaluated as unknown values).
+    pub unseen_values: usize,
+    /// Rows whose class the model does not know.
+    pub unseen_class_rows: usize,
+}
+
+impl fmt::Display for EvalReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} on {}: accuracy {:.2}% ({} rows)",
+            self.model,
+            self.data,
+            100.0 * self.accuracy,
+            self.n
+        )?;
+        writeln!(f, "model bytes {}", self.model_bytes)?;
+        let w = self.classes.iter().map(String::len).max().unwrap_or(5).max(9);
+        writeln!(f, "confusion (rows: true class, columns: predicted)")?;
+        let mut head = format!("{:>w$}", "");
+        for k in 0..self.classes.len() {
+            let _ = write!(head, " {:>6}", k);
+        }
+        writeln!(f, "{head}")?;
+        for (k, row) in self.confusion.iter().enumerate() {
+            let name = self.classes.get(k).map_or("(unknown)", String::as_str);
+            write!(f, "{:>w$}", format!("{k} {name}"))?;
+            for c in row {
+                write!(f, " {c:>6}")?;
+            }
+            writeln!(f)?;
+        }
+        writeln!(f, "{:>w$} {:>9} {:>9} {:>7}", "class", "precision", "recall", "support")?;
+        for c in &self.per_class {
+            writeln!(f, "{:>w$} {:>9.3} {:>9.3} {:>7}", c.class, c.precision, c.recall, c.support)?;
+        }
+        if self.unseen_values > 0 || self.unseen_class_rows > 0 {
+            write!(
+                f,
+                "note: {} cells had category values the model never saw; {} rows had unknown classes",
+                self.unseen_values, self.unseen_class_rows
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Raw inputs and labels of a data file read through a model's schema.
+fn read_for_model(
+    model: &LoadedModel,
+    data_path: &Path,
+    args: &DataArgs,
+) -> Result<(Dataset, Vec<Vec<i32>>, data::AlignReport)> {
+    let schema = model.schema()?;
+    let (data, report) = data::load_with_schema(data_path, &args.options(), &schema)?;
+    let inputs: Vec<InputSpec> = model.spec().inputs;
+    let raw = encode::raw_rows(&inputs, &data);
+    Ok((data, raw, report))
+}
+
+/// `ltu eval`: accuracy, confusion matrix, per-class precision and recall, through the runtime.
+///
+/// # Errors
+/// Unreadable model or data, or data that does not match the model's schema.
+pub fn eval(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<EvalReport> {
+    let loaded = LoadedModel::open(model_path)?;
+    let (data, raw, align) = read_for_model(&loaded, data_path, args)?;
+    let model = loaded.model();
+    let k = model.n_classes();
+    let mut confusion = vec![vec![0usize; k]; k + 1];
+    let mut correct = 0;
+    for (x, &y) in raw.iter().zip(&data.y) {
+        let p = model.predict(x).with_context(|| format!("{}: evaluating", data_path.display()))?;
+        confusion[y.min(k)][p] += 1;
+        correct += usize::from(p == y);
+    }
+    if confusion[k].iter().sum::<usize>() == 0 {
+        confusion.pop();
+    }
+    let classes = loaded.schema()?.classes;
+    let per_class = (0..k)
+        .map(|c| {
+            let predicted: usize = confusion.iter().map(|r| r[c]).sum();
+            let support: usize = confusion[c].iter().sum();
+            let hit = confusion[c][c];
+            ClassReport {
+                class: classes[c].clone(),
+                support,
+                precision: if predicted == 0 { 0.0 } else { hit as f64 / predicted as f64 },
+                recall: if support == 0 { 0.0 } else { hit as f64 / support as f64 },
+            }
+        })
+        .collect();
+    Ok(EvalReport {
+        model: model_path.display().to_string(),
+        data: data_path.display().to_string(),
+        n: raw.len(),
+        accuracy: correct as f64 / raw.len().max(1) as f64,
+        model_bytes: loaded.bytes.len(),
+        classes,
+        confusion,
+        per_class,
+        unseen_values: align.unseen_values,
+        unseen_class_rows: align.unseen_classes.iter().map(|(_, n)| n).sum(),
+    })
+}
+
+/// Result of `ltu predict`.
+#[derive(Debug, Serialize)]
+pub struct PredictReport {
+    /// One class name per data row.
+    pub predictions: Vec<String>,
+}
+
+impl fmt::Display for PredictReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.predictions.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            f.write_str(p)?;
+        }
+        Ok(())
+    }
+}
+
+/// `ltu predict`: one class name per row.
+///
+/// # Errors
+/// As [`eval`]. A data file without a class column is fine if `--target` names no column... the
+/// class column is read but not needed.
+pub fn predict(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<PredictReport> {
+    let loaded = LoadedModel::open(model_path)?;
+    let (_, raw, _) = read_for_model(&loaded, data_path, args)?;
+    let model = loaded.model();
+    let classes = loaded.schema()?.classes;
+    let predictions = raw
+        .iter()
+        .map(|x| Ok(classes[model.predict(x)?].clone()))
+        .collect::<Result<Vec<_>, ltu_runtime::Error>>()
+        .with_context(|| format!("{}: predicting", data_path.display()))?;
+    Ok(PredictReport { predictions })
+}
+
+/// Result of `ltu cv`.
+#[derive(Debug, Serialize)]
+pub struct CvReport {
+    /// Algorithm.
+    pub algo: Algo,
+    /// Data file.
+    pub data: String,
+    /// Number of folds.
+    pub folds: usize,
+    /// Seed of the fold assignment and of training.
+    pub seed: u64,
+    /// Mean held-out accuracy over folds.
+    pub accuracy_mean: f64,
+    /// Sample standard deviation of the fold accuracies.
+    pub accuracy_std: f64,
+    /// Mean model file size.
+    pub model_bytes_mean: f64,
+    /// Held-out accuracy of each fold.
+    pub fold_accuracies: Vec<f64>,
+    /// Model size of each fold.
+    pub fold_model_bytes: Vec<usize>,
+}
+
+impl fmt::Display for CvReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}-fold cross-validation of {} on {} (seed {})",
+            self.folds, self.algo, self.data, self.seed
+        )?;
+        writeln!(f, "accuracy    {:.2}% ± {:.2}", 100.0 * self.accuracy_mean, 100.0 * self.accuracy_std)?;
+        write!(f, "model bytes {:.1} (mean)", self.model_bytes_mean)
+    }
+}
+
+/// Mean and sample standard deviation.
+pub fn mean_std(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n.max(1.0);
+    let var = if xs.len() > 1 { xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+    (mean, var.sqrt())
+}
+
+/// Trains on `train` rows and returns (held-out accuracy through the runtime, model bytes).
+///
+/// # Errors
+/// Training or export failures.
+pub fn holdout(
+    data: &Dataset,
+    train_rows: &[usize],
+    test_rows: &[usize],
+    learn: &LearnArgs,
+) -> Result<(f64, usize)> {
+    let train = data.subset(train_rows);
+    let ctx = Context::new(&train, learn.seed, learn.weights.map(Into::into));
+    let trained = algo::train(learn.algo, &ctx, &learn.options(), false)?;
+    let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let test = data.subset(test_rows);
+    let raw = encode::raw_rows(&trained.spec.inputs, &test);
+    let mut correct = 0;
+    for (x, &y) in raw.iter().zip(&test.y) {
+        correct += usize::from(model.predict(x).map_err(|e| anyhow::anyhow!("{e}"))? == y);
+    }
+    Ok((correct as f64 / raw.len().max(1) as f64, trained.bytes.len()))
+}
+
+/// `ltu cv`: stratified k-fold cross-validation, folds in parallel on up to `jobs` threads.
+///
+/// # Errors
+/// Bad data or options, or a training failure in any fold (the first is reported).
+pub fn cv(data_path: &Path, folds: usize, jobs: usize, learn: &LearnArgs) -> Result<CvReport> {
+    let data = load(data_path, &learn.data)?;
+    let fold_rows = split::stratified_kfold(&data.y, data.schema.classes.len(), folds, learn.seed)
+        .with_context(|| format!("{}: cannot make {folds} folds", data_path.display()))?;
+    let n = data.n_rows();
+    let results: Vec<Result<(f64, usize)>> = std::thread::scope(|s| {
+        let jobs = jobs.max(1);
+        let chunks: Vec<Vec<usize>> =
+            (0..jobs).map(|j| (j..fold_rows.len()).step_by(jobs).collect()).collect();
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|mine| {
+                let (data, fold_rows) = (&data, &fold_rows);
+                s.spawn(move || {
+                    mine.into_iter()
+                        .map(|f| {
+                            let train_rows = split::complement(&fold_rows[f], n);
+                            (
+                                f,
+                                holdout(data, &train_rows, &fold_rows[f], learn)
+                                    .with_context(|| format!("fold {}", f + 1)),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all: Vec<(usize, Result<(f64, usize)>)> =
+            handles.into_iter().flat_map(|h| h.join().expect("fold thread panicked")).collect();
+        all.sort_by_key(|(f, _)| *f);
+        all.into_iter().map(|(_, r)| r).collect()
+    });
+    let results = results.into_iter().collect::<Result<Vec<_>>>()?;
+    let accs: Vec<f64> = results.iter().map(|r| r.0).collect();
+    let bytes: Vec<usize> = results.iter().map(|r| r.1).collect();
+    let (accuracy_mean, accuracy_std) = mean_std(&accs);
+    Ok(CvReport {
+        algo: learn.algo,
+        data: data_path.display().to_string(),
+        folds,
+        seed: learn.seed,
+        accuracy_mean,
+        accuracy_std,
+        model_bytes_mean: bytes.iter().sum::<usize>() as f64 / bytes.len().max(1) as f64,
+        fold_accuracies: accs,
+        fold_model_bytes: bytes,
+    })
+}
+
+/// Result of `ltu inspect`.
+#[derive(Debug, Serialize)]
+pub struct InspectReport {
+    /// Model file.
+    pub model: String,
+    /// File size.
+    pub model_bytes: usize,
+    /// tree, list or linear.
+    pub structure: String,
+    /// Weight representation.
+    pub weights: String,
+    /// Raw inputs.
+    pub n_inputs: usize,
+    /// Features units read.
+    pub n_features: usize,
+    /// Classes.
+    pub n_classes: usize,
+    /// Size figures.
+    #[serde(flatten)]
+    pub stats: Stats,
+    /// Bytes of each table of the file.
+    pub table_bytes: Vec<(String, usize)>,
+    /// Human-readable rendering of the model.
+    #[serde(skip)]
+    pub text: String,
+}
+
+impl fmt::Display for InspectReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}: {} model, {} bytes, {} weights",
+            self.model, self.structure, self.model_bytes, self.weights
+        )?;
+        writeln!(f, "inputs {}, features {}, classes {}", self.n_inputs, self.n_features, self.n_classes)?;
+        writeln!(
+            f,
+            "{} decision nodes, {} leaves, {} LTUs, {} non-zero weights, worst case {} multiply-accumulates, depth {}",
+            self.stats.decision_nodes,
+            self.stats.leaves,
+            self.stats.ltus,
+            self.stats.weights_nonzero,
+            self.stats.max_macs,
+            self.stats.max_depth
+        )?;
+        let tables: Vec<String> = self.table_bytes.iter().map(|(n, b)| format!("{n} {b}")).collect();
+        writeln!(f, "bytes by table: {}", tables.join(", "))?;
+        write!(f, "{}", self.text)
+    }
+}
+
+/// Names for rendering a model to people.
+struct Namer<'a> {
+    spec: &'a ModelSpec,
+}
+
+impl Namer<'_> {
+    fn input(&self, i: usize) -> String {
+        self.spec.names.as_ref().and_then(|n| n.inputs.get(i).cloned()).unwrap_or_else(|| format!("x{i}"))
+    }
+    fn value(&self, i: usize, v: i32) -> String {
+        let named =
+            usize::try_from(v).ok().and_then(|v| self.spec.names.as_ref()?.values.get(i)?.get(v).cloned());
+        named.unwrap_or_else(|| v.to_string())
+    }
+    fn class(&self, c: usize) -> String {
+        self.spec
+            .names
+            .as_ref()
+            .and_then(|n| n.classes.get(c).cloned())
+            .unwrap_or_else(|| format!("class {c}"))
+    }
+    fn feature(&self, f: usize) -> String {
+        match &self.spec.features[f] {
+            Feature::Numeric { attr, .. } => self.input(*attr),
+            Feature::Equals { attr, value } => format!("{}={}", self.input(*attr), self.value(*attr, *value)),
+            Feature::Greater { attr, value } => format!("{}>{}", self.input(*attr), value),
+            Feature::Conjunction(lits) => lits
+                .iter()
+                .map(|l| {
+                    let (op, v) = match l.op {
+                        LiteralOp::Eq => ("=", self.value(l.attr, l.value)),
+                        LiteralOp::Ne => ("!=", self.value(l.attr, l.value)),
+                        LiteralOp::Gt => (">", l.value.to_string()),
+                        LiteralOp::Le => ("<=", l.value.to_string()),
+                    };
+                    format!("{}{op}{v}", self.input(l.attr))
+                })
+                .collect::<Vec<_>>()
+                .join(" & "),
+        }
+    }
+    /// `w1*f1 + w2*f2 ... + b` with zero terms left out.
+    fn row(&self, unit: usize, o: usize) -> String {
+        let u = &self.spec.units[unit];
+        let row = &u.rows[o];
+        let mut s = String::new();
+        for (j, &t) in u.terms.iter().enumerate() {
+            if row[j] != 0 {
+                let _ = write!(s, "{:+}·[{}] ", row[j], self.feature(t));
+            }
+        }
+        let _ = write!(s, "{:+}", row[u.terms.len()]);
+        s
+    }
+    fn unit(&self, unit: usize, indent: &str) -> String {
+        let u = &self.spec.units[unit];
+        if u.rows.len() == 1 {
+            format!(
+                "{indent}{} if {} > 0 else {}",
+                self.class(u.classes[1]),
+                self.row(unit, 0),
+                self.class(u.classes[0])
+            )
+        } else {
+            (0..u.rows.len())
+                .map(|o| format!("{indent}score {}: {}", self.class(u.classes[o]), self.row(unit, o)))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+    }
+}
+
+fn render_text(spec: &ModelSpec) -> String {
+    let n = Namer { spec };
+    let mut out = String::new();
+    match &spec.structure {
+        Structure::Linear(u) => out = n.unit(*u, "  "),
+        Structure::List { entries, default } => {
+            for (i, &(u, c)) in entries.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "  {}if {} > 0 then {}",
+                    if i == 0 { "" } else { "else " },
+                    n.row(u, 0),
+                    n.class(c)
+                );
+            }
+            let _ = write!(out, "  else {}", n.class(*default));
+        }
+        Structure::Tree(nodes) => {
+            fn walk(n: &Namer<'_>, nodes: &[Node], i: usize, depth: usize, out: &mut String) {
+                let pad = "  ".repeat(depth + 1);
+                match &nodes[i] {
+                    Node::Class(c) => {
+                        let _ = writeln!(out, "{pad}→ {}", n.class(*c));
+                    }
+                    Node::Unit(u) => {
+                        let _ = writeln!(out, "{}", n.unit(*u, &format!("{pad}→ ")));
+                    }
+                    Node::Categorical { attr, children, default } => {
+                        for (v, &c) in children.iter().enumerate() {
+                            let _ = writeln!(out, "{pad}{} = {}:", n.input(*attr), n.value(*attr, v as i32));
+                            walk(n, nodes, c, depth + 1, out);
+                        }
+                        let _ = writeln!(out, "{pad}{} unknown: same as node {default}", n.input(*attr));
+                    }
+                    Node::Threshold { attr, threshold, left, right } => {
+                        let _ = writeln!(out, "{pad}{} <= {threshold}:", n.input(*attr));
+                        walk(n, nodes, *left, depth + 1, out);
+                        let _ = writeln!(out, "{pad}{} > {threshold}:", n.input(*attr));
+                        walk(n, nodes, *right, depth + 1, out);
+                    }
+                    Node::UnitSplit { unit, left, right } => {
+                        let _ = writeln!(out, "{pad}{} <= 0:", n.row(*unit, 0));
+                        walk(n, nodes, *left, depth + 1, out);
+                        let _ = writeln!(out, "{pad}{} > 0:", n.row(*unit, 0));
+                        walk(n, nodes, *right, depth + 1, out);
+                    }
+                }
+            }
+            walk(&n, nodes, 0, 0, &mut out);
+            out.pop();
+        }
+    }
+    out
+}
+
+fn dot_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Graphviz rendering of a model: trees and lists as graphs, a linear model as one node.
+pub fn render_dot(spec: &ModelSpec) -> String {
+    let n = Namer { spec };
+    let mut out = String::from("digraph ltu {\n  node [shape=box, fontname=\"Helvetica\"];\n");
+    let unit_label = |u: usize| dot_escape(&n.unit(u, "")).replace('\n', "\\n");
+    match &spec.structure {
+        Structure::Linear(u) => {
+            let _ = writeln!(out, "  n0 [label=\"{}\"];", unit_label(*u));
+        }
+        Structure::List { entries, default } => {
+            for (i, &(u, c)) in entries.iter().enumerate() {
+                let _ = writeln!(out, "  n{i} [label=\"{} > 0\"];", dot_escape(&n.row(u, 0)));
+                let _ = writeln!(out, "  c{i} [label=\"{}\", shape=ellipse];", dot_escape(&n.class(c)));
+                let _ = writeln!(out, "  n{i} -> c{i} [label=\"yes\"];");
+                let _ = writeln!(
+                    out,
+                    "  n{i} -> {} [label=\"no\"];",
+                    if i + 1 < entries.len() { format!("n{}", i + 1) } else { "d".into() }
+                );
+            }
+            let _ = writeln!(out, "  d [label=\"{}\", shape=ellipse];", dot_escape(&n.class(*default)));
+        }
+        Structure::Tree(nodes) => {
+            for (i, node) in nodes.iter().enumerate() {
+                let (label, shape) = match node {
+                    Node::Class(c) => (dot_escape(&n.class(*c)), "ellipse"),
+                    Node::Unit(u) => (unit_label(*u), "box"),
+                    Node::Categorical { attr, .. } => (dot_escape(&n.input(*attr)), "diamond"),
+                    Node::Threshold { attr, threshold, .. } => {
+                        (format!("{} <= {threshold}", dot_escape(&n.input(*attr))), "diamond")
+                    }
+                    Node::UnitSplit { unit, .. } => {
+                        (format!("{} <= 0", dot_escape(&n.row(*unit, 0))), "diamond")
+                    }
+                };
+                let _ = writeln!(out, "  n{i} [label=\"{label}\", shape={shape}];");
+                match node {
+                    Node::Categorical { attr, children, .. } => {
+                        for (v, c) in children.iter().enumerate() {
+                            let _ = writeln!(
+                                out,
+                                "  n{i} -> n{c} [label=\"{}\"];",
+                                dot_escape(&n.value(*attr, v as i32))
+                            );
+                        }
+                    }
+                    Node::Threshold { left, right, .. } | Node::UnitSplit { left, right, .. } => {
+                        let _ = writeln!(out, "  n{i} -> n{left} [label=\"yes\"];");
+                        let _ = writeln!(out, "  n{i} -> n{right} [label=\"no\"];");
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// `ltu inspect`: structure, sizes and worst-case cost.
+///
+/// # Errors
+/// The file cannot be read or is not a valid model.
+pub fn inspect(model_path: &Path) -> Result<InspectReport> {
+    let loaded = LoadedModel::open(model_path)?;
+    let model = loaded.model();
+    let spec = loaded.spec();
+    let repr = model.repr();
+    let mut table_bytes = vec![
+        ("inputs".to_string(), repr.inputs.len()),
+        ("features".to_string(), repr.features.len()),
+        ("literals".to_string(), repr.literals.len()),
+        ("units".to_string(), repr.units.len()),
+        ("terms".to_string(), repr.term_features.len()),
+        ("weights".to_string(), repr.weights.len()),
+        ("unit classes".to_string(), repr.unit_classes.len()),
+    ];
+    match repr.structure {
+        ltu_runtime::format::StructureRepr::Tree { nodes, children } => {
+            table_bytes.push(("nodes".into(), nodes.len()));
+            table_bytes.push(("children".into(), children.len()));
+        }
+        ltu_runtime::format::StructureRepr::List { entries, .. } => {
+            table_bytes.push(("entries".into(), entries.len()))
+        }
+        ltu_runtime::format::StructureRepr::Linear { .. } => {}
+    }
+    table_bytes.push(("names".into(), repr.names.map_or(0, str::len)));
+    Ok(InspectReport {
+        model: model_path.display().to_string(),
+        model_bytes: loaded.bytes.len(),
+        structure: format!("{:?}", model.kind()).to_lowercase(),
+        weights: format!("{:?}", model.weight_kind()).to_lowercase(),
+        n_inputs: model.n_inputs(),
+        n_features: model.n_features(),
+        n_classes: model.n_classes(),
+        stats: spec.stats(),
+        table_bytes,
+        text: render_text(&spec),
+    })
+}
+
+/// `ltu inspect --dot`.
+///
+/// # Errors
+/// As [`inspect`].
+pub fn inspect_dot(model_path: &Path) -> Result<String> {
+    Ok(render_dot(&LoadedModel::open(model_path)?.spec()))
+}

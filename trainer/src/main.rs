@@ -1,0 +1,147 @@
+//! `ltu`: argument parsing and error printing; everything else lives in the library.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use ltu::commands::{self, DataArgs, LearnArgs};
+
+#[derive(Parser)]
+#[command(
+    name = "ltu",
+    version,
+    about = "Learn small classifiers built from linear threshold units and run them on microcontrollers",
+    after_help = "Examples:
+  ltu train data/iris.csv --algo ptree -o iris.ltu
+  ltu eval iris.ltu data/iris.csv
+  ltu cv data/kr-vs-kp.csv --algo ndl --folds 10 --json
+  ltu inspect iris.ltu --dot | dot -Tsvg > iris.svg"
+)]
+struct Cli {
+    /// Print one JSON object instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Learn a model from a CSV or ARFF file and write it in the runtime's format.
+    #[command(
+        after_help = "Example:\n  ltu train data/house-votes-84.csv --algo ptree -o votes.ltu --weights i8 --seed 7"
+    )]
+    Train {
+        /// Training data (CSV with a header row, or ARFF).
+        data: PathBuf,
+        /// Where to write the model (atomically).
+        #[arg(short, long)]
+        output: PathBuf,
+        #[command(flatten)]
+        learn: LearnArgs,
+    },
+    /// Accuracy, confusion matrix and per-class precision/recall of a model on a data file.
+    #[command(after_help = "Example:\n  ltu eval monks1.ltu data/monks-1_test.csv")]
+    Eval {
+        /// Model file.
+        model: PathBuf,
+        /// Data file; columns, category values and classes are matched to the model by name.
+        data: PathBuf,
+        #[command(flatten)]
+        data_args: DataArgs,
+    },
+    /// Stratified k-fold cross-validation.
+    #[command(after_help = "Example:\n  ltu cv data/iris.csv --algo ptree --folds 10 --seed 1")]
+    Cv {
+        /// Data file.
+        data: PathBuf,
+        /// Number of folds.
+        #[arg(long, default_value_t = 10)]
+        folds: usize,
+        /// Folds trained in parallel (default: available cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        #[command(flatten)]
+        learn: LearnArgs,
+    },
+    /// Print one predicted class name per data row.
+    #[command(after_help = "Example:\n  ltu predict iris.ltu data/iris.csv")]
+    Predict {
+        /// Model file.
+        model: PathBuf,
+        /// Data file.
+        data: PathBuf,
+        #[command(flatten)]
+        data_args: DataArgs,
+    },
+    /// Show a model's structure, size and worst-case cost.
+    #[command(after_help = "Example:\n  ltu inspect iris.ltu --dot > iris.dot")]
+    Inspect {
+        /// Model file.
+        model: PathBuf,
+        /// Write Graphviz instead.
+        #[arg(long)]
+        dot: bool,
+    },
+}
+
+fn print<R: std::fmt::Display + serde::Serialize>(report: &R, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(report)?);
+    } else {
+        println!("{report}");
+    }
+    Ok(())
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let show_progress = !cli.quiet && !cli.json && std::io::stderr().is_terminal();
+    match cli.command {
+        Command::Train { data, output, learn } => {
+            let bar = show_progress.then(indicatif::ProgressBar::new_spinner);
+            let progress = |done: u64, total: u64| {
+                if let Some(bar) = &bar {
+                    bar.set_length(total);
+                    bar.set_position(done);
+                }
+            };
+            let report = commands::train(&data, &output, &learn, &progress);
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            print(&report?, cli.json)
+        }
+        Command::Eval { model, data, data_args } => {
+            print(&commands::eval(&model, &data, &data_args)?, cli.json)
+        }
+        Command::Cv { data, folds, jobs, learn } => {
+            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            print(&commands::cv(&data, folds, jobs, &learn)?, cli.json)
+        }
+        Command::Predict { model, data, data_args } => {
+            print(&commands::predict(&model, &data, &data_args)?, cli.json)
+        }
+        Command::Inspect { model, dot: true } => {
+            print!("{}", commands::inspect_dot(&model)?);
+            Ok(())
+        }
+        Command::Inspect { model, dot: false } => print(&commands::inspect(&model)?, cli.json),
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            for cause in err.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
