@@ -1,0 +1,648 @@
+//! One corrupted model per loader check, each asserting the exact [`Error`] variant, plus the
+//! evaluation-time errors (postcard's `tests/loopback.rs` habit).
+//!
+//! Every vector starts from one valid tree model that uses every table, changes one thing and
+//! re-encodes it, so the CRC is recomputed and the structural check behind it is what fires.
+//! `every_error_variant_has_a_vector` reads `src/error.rs` and fails when a variant is added
+//! without a vector here.
+
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+
+use ltu_runtime::format::{
+    self, crc32, feature_kind, input_kind, literal_op, node_kind, unit_flags, FeatureRec, InputRec,
+    ListEntryRec, LiteralRec, ModelRepr, NodeRec, StructureRepr, UnitRec, WeightKind, CHECKSUM_LEN,
+    HEADER_LEN,
+};
+use ltu_runtime::{Error, InputsRead, Model};
+
+/// Variants some vector in this file produced (checked by `every_error_variant_has_a_vector`).
+static SEEN: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+fn seen(e: Error) -> Error {
+    SEEN.lock().unwrap().insert(format!("{e:?}"));
+    e
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Tree,
+    List,
+    Linear,
+}
+
+/// Owned tables of a model, encoded with [`format::encode`].
+#[derive(Clone)]
+struct Builder {
+    n_classes: u16,
+    weight_kind: WeightKind,
+    inputs: Vec<InputRec>,
+    features: Vec<FeatureRec>,
+    literals: Vec<LiteralRec>,
+    units: Vec<UnitRec>,
+    term_features: Vec<u16>,
+    weights: Vec<u8>,
+    unit_classes: Vec<u16>,
+    nodes: Vec<NodeRec>,
+    children: Vec<u16>,
+    entries: Vec<ListEntryRec>,
+    default_class: u16,
+    linear_unit: u16,
+    shape: Shape,
+    names: Option<String>,
+    /// Raw table overrides (for lengths that are not a whole number of records).
+    raw_inputs: Option<Vec<u8>>,
+    raw_term_features: Option<Vec<u8>>,
+    raw_nodes: Option<Vec<u8>>,
+}
+
+fn u16s(v: &[u16]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn recs<const N: usize, R>(v: &[R], f: impl Fn(&R) -> [u8; N]) -> Vec<u8> {
+    v.iter().flat_map(f).collect()
+}
+
+impl Builder {
+    /// A tree over a numeric input `x0` and a categorical input `x1` (3 values), 3 classes:
+    ///
+    /// ```text
+    /// 0: x0 <= 10 ? 1 : 2
+    /// 1: x1 == 0 -> 3, 1 -> 4, 2 -> 5, unknown -> 5
+    /// 2: unit 0 (binary, dense) <= 0 ? 3 : 4
+    /// 3: class 0
+    /// 4: unit 1 (machine, sparse over f1, f2; rows -> classes 1, 2)
+    /// 5: class 1
+    /// ```
+    /// Features: f0 = clamp(x0 - 10, ±100), f1 = [x1 == 2], f2 = [x0 > 5 and x1 != 0].
+    fn tree() -> Builder {
+        Builder {
+            n_classes: 3,
+            weight_kind: WeightKind::I8,
+            inputs: vec![
+                InputRec { kind: input_kind::NUMERIC, scale_exp: 0, n_values: 0, missing: 0 },
+                InputRec { kind: input_kind::CATEGORICAL, scale_exp: 0, n_values: 3, missing: 0 },
+            ],
+            features: vec![
+                FeatureRec {
+                    kind: feature_kind::NUMERIC,
+                    shift: 0,
+                    attr: 0,
+                    value: 10,
+                    mul: 1,
+                    max_abs: 100,
+                },
+                FeatureRec { kind: feature_kind::EQUALS, shift: 0, attr: 1, value: 2, mul: 0, max_abs: 0 },
+                FeatureRec {
+                    kind: feature_kind::CONJUNCTION,
+                    shift: 0,
+                    attr: 2,
+                    value: 0,
+                    mul: 0,
+                    max_abs: 0,
+                },
+            ],
+            literals: vec![
+                LiteralRec { attr: 0, op: literal_op::GT, value: 5 },
+                LiteralRec { attr: 1, op: literal_op::NE, value: 0 },
+            ],
+            units: vec![
+                UnitRec { flags: 0, n_out: 1, n_terms: 3, term_start: 0, class_start: 0, weight_start: 0 },
+                UnitRec {
+                    flags: unit_flags::SPARSE,
+                    n_out: 2,
+                    n_terms: 2,
+                    term_start: 0,
+                    class_start: 2,
+                    weight_start: 4,
+                },
+            ],
+            term_features: vec![1, 2],
+            // unit 0: 1*f0 + 0*f1 + 0*f2 - 20; unit 1: row0 = 3*f1 + 1*f2 + 0, row1 = -3*f1 + 1*f2 + 0.
+            weights: [1i8, 0, 0, -20, 3, 1, 0, -3, 1, 0].iter().map(|&w| w as u8).collect(),
+            unit_classes: vec![2, 1, 1, 2],
+            nodes: vec![
+                NodeRec { kind: node_kind::THRESHOLD, a: 0, value: 10, b: 1, c: 2 },
+                NodeRec { kind: node_kind::CATEGORICAL, a: 1, value: 0, b: 5, c: 3 },
+                NodeRec { kind: node_kind::UNIT_SPLIT, a: 0, value: 0, b: 3, c: 4 },
+                NodeRec { kind: node_kind::CLASS, a: 0, value: 0, b: 0, c: 0 },
+                NodeRec { kind: node_kind::UNIT, a: 1, value: 0, b: 0, c: 0 },
+                NodeRec { kind: node_kind::CLASS, a: 1, value: 0, b: 0, c: 0 },
+            ],
+            children: vec![3, 4, 5],
+            entries: vec![ListEntryRec { unit: 0, class: 1 }],
+            default_class: 0,
+            linear_unit: 1,
+            shape: Shape::Tree,
+            names: Some(["x0", "x1", "a", "b", "c", "zero", "one", "two"].join("\n")),
+            raw_inputs: None,
+            raw_term_features: None,
+            raw_nodes: None,
+        }
+    }
+
+    fn with(mut self, f: impl FnOnce(&mut Builder)) -> Builder {
+        f(&mut self);
+        self
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        let inputs = self.raw_inputs.clone().unwrap_or_else(|| recs(&self.inputs, InputRec::to_bytes));
+        let features = recs(&self.features, FeatureRec::to_bytes);
+        let literals = recs(&self.literals, LiteralRec::to_bytes);
+        let units = recs(&self.units, UnitRec::to_bytes);
+        let term_features = self.raw_term_features.clone().unwrap_or_else(|| u16s(&self.term_features));
+        let unit_classes = u16s(&self.unit_classes);
+        let nodes = self.raw_nodes.clone().unwrap_or_else(|| recs(&self.nodes, NodeRec::to_bytes));
+        let children = u16s(&self.children);
+        let entries = recs(&self.entries, ListEntryRec::to_bytes);
+        let structure = match self.shape {
+            Shape::Tree => StructureRepr::Tree { nodes: &nodes, children: &children },
+            Shape::List => StructureRepr::List { entries: &entries, default_class: self.default_class },
+            Shape::Linear => StructureRepr::Linear { unit: self.linear_unit },
+        };
+        let repr = ModelRepr {
+            n_classes: self.n_classes,
+            weight_kind: self.weight_kind,
+            inputs: &inputs,
+            features: &features,
+            literals: &literals,
+            units: &units,
+            term_features: &term_features,
+            weights: &self.weights,
+            unit_classes: &unit_classes,
+            structure,
+            names: self.names.as_deref(),
+        };
+        let mut out = vec![0; 1 << 18];
+        let len = format::encode(&repr, &mut out).expect("encode");
+        out.truncate(len);
+        out
+    }
+}
+
+/// Recomputes the CRC trailer after editing bytes in place.
+fn fix_crc(bytes: &mut [u8]) {
+    let n = bytes.len() - CHECKSUM_LEN;
+    let crc = crc32(&bytes[..n]);
+    bytes[n..].copy_from_slice(&crc.to_le_bytes());
+}
+
+#[track_caller]
+fn rejects(bytes: &[u8], expected: Error) {
+    match Model::from_bytes(bytes) {
+        Ok(_) => panic!("accepted a model that should fail with {expected:?}"),
+        Err(e) => assert_eq!(seen(e), expected),
+    }
+}
+
+#[track_caller]
+fn rejects_model(b: Builder, expected: Error) {
+    rejects(&b.bytes(), expected);
+}
+
+#[test]
+fn base_model_is_valid_and_predicts_as_drawn() {
+    let bytes = Builder::tree().bytes();
+    let m = Model::from_bytes(&bytes).unwrap();
+    assert_eq!((m.n_inputs(), m.n_classes(), m.n_features(), m.n_units()), (2, 3, 3, 2));
+    // Left subtree: categorical split.
+    assert_eq!(m.predict(&[10i32, 0]).unwrap(), 0);
+    assert_eq!(m.predict(&[10i32, 2]).unwrap(), 1);
+    assert_eq!(m.predict(&[i32::MIN, 7]).unwrap(), 1, "unknown category takes the default child");
+    assert_eq!(m.predict(&[0i32, -1]).unwrap(), 1, "negative category is unknown");
+    // x0 = 1: f2 = -1 (x0 <= 5), f1 = -1 (x1 = 1): row0 = -4, row1 = 2 -> class 2.
+    assert_eq!(m.predict(&[0i32, 1]).unwrap(), 2, "x1 = 1 goes to node 4 via the categorical split");
+    // Right subtree: unit 0 = x0 - 10 - 20 clamped: x0 = 30 -> 0 -> left (class 0); 31 -> right.
+    assert_eq!(m.predict(&[30i32, 0]).unwrap(), 0);
+    // x0 = 31, x1 = 2: f1 = 1, f2 = 1: row0 = 4, row1 = -2 -> class 1.
+    assert_eq!(m.predict(&[31i32, 2]).unwrap(), 1);
+    // x0 = 31, x1 = 1: f1 = -1, f2 = 1: row0 = -2, row1 = 4 -> class 2.
+    assert_eq!(m.predict(&[31i32, 1]).unwrap(), 2);
+    // x0 = 31, x1 = 0: f1 = -1, f2 = -1: row0 = -4, row1 = 2 -> class 2.
+    assert_eq!(m.predict(&[i32::MAX, 0]).unwrap(), 2);
+    let mut scores = [0i64; 3];
+    assert_eq!(m.predict_scores(&[31i32, 1], &mut scores).unwrap(), 2);
+    assert_eq!(scores, [i64::MIN, -2, 4]);
+    let mut read = InputsRead::<4>::new();
+    assert_eq!(m.predict_with(read.track(|i| [5i32, 1].get(i).copied())).unwrap(), 2);
+    assert_eq!(read.as_slice(), &[0, 1]);
+}
+
+#[test]
+fn header_and_checksum() {
+    let good = Builder::tree().bytes();
+    rejects(&[], Error::HeaderTooShort);
+    rejects(&good[..HEADER_LEN + CHECKSUM_LEN - 1], Error::HeaderTooShort);
+    let mut b = good.clone();
+    b[0] = b'l';
+    rejects(&b, Error::HeaderBadMagic);
+    // The version is checked before the checksum, and even with a matching checksum.
+    let mut b = good.clone();
+    b[4] = 2;
+    rejects(&b, Error::HeaderUnsupportedVersion);
+    fix_crc(&mut b);
+    rejects(&b, Error::HeaderUnsupportedVersion);
+    let mut b = good.clone();
+    b[HEADER_LEN + 3] ^= 0x10;
+    rejects(&b, Error::ChecksumMismatch);
+    let mut b = good.clone();
+    let n = b.len();
+    b[n - 1] ^= 0x80;
+    rejects(&b, Error::ChecksumMismatch);
+    // A header plus checksum with an empty body: the checksum matches, postcard fails.
+    let mut b = good[..HEADER_LEN].to_vec();
+    b.extend_from_slice(&crc32(&b).to_le_bytes());
+    rejects(&b, Error::BodyDecode);
+}
+
+#[test]
+fn body_decode_and_trailing_bytes() {
+    let good = Builder::tree().bytes();
+    // Byte 6 is n_classes (varint 3), byte 7 the WeightKind tag: 4 is not a variant.
+    assert_eq!(&good[HEADER_LEN..HEADER_LEN + 2], &[3, 0]);
+    let mut b = good.clone();
+    b[HEADER_LEN + 1] = 4;
+    fix_crc(&mut b);
+    rejects(&b, Error::BodyDecode);
+    // A varint of n_classes that never ends (u16 takes at most 3 bytes).
+    let mut b = good.clone();
+    b[HEADER_LEN] = 0x83;
+    b[HEADER_LEN + 1] = 0x80;
+    b[HEADER_LEN + 2] = 0x80;
+    fix_crc(&mut b);
+    rejects(&b, Error::BodyDecode);
+    // Body cut short by one byte, checksum recomputed.
+    let mut b = good[..good.len() - CHECKSUM_LEN - 1].to_vec();
+    b.extend_from_slice(&[0; 4]);
+    fix_crc(&mut b);
+    rejects(&b, Error::BodyDecode);
+    // Names that are not UTF-8: the last body bytes are the names text.
+    let mut b = good.clone();
+    let last = b.len() - CHECKSUM_LEN - 1;
+    assert_eq!(b[last], b'o', "body ends with the names text");
+    b[last] = 0xFF;
+    fix_crc(&mut b);
+    rejects(&b, Error::BodyDecode);
+    // Option tag 2 for the names.
+    let b = Builder::tree().with(|b| b.names = None).bytes();
+    let mut b2 = b.clone();
+    let tag = b2.len() - CHECKSUM_LEN - 1;
+    assert_eq!(b2[tag], 0);
+    b2[tag] = 2;
+    fix_crc(&mut b2);
+    rejects(&b2, Error::BodyDecode);
+    // One extra byte between body and checksum.
+    let mut b = good[..good.len() - CHECKSUM_LEN].to_vec();
+    b.push(0);
+    b.extend_from_slice(&[0; 4]);
+    fix_crc(&mut b);
+    rejects(&b, Error::BodyTrailingBytes);
+}
+
+#[test]
+fn table_length_and_limits() {
+    rejects_model(Builder::tree().with(|b| b.raw_inputs = Some(vec![0; 15])), Error::TableLength);
+    rejects_model(Builder::tree().with(|b| b.raw_nodes = Some(vec![0; 13])), Error::TableLength);
+    rejects_model(Builder::tree().with(|b| b.raw_term_features = Some(vec![1, 0, 2])), Error::TableLength);
+    rejects_model(Builder::tree().with(|b| b.weight_kind = WeightKind::I16), Error::UnitInvalid);
+    rejects_model(
+        Builder::tree().with(|b| {
+            b.weight_kind = WeightKind::I16;
+            b.weights.push(0);
+        }),
+        Error::TableLength,
+    );
+    rejects_model(
+        Builder::tree().with(|b| {
+            b.weight_kind = WeightKind::I32;
+            b.weights.truncate(8);
+            b.weights.push(0);
+        }),
+        Error::TableLength,
+    );
+    // 65536 term entries: one more than any u16 index can reach.
+    rejects_model(
+        Builder::tree().with(|b| b.raw_term_features = Some(vec![0; 2 << 16])),
+        Error::LimitExceeded,
+    );
+    // 65535 is still fine.
+    let ok =
+        Builder::tree().with(|b| b.term_features = [1, 2].repeat(65535 / 2).into_iter().chain([1]).collect());
+    Model::from_bytes(&ok.bytes()).unwrap();
+}
+
+#[test]
+fn inputs() {
+    let edit = |f: fn(&mut InputRec)| Builder::tree().with(|b| f(&mut b.inputs[0]));
+    rejects_model(edit(|i| i.kind = 2), Error::InputInvalid);
+    rejects_model(edit(|i| i.n_values = 1), Error::InputInvalid);
+    rejects_model(Builder::tree().with(|b| b.inputs[1].n_values = 0), Error::InputInvalid);
+    // scale_exp and missing are host metadata: any value loads.
+    Model::from_bytes(&edit(|i| (i.scale_exp, i.missing) = (-128, i32::MIN)).bytes()).unwrap();
+}
+
+#[test]
+fn features_and_literals() {
+    let edit = |k: usize, f: fn(&mut FeatureRec)| Builder::tree().with(|b| f(&mut b.features[k]));
+    rejects_model(edit(0, |f| f.kind = 4), Error::FeatureInvalid);
+    rejects_model(edit(0, |f| f.shift = 33), Error::FeatureInvalid);
+    rejects_model(edit(0, |f| f.max_abs = 0), Error::FeatureInvalid);
+    rejects_model(edit(0, |f| f.max_abs = 32768), Error::FeatureInvalid);
+    rejects_model(edit(0, |f| f.attr = 2), Error::FeatureInvalid);
+    rejects_model(edit(1, |f| f.attr = 2), Error::FeatureInvalid);
+    rejects_model(edit(1, |f| f.mul = 1), Error::FeatureInvalid);
+    rejects_model(edit(1, |f| f.shift = 1), Error::FeatureInvalid);
+    rejects_model(edit(1, |f| f.max_abs = 1), Error::FeatureInvalid);
+    Model::from_bytes(&edit(1, |f| f.kind = feature_kind::GREATER).bytes()).unwrap();
+    rejects_model(edit(2, |f| f.attr = 0), Error::FeatureInvalid);
+    rejects_model(edit(2, |f| f.attr = 3), Error::FeatureInvalid);
+    rejects_model(edit(2, |f| f.value = 1), Error::FeatureInvalid);
+    rejects_model(edit(2, |f| f.value = -1), Error::FeatureInvalid);
+    rejects_model(edit(2, |f| f.mul = 1), Error::FeatureInvalid);
+    // Extreme but valid numeric quantizations load.
+    Model::from_bytes(
+        &edit(0, |f| (f.shift, f.mul, f.value, f.max_abs) = (32, i16::MIN, i32::MIN, 1)).bytes(),
+    )
+    .unwrap();
+
+    let lit = |f: fn(&mut LiteralRec)| Builder::tree().with(|b| f(&mut b.literals[1]));
+    rejects_model(lit(|l| l.op = literal_op::LE + 1), Error::LiteralInvalid);
+    rejects_model(lit(|l| l.attr = 2), Error::LiteralInvalid);
+    let mut bytes = Builder::tree().bytes();
+    let pad = find(&bytes, &LiteralRec { attr: 1, op: literal_op::NE, value: 0 }.to_bytes()) + 3;
+    bytes[pad] = 1;
+    fix_crc(&mut bytes);
+    rejects(&bytes, Error::LiteralInvalid);
+}
+
+/// Offset of the first occurrence of `needle` (the tests search for records they planted).
+fn find(hay: &[u8], needle: &[u8]) -> usize {
+    hay.windows(needle.len()).position(|w| w == needle).expect("record present")
+}
+
+#[test]
+fn units() {
+    let edit = |k: usize, f: fn(&mut UnitRec)| Builder::tree().with(|b| f(&mut b.units[k]));
+    rejects_model(edit(0, |u| u.flags = 2), Error::UnitInvalid);
+    rejects_model(edit(0, |u| u.n_out = 0), Error::UnitInvalid);
+    rejects_model(edit(0, |u| u.n_terms = 2), Error::UnitInvalid);
+    rejects_model(edit(0, |u| u.term_start = 1), Error::UnitInvalid);
+    rejects_model(edit(0, |u| u.class_start = 3), Error::UnitInvalid);
+    rejects_model(edit(0, |u| u.weight_start = 7), Error::UnitInvalid);
+    rejects_model(edit(1, |u| u.term_start = 1), Error::UnitInvalid);
+    rejects_model(edit(1, |u| u.n_terms = 3), Error::UnitInvalid);
+    rejects_model(edit(1, |u| u.n_out = 3), Error::UnitInvalid);
+    rejects_model(Builder::tree().with(|b| b.term_features[1] = 3), Error::UnitInvalid);
+    // Regression: on 32-bit targets `weight_start + n_out * (n_terms + 1)` wrapped around and
+    // passed the range check (then the bound check indexed out of bounds and panicked).
+    rejects_model(edit(1, |u| u.weight_start = u32::MAX), Error::UnitInvalid);
+    rejects_model(edit(1, |u| u.weight_start = u32::MAX - 5), Error::UnitInvalid);
+    for pad in [1, 6, 7] {
+        let mut bytes = Builder::tree().bytes();
+        let at = find(&bytes, &Builder::tree().units[1].to_bytes()) + pad;
+        bytes[at] = 1;
+        fix_crc(&mut bytes);
+        rejects(&bytes, Error::UnitInvalid);
+    }
+    rejects_model(
+        Builder::tree().with(|b| {
+            b.shape = Shape::Linear;
+            b.linear_unit = 2;
+        }),
+        Error::UnitInvalid,
+    );
+    for u in 0..2 {
+        Model::from_bytes(
+            &Builder::tree()
+                .with(|b| {
+                    b.shape = Shape::Linear;
+                    b.linear_unit = u;
+                })
+                .bytes(),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn classes() {
+    rejects_model(Builder::tree().with(|b| b.n_classes = 0), Error::ClassOutOfRange);
+    rejects_model(Builder::tree().with(|b| b.n_classes = 2), Error::ClassOutOfRange);
+    rejects_model(Builder::tree().with(|b| b.unit_classes[0] = 3), Error::ClassOutOfRange);
+    rejects_model(Builder::tree().with(|b| b.nodes[3].a = 3), Error::ClassOutOfRange);
+    let list = Builder::tree().with(|b| b.shape = Shape::List);
+    Model::from_bytes(&list.bytes()).unwrap();
+    rejects_model(list.clone().with(|b| b.default_class = 3), Error::ClassOutOfRange);
+    rejects_model(list.clone().with(|b| b.entries[0].class = 3), Error::ClassOutOfRange);
+}
+
+#[test]
+fn nodes_and_links() {
+    let edit = |k: usize, f: fn(&mut NodeRec)| Builder::tree().with(|b| f(&mut b.nodes[k]));
+    rejects_model(Builder::tree().with(|b| b.nodes.clear()), Error::NodeInvalid);
+    rejects_model(edit(3, |n| n.kind = 5), Error::NodeInvalid);
+    rejects_model(edit(3, |n| n.value = 1), Error::NodeInvalid);
+    rejects_model(edit(3, |n| n.b = 4), Error::NodeInvalid);
+    rejects_model(edit(4, |n| n.a = 2), Error::NodeInvalid);
+    rejects_model(edit(4, |n| n.c = 1), Error::NodeInvalid);
+    rejects_model(edit(1, |n| n.a = 0), Error::NodeInvalid);
+    rejects_model(edit(1, |n| n.a = 2), Error::NodeInvalid);
+    rejects_model(edit(1, |n| n.c = 2), Error::NodeInvalid);
+    rejects_model(edit(1, |n| n.value = 1), Error::NodeInvalid);
+    rejects_model(edit(1, |n| n.value = -1), Error::NodeInvalid);
+    rejects_model(edit(0, |n| n.a = 2), Error::NodeInvalid);
+    rejects_model(edit(2, |n| n.a = 1), Error::NodeInvalid);
+    rejects_model(edit(2, |n| n.a = 2), Error::NodeInvalid);
+    rejects_model(edit(2, |n| n.value = 1), Error::NodeInvalid);
+    let mut bytes = Builder::tree().bytes();
+    let at = find(&bytes, &Builder::tree().nodes[2].to_bytes()) + 1;
+    bytes[at] = 1;
+    fix_crc(&mut bytes);
+    rejects(&bytes, Error::NodeInvalid);
+
+    rejects_model(edit(0, |n| n.b = 0), Error::LinkNotForward);
+    rejects_model(edit(2, |n| n.b = 1), Error::LinkNotForward);
+    rejects_model(edit(2, |n| n.c = 6), Error::LinkNotForward);
+    rejects_model(edit(1, |n| n.b = 1), Error::LinkNotForward);
+    rejects_model(Builder::tree().with(|b| b.children[0] = 0), Error::LinkNotForward);
+    rejects_model(Builder::tree().with(|b| b.children[2] = 6), Error::LinkNotForward);
+}
+
+#[test]
+fn list_entries() {
+    let list = Builder::tree().with(|b| b.shape = Shape::List);
+    rejects_model(list.clone().with(|b| b.entries[0].unit = 1), Error::ListEntryInvalid);
+    rejects_model(list.clone().with(|b| b.entries[0].unit = 2), Error::ListEntryInvalid);
+    // An empty list always answers its default class.
+    let empty = list.with(|b| (b.entries.clear(), b.default_class = 2).1).bytes();
+    assert_eq!(Model::from_bytes(&empty).unwrap().predict(&[0i32, 0]).unwrap(), 2);
+}
+
+#[test]
+fn accumulator_bound() {
+    let i32s = |w: &[i32]| w.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    let linear = |kind: WeightKind, weights: Vec<u8>, max_abs: u16| {
+        Builder::tree().with(|b| {
+            b.weight_kind = kind;
+            b.weights = weights;
+            b.features[0].max_abs = max_abs;
+            b.shape = Shape::Linear;
+            b.linear_unit = 0;
+            b.units.truncate(1);
+        })
+    };
+    // |bias| alone: i32::MIN has no i32 negation.
+    rejects_model(linear(WeightKind::I32, i32s(&[0, 0, 0, i32::MIN]), 1), Error::AccumulatorMayOverflow);
+    let ok = linear(WeightKind::I32, i32s(&[0, 0, 0, i32::MIN + 1]), 1);
+    assert_eq!(Model::from_bytes(&ok.bytes()).unwrap().predict(&[0i32, 0]).unwrap(), 2);
+    // Exactly i32::MAX is accepted, one more is not.
+    let edge = i32::MAX - 2 - 100 * 1000;
+    let ok = linear(WeightKind::I32, i32s(&[1000, 1, 1, edge]), 100);
+    Model::from_bytes(&ok.bytes()).unwrap();
+    rejects_model(linear(WeightKind::I32, i32s(&[1000, 1, 1, edge + 1]), 100), Error::AccumulatorMayOverflow);
+    rejects_model(linear(WeightKind::I32, i32s(&[i32::MAX, 0, 0, 0]), 2), Error::AccumulatorMayOverflow);
+    // I16 weights: three numeric features at 32767 with weight 32767 overflow i32 (two do not).
+    let i16s: Vec<u8> = [i16::MAX, i16::MAX, i16::MAX, 0].iter().flat_map(|w| w.to_le_bytes()).collect();
+    let wide = |b: &mut Builder| {
+        let f0 = b.features[0];
+        b.features[1] = f0;
+        b.features[2] = f0;
+    };
+    Model::from_bytes(&linear(WeightKind::I16, i16s.clone(), 32767).bytes()).unwrap();
+    rejects_model(linear(WeightKind::I16, i16s, 32767).with(wide), Error::AccumulatorMayOverflow);
+    // The same weights as I16F16 bits accumulate in i64: accepted.
+    let fixed = linear(WeightKind::Fixed, i32s(&[i32::MIN, i32::MIN, i32::MIN, i32::MIN]), 32767);
+    let m_bytes = fixed.bytes();
+    let m = Model::from_bytes(&m_bytes).unwrap();
+    let mut scores = [0i64; 3];
+    m.predict_scores(&[i32::MAX, 2], &mut scores).unwrap();
+    assert_eq!(scores[1], i64::from(i32::MIN) * (32767 + 1 + 1 + 1));
+}
+
+#[test]
+fn names() {
+    rejects_model(Builder::tree().with(|b| b.names = Some("x0\nx1".into())), Error::NamesInvalid);
+    rejects_model(Builder::tree().with(|b| b.names.as_mut().unwrap().push('\n')), Error::NamesInvalid);
+    let bytes = Builder::tree().bytes();
+    let names = Model::from_bytes(&bytes).unwrap().names().unwrap();
+    assert_eq!((names.input(1), names.value(1, 2), names.class(2), names.class(3)), ("x1", "c", "two", ""));
+}
+
+#[test]
+fn predict_errors() {
+    let bytes = Builder::tree().bytes();
+    let m = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(m.predict(&[1i32]).map_err(seen), Err(Error::PredictInputLength));
+    assert_eq!(m.predict(&[1i32, 2, 3]).map_err(seen), Err(Error::PredictInputLength));
+    let mut scores = [0i64; 3];
+    assert_eq!(m.predict_scores(&[1i32], &mut scores).map_err(seen), Err(Error::PredictInputLength));
+    assert_eq!(m.predict_scores(&[1i32, 2], &mut scores[..2]).map_err(seen), Err(Error::PredictScoresBuffer));
+    assert_eq!(m.predict_with(|_| None::<i32>).map_err(seen), Err(Error::PredictInputUnavailable));
+    // x0 > 10 goes right and never reads x1 when the unit says class 0... but unit 0 reads every
+    // feature, and f1 reads x1: unavailable.
+    assert_eq!(
+        m.predict_with(|i| (i == 0).then_some(40i32)).map_err(seen),
+        Err(Error::PredictInputUnavailable)
+    );
+    // x0 <= 10 then x1: both needed, both given.
+    assert_eq!(m.predict_with(|i| [3i32, 0].get(i).copied()), Ok(0));
+}
+
+#[test]
+fn encode_errors() {
+    let b = Builder::tree();
+    let good = b.bytes();
+    let inputs: Vec<u8> = b.inputs.iter().flat_map(InputRec::to_bytes).collect();
+    let repr = ModelRepr {
+        n_classes: 1,
+        weight_kind: WeightKind::I8,
+        inputs: &inputs,
+        features: &[],
+        literals: &[],
+        units: &[],
+        term_features: &[],
+        weights: &[],
+        unit_classes: &[],
+        structure: StructureRepr::Tree {
+            nodes: &NodeRec { kind: 0, a: 0, value: 0, b: 0, c: 0 }.to_bytes(),
+            children: &[],
+        },
+        names: None,
+    };
+    let mut out = vec![0u8; good.len()];
+    let n = format::encode(&repr, &mut out).unwrap();
+    for short in [0, 9, HEADER_LEN + 3, n - 1] {
+        assert_eq!(
+            format::encode(&repr, &mut out[..short]).map_err(seen),
+            Err(Error::EncodeBufferTooSmall),
+            "{short}"
+        );
+    }
+    let m = Model::from_bytes(&out[..n]).unwrap();
+    assert_eq!(m.predict(&[i32::MIN, i32::MAX]), Ok(0));
+}
+
+/// Every single-bit flip, every truncation and every appended byte of the base model is rejected.
+#[test]
+fn every_bit_flip_truncation_and_extension_is_rejected() {
+    for (name, bytes) in [
+        ("tree", Builder::tree().bytes()),
+        ("list", Builder::tree().with(|b| (b.shape = Shape::List, b.names = None).1).bytes()),
+    ] {
+        for bit in 0..bytes.len() * 8 {
+            let mut b = bytes.clone();
+            b[bit / 8] ^= 1 << (bit % 8);
+            let e = Model::from_bytes(&b).expect_err(&format!("{name}: flip of bit {bit} accepted"));
+            let expected = match bit / 8 {
+                0..4 => Error::HeaderBadMagic,
+                4..6 => Error::HeaderUnsupportedVersion,
+                _ => Error::ChecksumMismatch,
+            };
+            assert_eq!(e, expected, "{name}: bit {bit}");
+        }
+        for len in 0..bytes.len() {
+            assert!(Model::from_bytes(&bytes[..len]).is_err(), "{name}: truncation to {len} accepted");
+        }
+        for extra in 0..=255u8 {
+            let mut b = bytes.clone();
+            b.push(extra);
+            assert!(Model::from_bytes(&b).is_err(), "{name}: trailing byte {extra} accepted");
+        }
+    }
+}
+
+#[test]
+fn zzz_every_error_variant_has_a_vector() {
+    // Runs after (or alongside) the others; make sure they have all run by calling them here.
+    header_and_checksum();
+    body_decode_and_trailing_bytes();
+    table_length_and_limits();
+    inputs();
+    features_and_literals();
+    units();
+    classes();
+    nodes_and_links();
+    list_entries();
+    accumulator_bound();
+    names();
+    predict_errors();
+    encode_errors();
+    let src = include_str!("../src/error.rs");
+    let body = &src[src.find("pub enum Error {").expect("enum Error")..];
+    let body = &body[..body.find("\n}").unwrap()];
+    let variants: BTreeSet<String> = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//") && !l.starts_with("pub enum") && l.ends_with(','))
+        .map(|l| l.trim_end_matches(',').to_string())
+        .collect();
+    assert!(variants.len() >= 20, "parsed {variants:?}");
+    let seen = SEEN.lock().unwrap().clone();
+    let missing: Vec<_> = variants.difference(&seen).collect();
+    assert!(
+        missing.is_empty(),
+        "Error variants without a corrupted vector in runtime/tests/corrupt.rs: {missing:?}"
+    );
+}
