@@ -314,24 +314,24 @@ impl fmt::Display for EvalReport {
             self.n
         )?;
         writeln!(f, "model bytes {}", self.model_bytes)?;
-        let w = self.classes.iter().map(String::len).max().unwrap_or(5).max(9);
+        let label = |k: usize| format!("{k} {}", self.classes.get(k).map_or("(unknown)", String::as_str));
+        let w = (0..self.confusion.len()).map(|k| label(k).len()).max().unwrap_or(0).max(9);
         writeln!(f, "confusion (rows: true class, columns: predicted)")?;
-        let mut head = format!("{:>w$}", "");
+        let mut head = format!("{:<w$}", "");
         for k in 0..self.classes.len() {
-            let _ = write!(head, " {:>6}", k);
+            let _ = write!(head, " {k:>6}");
         }
         writeln!(f, "{head}")?;
         for (k, row) in self.confusion.iter().enumerate() {
-            let name = self.classes.get(k).map_or("(unknown)", String::as_str);
-            write!(f, "{:>w$}", format!("{k} {name}"))?;
+            write!(f, "{:<w$}", label(k))?;
             for c in row {
                 write!(f, " {c:>6}")?;
             }
             writeln!(f)?;
         }
-        writeln!(f, "{:>w$} {:>9} {:>9} {:>7}", "class", "precision", "recall", "support")?;
+        writeln!(f, "{:<w$} {:>9} {:>9} {:>7}", "class", "precision", "recall", "support")?;
         for c in &self.per_class {
-            writeln!(f, "{:>w$} {:>9.3} {:>9.3} {:>7}", c.class, c.precision, c.recall, c.support)?;
+            writeln!(f, "{:<w$} {:>9.3} {:>9.3} {:>7}", c.class, c.precision, c.recall, c.support)?;
         }
         if self.unseen_values > 0 || self.unseen_class_rows > 0 {
             write!(
@@ -399,8 +399,8 @@ pub fn eval(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<Eval
         classes,
         confusion,
         per_class,
-        unseen_values: align.unseen_values,
-        unseen_class_rows: align.unseen_classes.iter().map(|(_, n)| n).sum(),
+        unseen_values: align.unseen_value_cells(),
+        unseen_class_rows: align.unseen_class_rows(),
     })
 }
 
@@ -625,6 +625,18 @@ impl Namer<'_> {
             usize::try_from(v).ok().and_then(|v| self.spec.names.as_ref()?.values.get(i)?.get(v).cloned());
         named.unwrap_or_else(|| v.to_string())
     }
+    /// A raw threshold of input `i` in the data's own units.
+    fn number(&self, i: usize, raw: i32) -> String {
+        match self.spec.inputs.get(i).map(|s| s.kind) {
+            Some(InputKind::Numeric { scale_exp }) if scale_exp > 0 => {
+                format!("{}", f64::from(raw) / 10f64.powi(i32::from(scale_exp)))
+            }
+            Some(InputKind::Numeric { scale_exp }) if scale_exp < 0 => {
+                format!("{}", f64::from(raw) * 10f64.powi(-i32::from(scale_exp)))
+            }
+            _ => raw.to_string(),
+        }
+    }
     fn class(&self, c: usize) -> String {
         self.spec
             .names
@@ -636,15 +648,17 @@ impl Namer<'_> {
         match &self.spec.features[f] {
             Feature::Numeric { attr, .. } => self.input(*attr),
             Feature::Equals { attr, value } => format!("{}={}", self.input(*attr), self.value(*attr, *value)),
-            Feature::Greater { attr, value } => format!("{}>{}", self.input(*attr), value),
+            Feature::Greater { attr, value } => {
+                format!("{}>{}", self.input(*attr), self.number(*attr, *value))
+            }
             Feature::Conjunction(lits) => lits
                 .iter()
                 .map(|l| {
                     let (op, v) = match l.op {
                         LiteralOp::Eq => ("=", self.value(l.attr, l.value)),
                         LiteralOp::Ne => ("!=", self.value(l.attr, l.value)),
-                        LiteralOp::Gt => (">", l.value.to_string()),
-                        LiteralOp::Le => ("<=", l.value.to_string()),
+                        LiteralOp::Gt => (">", self.number(l.attr, l.value)),
+                        LiteralOp::Le => ("<=", self.number(l.attr, l.value)),
                     };
                     format!("{}{op}{v}", self.input(l.attr))
                 })
@@ -718,9 +732,10 @@ fn render_text(spec: &ModelSpec) -> String {
                         let _ = writeln!(out, "{pad}{} unknown: same as node {default}", n.input(*attr));
                     }
                     Node::Threshold { attr, threshold, left, right } => {
-                        let _ = writeln!(out, "{pad}{} <= {threshold}:", n.input(*attr));
+                        let t = n.number(*attr, *threshold);
+                        let _ = writeln!(out, "{pad}{} <= {t}:", n.input(*attr));
                         walk(n, nodes, *left, depth + 1, out);
-                        let _ = writeln!(out, "{pad}{} > {threshold}:", n.input(*attr));
+                        let _ = writeln!(out, "{pad}{} > {t}:", n.input(*attr));
                         walk(n, nodes, *right, depth + 1, out);
                     }
                     Node::UnitSplit { unit, left, right } => {
@@ -770,9 +785,10 @@ pub fn render_dot(spec: &ModelSpec) -> String {
                     Node::Class(c) => (dot_escape(&n.class(*c)), "ellipse"),
                     Node::Unit(u) => (unit_label(*u), "box"),
                     Node::Categorical { attr, .. } => (dot_escape(&n.input(*attr)), "diamond"),
-                    Node::Threshold { attr, threshold, .. } => {
-                        (format!("{} <= {threshold}", dot_escape(&n.input(*attr))), "diamond")
-                    }
+                    Node::Threshold { attr, threshold, .. } => (
+                        format!("{} <= {}", dot_escape(&n.input(*attr)), n.number(*attr, *threshold)),
+                        "diamond",
+                    ),
                     Node::UnitSplit { unit, .. } => {
                         (format!("{} <= 0", dot_escape(&n.row(*unit, 0))), "diamond")
                     }
