@@ -1,0 +1,220 @@
+//! Drives the real `ltu` binary in temporary directories (ripgrep's tests/util.rs habit).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data").join(name)
+}
+
+fn ltu(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ltu")).current_dir(dir).args(args).output().expect("run ltu")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs and expects success; returns stdout parsed as JSON.
+fn json(dir: &Path, args: &[&str]) -> Value {
+    let o = ltu(dir, args);
+    assert!(o.status.success(), "ltu {args:?} failed: {}", stderr(&o));
+    serde_json::from_str(&stdout(&o))
+        .unwrap_or_else(|e| panic!("ltu {args:?}: not JSON ({e}): {}", stdout(&o)))
+}
+
+/// Runs and expects a clean failure: non-zero exit, an `error:` line containing `needle`, no panic.
+fn fails(dir: &Path, args: &[&str], needle: &str) {
+    let o = ltu(dir, args);
+    let err = stderr(&o);
+    assert!(!o.status.success(), "ltu {args:?} should fail");
+    assert_eq!(o.status.code(), Some(1), "ltu {args:?}: {err}");
+    assert!(!err.contains("panicked"), "ltu {args:?} panicked: {err}");
+    assert!(err.starts_with("error: "), "ltu {args:?}: {err}");
+    assert!(err.contains(needle), "ltu {args:?}: expected {needle:?} in {err}");
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    std::fs::write(dir.join(name), bytes).unwrap();
+    name.to_string()
+}
+
+fn keys(v: &Value, want: &[&str]) {
+    for k in want {
+        assert!(v.get(k).is_some(), "missing key {k} in {v}");
+    }
+}
+
+#[test]
+fn train_eval_predict_inspect_json_shapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    let t = json(d, &["train", iris, "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    keys(&t, &["train_accuracy", "model_bytes", "decision_nodes", "ltus", "weights_nonzero"]);
+    assert!(t["train_accuracy"].as_f64().unwrap() > 0.9, "{t}");
+    let bytes = std::fs::read(d.join("m.ltu")).unwrap();
+    assert_eq!(t["model_bytes"].as_u64().unwrap() as usize, bytes.len());
+
+    let e = json(d, &["eval", "m.ltu", iris, "--json"]);
+    keys(&e, &["accuracy", "n", "model_bytes", "confusion", "per_class"]);
+    assert_eq!(e["n"], 150);
+    assert_eq!(e["accuracy"], t["train_accuracy"], "eval through the runtime equals the trainer's figure");
+
+    let i = json(d, &["inspect", "m.ltu", "--json"]);
+    keys(&i, &["model_bytes", "decision_nodes", "ltus", "weights_nonzero", "max_macs"]);
+    assert_eq!(i["ltus"], t["ltus"]);
+
+    let dot = ltu(d, &["inspect", "m.ltu", "--dot"]);
+    assert!(stdout(&dot).starts_with("digraph ltu {"), "{}", stdout(&dot));
+    assert!(stdout(&dot).contains("petal"), "dot uses attribute names");
+
+    let p = ltu(d, &["predict", "m.ltu", iris]);
+    assert!(p.status.success());
+    let lines: Vec<String> = stdout(&p).lines().map(String::from).collect();
+    assert_eq!(lines.len(), 150);
+    assert!(lines.iter().all(|l| ["setosa", "versicolor", "virginica"].contains(&l.as_str())));
+    let pj = json(d, &["predict", "m.ltu", iris, "--json"]);
+    assert_eq!(pj["predictions"].as_array().unwrap().len(), 150);
+}
+
+#[test]
+fn cv_json_shape_and_determinism() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let args = ["cv", iris.to_str().unwrap(), "--algo", "ptree", "--folds", "5", "--seed", "3", "--json"];
+    let a = json(d, &args);
+    keys(&a, &["accuracy_mean", "accuracy_std", "model_bytes_mean", "folds"]);
+    assert_eq!(a["folds"], 5);
+    assert!(a["accuracy_mean"].as_f64().unwrap() > 0.8, "{a}");
+    assert_eq!(a, json(d, &args), "same seed, same folds and models");
+}
+
+#[test]
+fn same_seed_gives_byte_identical_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let votes = data("house-votes-84.csv");
+    let v = votes.to_str().unwrap();
+    for out in ["a.ltu", "b.ltu"] {
+        json(d, &["train", v, "--algo", "ptree", "--seed", "11", "-o", out, "--json"]);
+    }
+    assert_eq!(std::fs::read(d.join("a.ltu")).unwrap(), std::fs::read(d.join("b.ltu")).unwrap());
+}
+
+#[test]
+fn weight_kinds_are_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    for w in ["i8", "i16", "i32", "fixed"] {
+        let t = json(
+            d,
+            &["train", iris.to_str().unwrap(), "--algo", "ptree", "--weights", w, "-o", "m.ltu", "--json"],
+        );
+        assert_eq!(t["weights"], w);
+        let i = json(d, &["inspect", "m.ltu", "--json"]);
+        assert_eq!(i["weights"], w);
+    }
+}
+
+#[test]
+fn eval_maps_columns_values_and_classes_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "train.csv",
+        b"colour,size,class\nred,1,yes\nblue,2,no\nred,3,yes\nblue,4,no\nred,2,yes\nblue,1,no\n",
+    );
+    // Columns reordered, an unseen colour, an unseen class.
+    write(d, "test.csv", b"size,class,colour\n1,yes,red\n2,no,blue\n3,maybe,green\n");
+    json(d, &["train", "train.csv", "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    // The class column is not last here, so it is named.
+    let e = json(d, &["eval", "m.ltu", "test.csv", "--target", "class", "--json"]);
+    assert_eq!(e["n"], 3);
+    assert_eq!(e["unseen_values"], 1);
+    assert_eq!(e["unseen_class_rows"], 1);
+    let acc = e["accuracy"].as_f64().unwrap();
+    assert!(acc <= 2.0 / 3.0 + 1e-9, "the unknown-class row counts as wrong: {e}");
+}
+
+#[test]
+fn bad_data_gets_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let train = |file: &str| ["train", file, "--algo", "ptree", "-o", "m.ltu"].map(String::from);
+    let run = |file: &str, needle: &str| {
+        let args = train(file);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        fails(d, &args, needle);
+        assert!(!d.join("m.ltu").exists(), "no model file after a failure ({file})");
+    };
+    run("missing.csv", "missing.csv");
+    write(d, "empty.csv", b"");
+    run("empty.csv", "empty.csv");
+    write(d, "header.csv", b"a,b,class\n");
+    run("header.csv", "header.csv");
+    write(d, "ragged.csv", b"a,b,class\n1,2,x\n3,y\n");
+    run("ragged.csv", "ragged.csv:3");
+    write(d, "single.csv", b"a,class\n1,x\n2,x\n");
+    run("single.csv", "single.csv");
+    write(d, "bytes.csv", b"a,class\n1,x\n\xff\xfe,y\n");
+    run("bytes.csv", "bytes.csv");
+    // A value that is not a number in a column declared numeric: file, line and column.
+    write(d, "num.csv", b"a,b,class\n1,2,x\n3,oops,y\n");
+    fails(d, &["train", "num.csv", "--numeric", "b", "--algo", "ptree", "-o", "m.ltu"], "num.csv:3:2");
+    fails(d, &["train", "num.csv", "--target", "nope", "--algo", "ptree", "-o", "m.ltu"], "nope");
+}
+
+#[test]
+fn bad_models_get_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    write(d, "text.ltu", b"this is not a model at all");
+    fails(d, &["inspect", "text.ltu"], "text.ltu: not a valid ltu model");
+    fails(d, &["eval", "text.ltu", iris], "bad magic");
+    fails(d, &["inspect", "absent.ltu"], "absent.ltu");
+    json(d, &["train", iris, "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    let mut bytes = std::fs::read(d.join("m.ltu")).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x10;
+    write(d, "flipped.ltu", &bytes);
+    fails(d, &["predict", "flipped.ltu", iris], "checksum");
+    write(d, "short.ltu", &bytes[..mid]);
+    fails(d, &["eval", "short.ltu", iris], "short.ltu");
+    // A model without names cannot be matched to data by name.
+    json(d, &["train", iris, "--algo", "ptree", "--no-names", "-o", "anon.ltu", "--json"]);
+    fails(d, &["eval", "anon.ltu", iris], "no names");
+}
+
+#[test]
+fn unwritable_output_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    fails(d, &["train", iris.to_str().unwrap(), "--algo", "ptree", "-o", "no/such/dir/m.ltu"], "m.ltu");
+    let leftovers: Vec<_> = std::fs::read_dir(d).unwrap().collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn unimplemented_algorithms_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let iris = data("iris.csv");
+    fails(
+        dir.path(),
+        &["train", iris.to_str().unwrap(), "--algo", "oblique", "-o", "m.ltu"],
+        "not implemented yet",
+    );
+}
