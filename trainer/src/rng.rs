@@ -63,9 +63,7 @@ impl Rng {
     /// Creates a generator from a 64-bit seed. Every seed, including 0, gives
     /// a different, valid stream.
     pub fn new(seed: u64) -> Rng {
-        Rng {
-            s: seed_state(seed),
-        }
+        Rng { s: seed_state(seed) }
     }
 
     /// Returns the next 64 random bits (the xoshiro256** output).
@@ -145,9 +143,7 @@ impl Rng {
     pub fn fork(&self, stream: u64) -> Rng {
         let [a, b, c, d] = self.s;
         let key = a ^ b.rotate_left(16) ^ c.rotate_left(32) ^ d.rotate_left(48);
-        Rng {
-            s: seed_state(key ^ mix64(stream.wrapping_add(GOLDEN_GAMMA))),
-        }
+        Rng { s: seed_state(key ^ mix64(stream.wrapping_add(GOLDEN_GAMMA))) }
     }
 }
 
@@ -215,23 +211,13 @@ mod tests {
         let got: Vec<u64> = (0..4).map(|_| rng.next_u64()).collect();
         assert_eq!(
             got,
-            [
-                0x99ec_5f36_cb75_f2b4,
-                0xbf6e_1f78_4956_452a,
-                0x1a5f_849d_4933_e6e0,
-                0x6aa5_94f1_262d_2d2c
-            ]
+            [0x99ec_5f36_cb75_f2b4, 0xbf6e_1f78_4956_452a, 0x1a5f_849d_4933_e6e0, 0x6aa5_94f1_262d_2d2c]
         );
         let mut rng = Rng::new(42);
         let got: Vec<u64> = (0..4).map(|_| rng.next_u64()).collect();
         assert_eq!(
             got,
-            [
-                0x1578_0b2e_0c2e_c716,
-                0x6104_d986_6d11_3a7e,
-                0xae17_5332_39e4_99a1,
-                0xecb8_ad47_03b3_60a1
-            ]
+            [0x1578_0b2e_0c2e_c716, 0x6104_d986_6d11_3a7e, 0xae17_5332_39e4_99a1, 0xecb8_ad47_03b3_60a1]
         );
     }
 

@@ -1,0 +1,1003 @@
+//! The data model every learning algorithm uses, and the CSV / ARFF loaders
+//! that build it.
+//!
+//! A [`Dataset`] is a dense row-major table of `f64` attribute values plus
+//! one class index per row, described by a [`Schema`]. Files are untrusted
+//! input: [`load`] and [`load_with_schema`] never panic, and every problem
+//! is a [`DataError`] whose message starts with `path:line:column:` so it can
+//! be found in the file.
+//!
+//! # Formats
+//!
+//! - **CSV** (any file not detected as ARFF): comma-separated, a header row
+//!   naming the columns, RFC 4180 quoting (`"a, b"`, `""` for a quote, line
+//!   breaks allowed inside quotes), unquoted fields trimmed of spaces and
+//!   tabs, blank lines skipped, UTF-8 with an optional byte-order mark.
+//! - **ARFF** (extension `.arff`, any case, or a file whose first line that
+//!   is neither blank nor a `%` comment starts with `@relation`): dense
+//!   Weka ARFF with `numeric` / `real` / `integer`, `string` and nominal
+//!   `{a, b}` attributes, `%` comments and quoted names and values. Sparse
+//!   rows, instance weights and `date` / `relational` attributes are
+//!   rejected with [`DataError::Unsupported`].
+//!
+//! In both formats a cell whose text (unquoted, trimmed) is empty or `?` is
+//! **missing**.
+//!
+//! # Columns and types
+//!
+//! The target (class) column is [`LoadOptions::target`], by default the last
+//! column; columns named in [`LoadOptions::ignore`] are dropped; every other
+//! column is an attribute, in file order. An attribute's type is, in order
+//! of precedence:
+//!
+//! 1. [`LoadOptions::numeric`] / [`LoadOptions::categorical`] overrides;
+//! 2. the ARFF declaration (`string` is categorical);
+//! 3. for CSV, inferred: numeric if every non-missing value is a finite
+//!    decimal number (`[+-]digits[.digits][e[+-]digits]`; no `inf`, `nan`
+//!    or hex), otherwise categorical.
+//!
+//! A value in a numeric column that is not such a number is an error
+//! ([`DataError::NotNumeric`]).
+//!
+//! # Value and class order
+//!
+//! Categorical values and class names are numbered in **order of first
+//! appearance** in the file (so `y`/`n` columns keep the file's order and the
+//! same file always gives the same numbering). ARFF nominal attributes and
+//! an ARFF nominal target keep their **declared** order instead, including
+//! declared values or classes that no row uses. Values are compared as exact
+//! strings: `1` and `1.0` are different categories.
+//!
+//! # Missing values
+//!
+//! Missing attribute values are kept as `NaN` in [`Dataset::x`]; how to
+//! treat them is up to each algorithm (mean/mode imputation with
+//! [`Dataset::impute_values`], an "unknown" branch, ...). A missing class
+//! label is an error ([`DataError::MissingClass`]).
+//!
+//! # Error positions
+//!
+//! In `path:line:column:` both numbers are 1-based; `line` is the physical
+//! line where the offending cell starts. `column` is the **field number**
+//! (the CSV column, or the ARFF attribute number) for errors about a value
+//! or a column name ([`DataError::Ragged`], [`DataError::NotNumeric`],
+//! [`DataError::MissingClass`], [`DataError::UndeclaredValue`],
+//! [`DataError::DuplicateColumn`], [`DataError::EmptyColumnName`]), and the
+//! **character position** in the line for [`DataError::Syntax`],
+//! [`DataError::Unsupported`] and [`DataError::InvalidUtf8`].
+//!
+//! ```
+//! use ltu::data::{load, LoadOptions};
+//! # let dir = tempfile::tempdir().unwrap();
+//! # let path = dir.path().join("votes.csv");
+//! # std::fs::write(&path, "vote,age,party\ny,41,dem\nn,?,rep\ny,33,dem\n").unwrap();
+//! let data = load(&path, &LoadOptions::default())?;
+//! assert_eq!((data.n_rows(), data.n_attrs()), (3, 2));
+//! assert_eq!(data.schema.classes, ["dem", "rep"]);
+//! assert_eq!(data.row(1)[0], 1.0); // `n` is the second `vote` value seen
+//! assert!(data.row(1)[1].is_nan()); // `?` is missing
+//! # Ok::<(), ltu::data::DataError>(())
+//! ```
+
+mod arff;
+mod csv;
+mod text;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use text::{parse_number, Cell, Declared, RawTable};
+
+/// The type of an attribute.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AttrKind {
+    /// A number; [`Dataset::x`] holds its value.
+    Numeric {
+        /// The most digits after the decimal point among the column's
+        /// values as written (for exponent notation, the digits needed
+        /// after the point: `1.5e-3` counts 4), capped at 255. Multiplying
+        /// by `10^decimals` converts every value of the column to an
+        /// integer number of raw units.
+        decimals: u8,
+    },
+    /// One of a fixed set of strings; [`Dataset::x`] holds the index into
+    /// `values` as an `f64`.
+    Categorical {
+        /// The value names, in order of first appearance (ARFF: declared
+        /// order).
+        values: Vec<String>,
+    },
+}
+
+/// A named attribute (input column).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attribute {
+    /// The column name from the file header.
+    pub name: String,
+    /// Numeric or categorical.
+    pub kind: AttrKind,
+}
+
+/// What the columns of a [`Dataset`] mean: the attributes, in order, and the
+/// class names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schema {
+    /// The attributes, in file order (target and ignored columns removed).
+    pub attributes: Vec<Attribute>,
+    /// The class names; a class index is a position in this list.
+    pub classes: Vec<String>,
+}
+
+impl Schema {
+    /// Number of attributes.
+    pub fn n_attrs(&self) -> usize {
+        self.attributes.len()
+    }
+
+    /// Number of classes.
+    pub fn n_classes(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// Index of the attribute called `name`, if any.
+    pub fn attribute_index(&self, name: &str) -> Option<usize> {
+        self.attributes.iter().position(|a| a.name == name)
+    }
+}
+
+/// A table of examples: attribute values and a class per row.
+///
+/// Datasets built by [`load`] and [`load_with_schema`] satisfy:
+/// `x.len() == n_rows() * n_attrs()`; every `y[i] < schema.classes.len()`;
+/// each non-`NaN` value of a categorical attribute is an integer index into
+/// its `values`; numeric values are finite.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    /// Attribute and class names and types.
+    pub schema: Schema,
+    /// Row-major values, `n_rows * n_attrs`: the number for a numeric
+    /// attribute, the value index (as `f64`) for a categorical one, `NaN`
+    /// when missing.
+    pub x: Vec<f64>,
+    /// Class index of each row.
+    pub y: Vec<usize>,
+    /// Where the data came from (the file path), for messages.
+    pub source: String,
+}
+
+impl Dataset {
+    /// Number of rows (examples).
+    pub fn n_rows(&self) -> usize {
+        self.y.len()
+    }
+
+    /// Number of attributes.
+    pub fn n_attrs(&self) -> usize {
+        self.schema.attributes.len()
+    }
+
+    /// Number of classes.
+    pub fn n_classes(&self) -> usize {
+        self.schema.classes.len()
+    }
+
+    /// The attribute values of row `i`.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `i >= n_rows()`.
+    pub fn row(&self, i: usize) -> &[f64] {
+        let n = self.n_attrs();
+        &self.x[i * n..(i + 1) * n]
+    }
+
+    /// A new dataset holding the given rows, in the given order (an index
+    /// may repeat), with the same schema and source.
+    ///
+    /// # Panics
+    ///
+    /// Panics if an index is `>= n_rows()`.
+    pub fn subset(&self, rows: &[usize]) -> Dataset {
+        let mut x = Vec::with_capacity(rows.len() * self.n_attrs());
+        for &i in rows {
+            x.extend_from_slice(self.row(i));
+        }
+        Dataset {
+            schema: self.schema.clone(),
+            x,
+            y: rows.iter().map(|&i| self.y[i]).collect(),
+            source: self.source.clone(),
+        }
+    }
+
+    /// Number of rows of each class, indexed by class (length
+    /// `n_classes()`; a `y` outside the class list is not counted).
+    pub fn class_counts(&self) -> Vec<usize> {
+        let mut counts = vec![0; self.n_classes()];
+        for &c in &self.y {
+            if let Some(count) = counts.get_mut(c) {
+                *count += 1;
+            }
+        }
+        counts
+    }
+
+    /// A value per attribute to put in place of a missing one, computed
+    /// from this dataset's non-missing values (use the training set's):
+    ///
+    /// - numeric: the mean, rounded to the attribute's `decimals` (so it is
+    ///   a whole number of raw units);
+    /// - categorical: the index of the most frequent value (the lowest index
+    ///   on a tie).
+    ///
+    /// An attribute with no non-missing value gets `0.0` (for a categorical
+    /// attribute whose `values` is empty, which only happens when every
+    /// cell of the column is missing, that is not a valid index: such an
+    /// attribute carries no information and is best skipped).
+    pub fn impute_values(&self) -> Vec<f64> {
+        let n = self.n_attrs();
+        self.schema
+            .attributes
+            .iter()
+            .enumerate()
+            .map(|(j, attr)| {
+                let column =
+                    (0..self.n_rows()).filter_map(|i| self.x.get(i * n + j).copied()).filter(|v| !v.is_nan());
+                match &attr.kind {
+                    AttrKind::Numeric { decimals } => {
+                        let (sum, count) = column.fold((0.0, 0usize), |(s, c), v| (s + v, c + 1));
+                        if count == 0 {
+                            0.0
+                        } else {
+                            round_to(sum / count as f64, *decimals)
+                        }
+                    }
+                    AttrKind::Categorical { values } => {
+                        let mut counts = vec![0usize; values.len()];
+                        for v in column {
+                            if let Some(c) = counts.get_mut(v as usize) {
+                                *c += 1;
+                            }
+                        }
+                        // First maximum: lowest index on a tie.
+                        let mut best = 0;
+                        for (k, &c) in counts.iter().enumerate() {
+                            if c > counts[best] {
+                                best = k;
+                            }
+                        }
+                        best as f64
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// Rounds `v` to `decimals` digits after the point (half away from zero in
+/// decimal, via the exact shortest decimal formatting).
+fn round_to(v: f64, decimals: u8) -> f64 {
+    if decimals >= 17 {
+        return v; // finer than f64 resolution for typical magnitudes
+    }
+    format!("{:.*}", usize::from(decimals), v).parse().unwrap_or(v)
+}
+
+/// How to read a file: which column is the class, which to drop, and type
+/// overrides. All names are column names from the file header. The fields
+/// correspond to the CLI's `--target`, `--ignore`, `--numeric` and
+/// `--categorical`, which is how errors refer to them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The class column; `None` means the last column.
+    pub target: Option<String>,
+    /// Columns to drop.
+    pub ignore: Vec<String>,
+    /// Columns to read as numbers even if the file says otherwise (an ARFF
+    /// nominal attribute); a value that is not a number is an error.
+    pub numeric: Vec<String>,
+    /// Columns to read as categories even if every value is a number (for
+    /// numeric codes such as monks' `a1..a6`).
+    pub categorical: Vec<String>,
+}
+
+/// Why a file could not be loaded. Every message names the file, and where
+/// a position exists it starts with `path:line:column:` or `path:line:`; see
+/// the [module docs](self#error-positions) for what `column` counts.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataError {
+    /// The file could not be read.
+    #[error("{path}: cannot read the file")]
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file has no content (or only blank lines).
+    #[error("{path}: the file is empty; expected a header row naming the columns")]
+    Empty {
+        /// The file.
+        path: String,
+    },
+    /// The file has a header but no data rows.
+    #[error("{path}:{line}: the file has a header but no data rows")]
+    NoRows {
+        /// The file.
+        path: String,
+        /// The header line.
+        line: usize,
+    },
+    /// The bytes are not UTF-8.
+    #[error("{path}:{line}:{column}: invalid UTF-8: byte 0x{byte:02X} at byte offset {offset}")]
+    InvalidUtf8 {
+        /// The file.
+        path: String,
+        /// Line of the first invalid byte.
+        line: usize,
+        /// Character column of the first invalid byte.
+        column: usize,
+        /// Byte offset of the first invalid byte from the start of the file.
+        offset: usize,
+        /// The first invalid byte.
+        byte: u8,
+    },
+    /// A CSV or ARFF syntax error.
+    #[error("{path}:{line}:{column}: {message}")]
+    Syntax {
+        /// The file.
+        path: String,
+        /// Line of the problem.
+        line: usize,
+        /// Character column of the problem.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Valid ARFF that ltu does not support (sparse rows, weights, dates).
+    #[error("{path}:{line}:{column}: {what}")]
+    Unsupported {
+        /// The file.
+        path: String,
+        /// Line of the construct.
+        line: usize,
+        /// Character column of the construct.
+        column: usize,
+        /// What is not supported.
+        what: String,
+    },
+    /// A row has a different number of fields than the header.
+    #[error("{path}:{line}:{column}: expected {expected} fields (as in the header), found {found}")]
+    Ragged {
+        /// The file.
+        path: String,
+        /// Line of the row.
+        line: usize,
+        /// The first extra field, or the first missing one.
+        column: usize,
+        /// Number of columns in the header.
+        expected: usize,
+        /// Number of fields in the row.
+        found: usize,
+    },
+    /// A value in a numeric column is not a finite number.
+    #[error("{path}:{line}:{column}: column `{name}` is numeric but \"{value}\" is not a finite number")]
+    NotNumeric {
+        /// The file.
+        path: String,
+        /// Line of the cell.
+        line: usize,
+        /// Field number of the cell.
+        column: usize,
+        /// Column name.
+        name: String,
+        /// The cell text.
+        value: String,
+    },
+    /// An ARFF value that its nominal attribute does not declare.
+    #[error("{path}:{line}:{column}: \"{value}\" is not a declared value of attribute `{name}` ({{{}}})", declared.join(", "))]
+    UndeclaredValue {
+        /// The file.
+        path: String,
+        /// Line of the cell.
+        line: usize,
+        /// Field (attribute) number of the cell.
+        column: usize,
+        /// Attribute name.
+        name: String,
+        /// The cell text.
+        value: String,
+        /// The declared values.
+        declared: Vec<String>,
+    },
+    /// A row has no class label.
+    #[error("{path}:{line}:{column}: the class label (column `{name}`) is missing")]
+    MissingClass {
+        /// The file.
+        path: String,
+        /// Line of the cell.
+        line: usize,
+        /// Field number of the target column.
+        column: usize,
+        /// The target column name.
+        name: String,
+    },
+    /// Every row has the same class, so there is nothing to learn.
+    #[error("{path}: every row has class `{class}` (column `{name}`, {rows} rows); a classifier needs at least two classes")]
+    SingleClass {
+        /// The file.
+        path: String,
+        /// The target column name.
+        name: String,
+        /// The only class.
+        class: String,
+        /// Number of rows.
+        rows: usize,
+    },
+    /// A column name in the header is empty.
+    #[error("{path}:{line}:{column}: column {column} has an empty name")]
+    EmptyColumnName {
+        /// The file.
+        path: String,
+        /// The header line (ARFF: the `@attribute` line).
+        line: usize,
+        /// Column number.
+        column: usize,
+    },
+    /// Two columns have the same name.
+    #[error("{path}:{line}:{column}: duplicate column name `{name}` (also column {first_column})")]
+    DuplicateColumn {
+        /// The file.
+        path: String,
+        /// The header line (ARFF: the second `@attribute` line).
+        line: usize,
+        /// Column number of the second occurrence.
+        column: usize,
+        /// The name.
+        name: String,
+        /// Column number of the first occurrence.
+        first_column: usize,
+    },
+    /// An option names a column the file does not have.
+    #[error("{path}:{line}: {option} `{name}` names no column; the columns are: {}", Names(available))]
+    UnknownColumn {
+        /// The file.
+        path: String,
+        /// The header line.
+        line: usize,
+        /// `--target`, `--ignore`, `--numeric` or `--categorical`.
+        option: &'static str,
+        /// The name given.
+        name: String,
+        /// Every column name, in file order.
+        available: Vec<String>,
+    },
+    /// Options that contradict each other (e.g. the target is ignored).
+    #[error("{path}: column `{name}` {reason}")]
+    ConflictingOptions {
+        /// The file.
+        path: String,
+        /// The column concerned.
+        name: String,
+        /// What conflicts.
+        reason: &'static str,
+    },
+    /// No column is left to be an attribute.
+    #[error("{path}:{line}: no attribute columns: the file has {columns} column(s), all taken by the class and --ignore (fields must be separated by `,`)")]
+    NoAttributes {
+        /// The file.
+        path: String,
+        /// The header line.
+        line: usize,
+        /// Number of columns in the file.
+        columns: usize,
+    },
+    /// [`load_with_schema`]: an attribute of the schema is not a column of
+    /// the file.
+    #[error(
+        "{path}:{line}: the model's attribute `{name}` is not a column of this file; the columns are: {}",
+        Names(available)
+    )]
+    MissingAttribute {
+        /// The file.
+        path: String,
+        /// The header line.
+        line: usize,
+        /// The schema attribute.
+        name: String,
+        /// Every column name, in file order.
+        available: Vec<String>,
+    },
+}
+
+/// Formats a list of column names as `` `a`, `b`, `c` ``.
+struct Names<'a>(&'a [String]);
+
+impl fmt::Display for Names<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, name) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "`{name}`")?;
+        }
+        Ok(())
+    }
+}
+
+/// What [`load_with_schema`] had to do to fit a file onto a schema. None of
+/// it is an error; callers decide what to warn about.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AlignReport {
+    /// File columns that are neither a schema attribute nor the target, in
+    /// file order; they were skipped.
+    pub ignored_columns: Vec<String>,
+    /// Categorical values the schema does not know, per attribute, in order
+    /// of first appearance; each such cell was read as missing (`NaN`).
+    pub unseen_values: Vec<UnseenValue>,
+    /// Class names the schema does not know, in order of first appearance.
+    pub unseen_classes: Vec<UnseenClass>,
+}
+
+/// A categorical value not in the schema (see [`AlignReport`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnseenValue {
+    /// The attribute.
+    pub attribute: String,
+    /// The value text.
+    pub value: String,
+    /// Number of cells with this value.
+    pub count: usize,
+}
+
+/// A class name not in the schema (see [`AlignReport`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnseenClass {
+    /// The class name.
+    pub name: String,
+    /// The class index its rows got: `>=` the schema's class count.
+    pub index: usize,
+    /// Number of rows with this class.
+    pub count: usize,
+}
+
+impl AlignReport {
+    /// Number of cells read as missing because their value was unseen.
+    pub fn unseen_value_cells(&self) -> usize {
+        self.unseen_values.iter().map(|u| u.count).sum()
+    }
+
+    /// Number of rows whose class the schema does not know.
+    pub fn unseen_class_rows(&self) -> usize {
+        self.unseen_classes.iter().map(|u| u.count).sum()
+    }
+}
+
+/// Reads a CSV or ARFF file into a [`Dataset`]; see the [module
+/// docs](self) for the formats, type inference and value order.
+///
+/// # Errors
+///
+/// Any [`DataError`]: the file cannot be read, is empty, has no data rows,
+/// is not UTF-8 or not valid CSV/ARFF, has ragged rows, empty or duplicate
+/// column names, a non-number in a numeric column, a missing class label or
+/// only one class; or `opts` names unknown columns, contradicts itself, or
+/// leaves no attribute.
+pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
+    let source = path.display().to_string();
+    let bytes = read(&source, path)?;
+    let text = text::decode(&source, &bytes)?;
+    let table = parse(&source, path, text)?;
+    build(&source, &table, opts)
+}
+
+/// Reads a CSV or ARFF file and maps it onto `schema` **by name**, to
+/// evaluate a model trained on another file.
+///
+/// - The target column is `opts.target`, or the last column; the other
+///   options are not used (the schema fixes which columns are read and
+///   their types).
+/// - Each schema attribute is read from the column of the same name, in
+///   whatever order the columns come; other columns are skipped (listed in
+///   [`AlignReport::ignored_columns`]).
+/// - Numeric attributes must hold numbers. A categorical value the schema
+///   does not list becomes missing (`NaN`) and is counted in
+///   [`AlignReport::unseen_values`].
+/// - The returned schema is `schema` with any class names it does not know
+///   appended to `classes`, in order of first appearance; so every `y` is
+///   valid for the returned dataset, and a `y >= schema.classes.len()` is a
+///   class the model cannot predict, which evaluation counts as an error.
+///   These classes are listed in [`AlignReport::unseen_classes`].
+/// - A single class is fine here (a test file may hold one class).
+///
+/// # Errors
+///
+/// The file errors of [`load`]; [`DataError::MissingAttribute`] when a
+/// schema attribute has no column; [`DataError::ConflictingOptions`] when
+/// the target column is also a schema attribute.
+pub fn load_with_schema(
+    path: &Path,
+    opts: &LoadOptions,
+    schema: &Schema,
+) -> Result<(Dataset, AlignReport), DataError> {
+    let source = path.display().to_string();
+    let bytes = read(&source, path)?;
+    let text = text::decode(&source, &bytes)?;
+    let table = parse(&source, path, text)?;
+    align(&source, &table, opts, schema)
+}
+
+fn read(source: &str, path: &Path) -> Result<Vec<u8>, DataError> {
+    std::fs::read(path).map_err(|e| DataError::Io { path: source.to_string(), source: e })
+}
+
+/// True if the file is ARFF: by extension, or by a first meaningful line
+/// starting with `@relation`.
+fn is_arff(path: &Path, text: &str) -> bool {
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("arff")) {
+        return true;
+    }
+    text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('%')).is_some_and(|l| {
+        l.get(..9).is_some_and(|k| k.eq_ignore_ascii_case("@relation"))
+            && l[9..].chars().next().is_none_or(char::is_whitespace)
+    })
+}
+
+fn parse<'a>(source: &'a str, path: &Path, text: &'a str) -> Result<RawTable<'a>, DataError> {
+    let table = if is_arff(path, text) { arff::parse(source, text)? } else { csv::parse(source, text)? };
+    if table.rows.is_empty() {
+        return Err(DataError::NoRows { path: source.to_string(), line: table.header_line });
+    }
+    Ok(table)
+}
+
+/// Finds the target column: `opts.target` or the last one.
+fn target_column(source: &str, table: &RawTable<'_>, opts: &LoadOptions) -> Result<usize, DataError> {
+    match &opts.target {
+        Some(name) => column_index(source, table, "--target", name),
+        None => Ok(table.columns.len().saturating_sub(1)),
+    }
+}
+
+fn column_index(
+    source: &str,
+    table: &RawTable<'_>,
+    option: &'static str,
+    name: &str,
+) -> Result<usize, DataError> {
+    table.columns.iter().position(|c| c.name == name).ok_or_else(|| DataError::UnknownColumn {
+        path: source.to_string(),
+        line: table.header_line,
+        option,
+        name: name.to_string(),
+        available: table.columns.iter().map(|c| c.name.clone()).collect(),
+    })
+}
+
+/// The type an attribute column is read as.
+enum ReadAs<'t> {
+    /// Numbers; anything else is an error.
+    Numeric,
+    /// Numbers if all parse, else categorical in first-appearance order.
+    Infer,
+    /// Categorical with these values first, in this order (ARFF nominal),
+    /// then any others in order of first appearance.
+    Categorical(&'t [String]),
+}
+
+fn build(source: &str, table: &RawTable<'_>, opts: &LoadOptions) -> Result<Dataset, DataError> {
+    let target = target_column(source, table, opts)?;
+    let n_cols = table.columns.len();
+    let mut ignored = vec![false; n_cols];
+    for name in &opts.ignore {
+        ignored[column_index(source, table, "--ignore", name)?] = true;
+    }
+    let mut as_numeric = vec![false; n_cols];
+    for name in &opts.numeric {
+        as_numeric[column_index(source, table, "--numeric", name)?] = true;
+    }
+    let mut as_categorical = vec![false; n_cols];
+    for name in &opts.categorical {
+        as_categorical[column_index(source, table, "--categorical", name)?] = true;
+    }
+    let conflict = |c: usize, reason| DataError::ConflictingOptions {
+        path: source.to_string(),
+        name: table.columns[c].name.clone(),
+        reason,
+    };
+    if ignored[target] {
+        return Err(conflict(target, "is the target (class) column and is also in --ignore"));
+    }
+    if as_numeric[target] {
+        return Err(conflict(
+            target,
+            "is the target (class) column, which is always categorical, but is in --numeric",
+        ));
+    }
+    if let Some(c) = (0..n_cols).find(|&c| as_numeric[c] && as_categorical[c]) {
+        return Err(conflict(c, "is in both --numeric and --categorical"));
+    }
+    let attr_cols: Vec<usize> = (0..n_cols).filter(|&c| c != target && !ignored[c]).collect();
+    if attr_cols.is_empty() {
+        return Err(DataError::NoAttributes {
+            path: source.to_string(),
+            line: table.header_line,
+            columns: n_cols,
+        });
+    }
+
+    let n_rows = table.rows.len();
+    let n_attrs = attr_cols.len();
+    let mut x = vec![f64::NAN; n_rows * n_attrs];
+    let mut attributes = Vec::with_capacity(n_attrs);
+    for (j, &c) in attr_cols.iter().enumerate() {
+        let column = &table.columns[c];
+        let read_as = if as_numeric[c] {
+            ReadAs::Numeric
+        } else if as_categorical[c] {
+            match &column.declared {
+                Declared::Nominal(values) => ReadAs::Categorical(values),
+                _ => ReadAs::Categorical(&[]),
+            }
+        } else {
+            match &column.declared {
+                Declared::Numeric => ReadAs::Numeric,
+                Declared::Nominal(values) => ReadAs::Categorical(values),
+                Declared::Text => ReadAs::Categorical(&[]),
+                Declared::Untyped => ReadAs::Infer,
+            }
+        };
+        let cells = || table.rows.iter().map(|r| &r.cells[c]);
+        let kind = match read_as {
+            ReadAs::Numeric => {
+                let mut decimals = 0;
+                for (i, cell) in cells().enumerate() {
+                    if cell.is_missing() {
+                        continue;
+                    }
+                    let (v, d) =
+                        parse_number(&cell.text).ok_or_else(|| not_numeric(source, cell, c, &column.name))?;
+                    x[i * n_attrs + j] = v;
+                    decimals = decimals.max(d);
+                }
+                AttrKind::Numeric { decimals }
+            }
+            ReadAs::Infer => match infer_numeric(cells()) {
+                Some((values, decimals)) => {
+                    for (i, v) in values.into_iter().enumerate() {
+                        x[i * n_attrs + j] = v;
+                    }
+                    AttrKind::Numeric { decimals }
+                }
+                None => categorical(cells(), &[], &mut x, n_attrs, j),
+            },
+            ReadAs::Categorical(declared) => categorical(cells(), declared, &mut x, n_attrs, j),
+        };
+        attributes.push(Attribute { name: column.name.clone(), kind });
+    }
+
+    let target_col = &table.columns[target];
+    let mut classes: Vec<String> = match &target_col.declared {
+        Declared::Nominal(values) => values.clone(),
+        _ => Vec::new(),
+    };
+    let mut class_index = first_index(&classes);
+    let mut y = Vec::with_capacity(n_rows);
+    for row in &table.rows {
+        let cell = &row.cells[target];
+        if cell.is_missing() {
+            return Err(missing_class(source, cell, target, &target_col.name));
+        }
+        let next = classes.len();
+        let k = *class_index.entry(cell.text.to_string()).or_insert(next);
+        if k == next {
+            classes.push(cell.text.to_string());
+        }
+        y.push(k);
+    }
+    let mut counts = vec![0usize; classes.len()];
+    for &k in &y {
+        counts[k] += 1;
+    }
+    let present: Vec<usize> = (0..classes.len()).filter(|&k| counts[k] > 0).collect();
+    if let [only] = present[..] {
+        return Err(DataError::SingleClass {
+            path: source.to_string(),
+            name: target_col.name.clone(),
+            class: classes[only].clone(),
+            rows: n_rows,
+        });
+    }
+    Ok(Dataset { schema: Schema { attributes, classes }, x, y, source: source.to_string() })
+}
+
+/// Maps each name to the index of its first occurrence.
+fn first_index(names: &[String]) -> HashMap<String, usize> {
+    let mut index = HashMap::with_capacity(names.len());
+    for (k, name) in names.iter().enumerate() {
+        index.entry(name.clone()).or_insert(k);
+    }
+    index
+}
+
+/// Parses every non-missing cell as a number; `None` if one is not.
+fn infer_numeric<'c, 'a: 'c>(cells: impl Iterator<Item = &'c Cell<'a>>) -> Option<(Vec<f64>, u8)> {
+    let mut decimals = 0;
+    let mut values = Vec::new();
+    for cell in cells {
+        if cell.is_missing() {
+            values.push(f64::NAN);
+        } else {
+            let (v, d) = parse_number(&cell.text)?;
+            decimals = decimals.max(d);
+            values.push(v);
+        }
+    }
+    Some((values, decimals))
+}
+
+/// Numbers the values of a categorical column (declared ones first) and
+/// writes the indexes into column `j` of `x`.
+fn categorical<'c, 'a: 'c>(
+    cells: impl Iterator<Item = &'c Cell<'a>>,
+    declared: &[String],
+    x: &mut [f64],
+    n_attrs: usize,
+    j: usize,
+) -> AttrKind {
+    let mut values: Vec<String> = declared.to_vec();
+    let mut index: HashMap<&str, usize> = declared.iter().enumerate().map(|(i, v)| (v.as_str(), i)).collect();
+    for (i, cell) in cells.enumerate() {
+        if cell.is_missing() {
+            continue;
+        }
+        let next = values.len();
+        let k = *index.entry(cell.text.as_ref()).or_insert(next);
+        if k == next {
+            values.push(cell.text.to_string());
+        }
+        x[i * n_attrs + j] = k as f64;
+    }
+    AttrKind::Categorical { values }
+}
+
+fn not_numeric(source: &str, cell: &Cell<'_>, c: usize, name: &str) -> DataError {
+    DataError::NotNumeric {
+        path: source.to_string(),
+        line: cell.line,
+        column: c + 1,
+        name: name.to_string(),
+        value: cell.text.to_string(),
+    }
+}
+
+fn missing_class(source: &str, cell: &Cell<'_>, c: usize, name: &str) -> DataError {
+    DataError::MissingClass {
+        path: source.to_string(),
+        line: cell.line,
+        column: c + 1,
+        name: name.to_string(),
+    }
+}
+
+fn align(
+    source: &str,
+    table: &RawTable<'_>,
+    opts: &LoadOptions,
+    schema: &Schema,
+) -> Result<(Dataset, AlignReport), DataError> {
+    let target = target_column(source, table, opts)?;
+    let target_name = &table.columns[target].name;
+    if schema.attribute_index(target_name).is_some() {
+        return Err(DataError::ConflictingOptions {
+            path: source.to_string(),
+            name: target_name.clone(),
+            reason: "is the target (class) column but is also an attribute of the model; name the class column with --target",
+        });
+    }
+    let by_name: HashMap<&str, usize> =
+        table.columns.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+    let mut attr_cols = Vec::with_capacity(schema.n_attrs());
+    for attr in &schema.attributes {
+        match by_name.get(attr.name.as_str()) {
+            Some(&c) => attr_cols.push(c),
+            None => {
+                return Err(DataError::MissingAttribute {
+                    path: source.to_string(),
+                    line: table.header_line,
+                    name: attr.name.clone(),
+                    available: table.columns.iter().map(|c| c.name.clone()).collect(),
+                })
+            }
+        }
+    }
+    let mut report = AlignReport {
+        ignored_columns: table
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != target && !attr_cols.contains(&i))
+            .map(|(_, c)| c.name.clone())
+            .collect(),
+        ..AlignReport::default()
+    };
+
+    let n_rows = table.rows.len();
+    let n_attrs = attr_cols.len();
+    let mut x = vec![f64::NAN; n_rows * n_attrs];
+    for (j, (attr, &c)) in schema.attributes.iter().zip(&attr_cols).enumerate() {
+        match &attr.kind {
+            AttrKind::Numeric { .. } => {
+                for (i, row) in table.rows.iter().enumerate() {
+                    let cell = &row.cells[c];
+                    if cell.is_missing() {
+                        continue;
+                    }
+                    let (v, _) =
+                        parse_number(&cell.text).ok_or_else(|| not_numeric(source, cell, c, &attr.name))?;
+                    x[i * n_attrs + j] = v;
+                }
+            }
+            AttrKind::Categorical { values } => {
+                let index = first_index(values);
+                let mut unseen: HashMap<&str, usize> = HashMap::new();
+                for (i, row) in table.rows.iter().enumerate() {
+                    let cell = &row.cells[c];
+                    if cell.is_missing() {
+                        continue;
+                    }
+                    match index.get(cell.text.as_ref()) {
+                        Some(&k) => x[i * n_attrs + j] = k as f64,
+                        None => {
+                            let slot = *unseen.entry(cell.text.as_ref()).or_insert_with(|| {
+                                report.unseen_values.push(UnseenValue {
+                                    attribute: attr.name.clone(),
+                                    value: cell.text.to_string(),
+                                    count: 0,
+                                });
+                                report.unseen_values.len() - 1
+                            });
+                            report.unseen_values[slot].count += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    let mut classes = schema.classes.clone();
+    let mut class_index = first_index(&classes);
+    let mut y = Vec::with_capacity(n_rows);
+    for row in &table.rows {
+        let cell = &row.cells[target];
+        if cell.is_missing() {
+            return Err(missing_class(source, cell, target, target_name));
+        }
+        let next = classes.len();
+        let k = *class_index.entry(cell.text.to_string()).or_insert(next);
+        if k == next {
+            classes.push(cell.text.to_string());
+            report.unseen_classes.push(UnseenClass { name: cell.text.to_string(), index: k, count: 0 });
+        }
+        if let Some(unseen) =
+            k.checked_sub(schema.classes.len()).and_then(|u| report.unseen_classes.get_mut(u))
+        {
+            unseen.count += 1;
+        }
+        y.push(k);
+    }
+    Ok((
+        Dataset {
+            schema: Schema { attributes: schema.attributes.clone(), classes },
+            x,
+            y,
+            source: source.to_string(),
+        },
+        report,
+    ))
+}
