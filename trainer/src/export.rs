@@ -541,7 +541,18 @@ impl ModelSpec {
             let live: Vec<usize> = (0..u.terms.len()).filter(|&j| u.rows.iter().any(|r| r[j] != 0)).collect();
             let sparse_bytes = live.len() * 2 + n_out * live.len() * kind.width();
             let dense_bytes = n_out * n_features * kind.width();
-            let sparse = sparse_bytes < dense_bytes;
+            // Dense storage adds up the weights of repeated terms; that sum may not fit `kind`
+            // even when every term does (`fits` checks terms), so then store the unit sparse.
+            let merged = |row: &Vec<i64>| {
+                let mut d = vec![0i64; n_features + 1];
+                for (j, &t) in u.terms.iter().enumerate() {
+                    d[t] += row[j];
+                }
+                d[n_features] = row[u.terms.len()];
+                d
+            };
+            let dense_fits = u.rows.iter().all(|r| merged(r).iter().all(|w| (lo..=hi).contains(w)));
+            let sparse = sparse_bytes < dense_bytes || !dense_fits;
             let mut dense_rows = Vec::new();
             if sparse {
                 let start = term_features.len() / 2;
@@ -564,14 +575,7 @@ impl ModelSpec {
                     .to_bytes(),
                 );
             } else {
-                for row in &u.rows {
-                    let mut d = vec![0i64; n_features + 1];
-                    for (j, &t) in u.terms.iter().enumerate() {
-                        d[t] += row[j];
-                    }
-                    d[n_features] = row[u.terms.len()];
-                    dense_rows.push(d);
-                }
+                dense_rows.extend(u.rows.iter().map(merged));
                 units.extend_from_slice(
                     &UnitRec {
                         flags: 0,
