@@ -1,12 +1,1365 @@
-//! Perceptron trees (Utgoff 1989) — being written.
-use crate::algo::{Context, TrainError, Algo};
-use crate::export::ModelSpec;
+//! Perceptron trees (Utgoff 1989, "Perceptron Trees: A Case Study in Hybrid Concept
+//! Representations"): decision trees whose leaves are linear threshold units, grown incrementally
+//! by the *perceptron tree error correction procedure* (Table II) without storing instances.
+//!
+//! # The procedure (section 4.2, Table II)
+//!
+//! A node is *empty*, a *decision node* (an attribute test with one branch per value observed so
+//! far) or an *LTU node*. [`PerceptronTree::update`] presents one instance:
+//!
+//! 1. traverse decision nodes along the instance's values;
+//! 2. at a decision node without a branch for the value, grow the branch with an empty node;
+//! 3. an empty node becomes an LTU with zero weights (or, with [`Params::pocket`], the parent's
+//!    pocket weights, section 5.2);
+//! 4. compute `y = W·I` over the symmetric encoding (`+1` if attribute = value, else `-1`, plus the
+//!    threshold feature `θ = 1`, section 4.1);
+//! 5. negative instance and `y ≥ 0`: `W ← W − I(⌊y/|I|²⌋ + 1)`;
+//! 6. positive instance and `y ≤ 0`: `W ← W − I(⌊y/|I|²⌋ − 1)`;
+//! 7. if the LTU makes no progress (section 4.2.1), replace it by a test on the attribute with the
+//!    lowest `E`-score (section 4.2.2); branches are grown by later instances.
+//!
+//! `|I|² = I·I` equals `dim W` for the paper's ±1 features, so steps 5–6 are the paper's
+//! absolute error correction rule verbatim; with numeric features (section 5.5) `I·I` is the
+//! divisor that keeps the rule's guarantee that the corrected `W` classifies `I` correctly. The
+//! paper leaves `y = 0` ("classification unknown", section 3) unhandled; it is corrected here as
+//! an error for both classes, otherwise a zero-initialised LTU would never move. Weights are
+//! integers throughout ([`Weight`]).
+//!
+//! An LTU's `W` covers only the features of attributes that no decision node above it fixes
+//! (the fourth point after Table II); a numeric attribute is never fixed by a threshold test, so
+//! it stays in the LTUs below and can be tested again.
+//!
+//! # Beyond the paper
+//!
+//! - **Multi-class**: with `K > 2` classes an LTU is a linear machine (one weight row per class,
+//!   argmax, ties to the lowest row) corrected by the absolute linear-machine rule: when class `j`
+//!   wins over the true class `i`, `W_i += cI`, `W_j −= cI` with `c = ⌊(y_j − y_i)/(2|I|²)⌋ + 1`.
+//!   The `E`-score is Quinlan's expected entropy over `K` classes.
+//! - **Numeric attributes** (section 5.5): used directly inside LTUs as one quantized
+//!   [`Feature::Numeric`], and tested at decision nodes by a threshold chosen from per-class
+//!   histograms over fixed bins of the raw value ([`FeatureSpace`]), so no instance is stored.
+//! - **Pocket** (section 5.2, Gallant 1986): each LTU keeps the weights with the longest run of
+//!   consecutive correct classifications, predicts with them and initialises its children from
+//!   them after a split.
+//! - **Noise** (section 5.4): a split needs [`Params::min_split`] instances at the LTU, depth is
+//!   bounded by [`Params::max_depth`], and [`train`] can hold out [`Params::prune_fraction`] of
+//!   the data to replace decision subtrees by the LTU they replaced (or a class leaf) when that
+//!   is not worse on the held-out data.
+//!
+//! See `docs/PERCEPTRON_TREE.md` for the reproduction of section 4.3 and measurements.
 
-/// Perceptron tree options.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Params {}
+use std::fmt;
 
-/// Learns a perceptron tree.
-pub fn train(_ctx: &Context<'_>, _p: &Params) -> Result<ModelSpec, TrainError> {
-    Err(TrainError::NotImplemented(Algo::Ptree))
+use crate::algo::{Context, TrainError};
+use crate::encode;
+use crate::export::{Feature, InputKind, InputSpec, ModelSpec, Node, Structure, Unit, WeightKind};
+use crate::rng::Rng;
+
+/// The integer type of every weight while training (exported as-is; `algo::finish` picks the
+/// stored width).
+pub type Weight = i64;
+
+/// Order in which [`train`] presents the training rows in each epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Order {
+    /// In file order, over and over (the list is circular, section 4.3).
+    Cyclic,
+    /// A fresh permutation drawn from the seed in every epoch.
+    #[default]
+    Shuffled,
+}
+
+/// When an LTU is judged not to be making progress (section 4.2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SplitRule {
+    /// The paper's heuristic: split when `C > log dim(W)`, `C` being the number of consecutive
+    /// weight-vector adjustments since some weight's historical minimum or maximum changed.
+    #[default]
+    Progress,
+    /// The exact but conservative test of Corollary 1: split when the number of weight vectors
+    /// visited exceeds `∏ (w_i,max − w_i,min + 1)`, bound (1) on the distinct vectors that could
+    /// have been visited; then some vector was visited twice and the instances at the node are
+    /// provably not linearly separable. Rarely fires on more than a handful of features.
+    Corollary1,
+}
+
+/// Base of the logarithm in the `C > log dim(W)` test; the paper does not say which one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogBase {
+    /// Natural logarithm.
+    #[default]
+    E,
+    /// Binary logarithm.
+    Two,
+    /// Decimal logarithm.
+    Ten,
+}
+
+impl LogBase {
+    /// `⌊log dim⌋`, exact (for an integer `C`, `C > log d ⇔ C > ⌊log d⌋`).
+    fn floor_log(self, dim: usize) -> u32 {
+        let d = dim.max(1);
+        match self {
+            LogBase::Two => d.ilog2(),
+            LogBase::Ten => d.ilog10(),
+            // ln d is irrational for every integer d > 1, so rounding cannot cross an integer.
+            LogBase::E => (d as f64).ln().floor() as u32,
+        }
+    }
+}
+
+/// Perceptron tree options. Every field has a default that works on the reference data sets;
+/// `Params::paper()` gives the configuration of the paper.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// Maximum passes over the training rows; training stops earlier as soon as the tree
+    /// classifies every training row correctly (section 4.3).
+    pub epochs: usize,
+    /// Presentation order in each epoch.
+    pub order: Order,
+    /// When to split (section 4.2.1).
+    pub split_rule: SplitRule,
+    /// Logarithm of the [`SplitRule::Progress`] test.
+    pub log_base: LogBase,
+    /// Keep each LTU's pocket weights (section 5.2, Gallant 1986), predict with them and
+    /// initialise child LTUs from them after a split. Off: predict with the current weights and
+    /// start children at zero, as in the paper.
+    pub pocket: bool,
+    /// An LTU may split only after it has been presented this many instances (repeated
+    /// presentations count; section 5.4). 0 as in the paper.
+    pub min_split: u64,
+    /// Maximum number of decision nodes on a path from the root; LTUs at this depth never split
+    /// (section 5.4). `usize::MAX` as in the paper.
+    pub max_depth: usize,
+    /// Fraction of the training rows [`train`] holds out (chosen with the seed) to prune the tree
+    /// bottom-up after training: a decision subtree is replaced by the LTU it replaced, or by its
+    /// majority class, when that makes no more errors on the held-out rows. 0 disables pruning.
+    pub prune_fraction: f64,
+    /// Numeric attributes become one feature quantized to `[-numeric_max_abs, numeric_max_abs]`
+    /// over the training range (section 5.5).
+    pub numeric_max_abs: u16,
+    /// Number of fixed bins (quantiles of the training values) per numeric attribute whose
+    /// per-class counts choose threshold tests; costs `bins × classes` counters per numeric
+    /// attribute in every LTU.
+    pub numeric_bins: usize,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            epochs: 50,
+            order: Order::Shuffled,
+            split_rule: SplitRule::Progress,
+            log_base: LogBase::E,
+            pocket: true,
+            min_split: 30,
+            max_depth: 6,
+            prune_fraction: 0.2,
+            numeric_max_abs: 32,
+            numeric_bins: 16,
+        }
+    }
+}
+
+impl Params {
+    /// The paper's configuration: cyclic order, the progress test, no pocket, no stopping
+    /// rules, no pruning, and enough epochs to reach consistency on consistent data.
+    pub fn paper() -> Self {
+        Params {
+            epochs: 1000,
+            order: Order::Cyclic,
+            pocket: false,
+            min_split: 0,
+            max_depth: usize::MAX,
+            prune_fraction: 0.0,
+            ..Params::default()
+        }
+    }
+
+    fn check(&self) -> Result<(), TrainError> {
+        let bad = |s: String| Err(TrainError::InvalidOption(s));
+        if self.epochs == 0 {
+            return bad("ptree epochs must be at least 1".into());
+        }
+        if !(0.0..0.9).contains(&self.prune_fraction) {
+            return bad(format!("ptree prune fraction must be in [0, 0.9), got {}", self.prune_fraction));
+        }
+        if self.numeric_max_abs == 0 || self.numeric_max_abs > 32767 {
+            return bad(format!("ptree numeric max_abs must be in 1..=32767, got {}", self.numeric_max_abs));
+        }
+        if !(2..=1024).contains(&self.numeric_bins) {
+            return bad(format!("ptree numeric bins must be in 2..=1024, got {}", self.numeric_bins));
+        }
+        Ok(())
+    }
+}
+
+/// The instance space a tree learns over: raw inputs, the features LTUs read, and the bins of
+/// numeric attributes.
+///
+/// An instance is a slice of raw input values (`x[a]`: a category index for a categorical
+/// input, `n_values` or any out-of-range value meaning unknown; raw units for a numeric one),
+/// exactly what the runtime reads, so the exported model computes the same features.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeatureSpace {
+    inputs: Vec<InputSpec>,
+    features: Vec<Feature>,
+    /// Per input: the raw attribute a feature depends on alone (`None` for conjunctions).
+    feature_attr: Vec<Option<usize>>,
+    /// Per numeric input: sorted, distinct bin edges; bin `b` holds `edges[b-1] < x <= edges[b]`.
+    edges: Vec<Vec<i32>>,
+}
+
+impl FeatureSpace {
+    /// A space of `features` over `inputs`; `edges[a]` are the sorted bin edges of numeric input
+    /// `a` (ignored for categorical inputs; empty = never split on it).
+    ///
+    /// # Errors
+    /// [`TrainError::InvalidOption`] if a feature reads a missing input or the edges are not
+    /// strictly increasing.
+    pub fn new(
+        inputs: Vec<InputSpec>,
+        features: Vec<Feature>,
+        mut edges: Vec<Vec<i32>>,
+    ) -> Result<Self, TrainError> {
+        edges.resize(inputs.len(), Vec::new());
+        for (a, inp) in inputs.iter().enumerate() {
+            if matches!(inp.kind, InputKind::Categorical { .. }) {
+                edges[a].clear();
+            } else if edges[a].windows(2).any(|w| w[0] >= w[1]) {
+                return Err(TrainError::InvalidOption(format!(
+                    "bin edges of input {a} are not strictly increasing"
+                )));
+            }
+        }
+        let mut feature_attr = Vec::with_capacity(features.len());
+        for f in &features {
+            let attr = match f {
+                Feature::Numeric { attr, .. }
+                | Feature::Equals { attr, .. }
+                | Feature::Greater { attr, .. } => Some(*attr),
+                Feature::Conjunction(lits) => {
+                    if let Some(l) = lits.iter().find(|l| l.attr >= inputs.len()) {
+                        return Err(TrainError::InvalidOption(format!(
+                            "feature reads input {} of {}",
+                            l.attr,
+                            inputs.len()
+                        )));
+                    }
+                    None
+                }
+            };
+            if let Some(a) = attr.filter(|&a| a >= inputs.len()) {
+                return Err(TrainError::InvalidOption(format!(
+                    "feature reads input {a} of {}",
+                    inputs.len()
+                )));
+            }
+            feature_attr.push(attr);
+        }
+        Ok(FeatureSpace { inputs, features, feature_attr, edges })
+    }
+
+    /// Boolean or nominal attributes only, in the paper's symmetric encoding: attribute `a` with
+    /// `n_values[a]` values gives one `Equals` feature per value (section 4.1).
+    pub fn categorical(n_values: &[u16]) -> Self {
+        let inputs: Vec<InputSpec> = n_values
+            .iter()
+            .map(|&n| InputSpec { kind: InputKind::Categorical { n_values: n }, missing: i32::from(n) })
+            .collect();
+        let features = encode::standard_features(&inputs, &[], 1);
+        let feature_attr = features
+            .iter()
+            .map(|f| match f {
+                Feature::Equals { attr, .. } => Some(*attr),
+                _ => None,
+            })
+            .collect();
+        let edges = vec![Vec::new(); inputs.len()];
+        FeatureSpace { inputs, features, feature_attr, edges }
+    }
+
+    /// The standard space of [`encode::standard_features`] over `rows` (raw training inputs),
+    /// numeric features quantized to `±max_abs`, and `bins` quantile bins per numeric input.
+    pub fn standard(inputs: &[InputSpec], rows: &[Vec<i32>], max_abs: u16, bins: usize) -> Self {
+        let features = encode::standard_features(inputs, rows, max_abs);
+        let edges = inputs
+            .iter()
+            .enumerate()
+            .map(|(a, inp)| match inp.kind {
+                InputKind::Categorical { .. } => Vec::new(),
+                InputKind::Numeric { .. } => quantile_edges(rows.iter().map(|r| r[a]).collect(), bins),
+            })
+            .collect();
+        FeatureSpace::new(inputs.to_vec(), features, edges).expect("standard features are valid")
+    }
+
+    /// Raw input descriptors.
+    pub fn inputs(&self) -> &[InputSpec] {
+        &self.inputs
+    }
+
+    /// Features the LTUs read.
+    pub fn features(&self) -> &[Feature] {
+        &self.features
+    }
+
+    /// Number of count slots of input `a`: values plus "unknown", or bins.
+    fn n_slots(&self, a: usize) -> usize {
+        match self.inputs[a].kind {
+            InputKind::Categorical { n_values } => usize::from(n_values) + 1,
+            InputKind::Numeric { .. } => self.edges[a].len() + 1,
+        }
+    }
+
+    /// Count slot of raw value `v` of input `a`.
+    #[inline]
+    fn slot(&self, a: usize, v: i32) -> usize {
+        match self.inputs[a].kind {
+            InputKind::Categorical { n_values } => match usize::try_from(v) {
+                Ok(v) if v < usize::from(n_values) => v,
+                _ => usize::from(n_values),
+            },
+            InputKind::Numeric { .. } => self.edges[a].partition_point(|&e| e < v),
+        }
+    }
+}
+
+/// Up to `bins - 1` distinct edges splitting `values` into about equally full bins; an edge `e`
+/// sends `x <= e` left. Edges at or above the maximum are dropped (they split nothing).
+fn quantile_edges(mut values: Vec<i32>, bins: usize) -> Vec<i32> {
+    values.sort_unstable();
+    let Some(&max) = values.last() else { return Vec::new() };
+    let n = values.len();
+    let mut edges: Vec<i32> =
+        (1..bins).map(|i| values[(i * n / bins).saturating_sub(1)]).filter(|&e| e < max).collect();
+    edges.dedup();
+    edges
+}
+
+/// A test at a decision node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Test {
+    /// One branch per value of a categorical input.
+    Categorical {
+        /// Raw input.
+        attr: usize,
+    },
+    /// `x <= threshold` takes branch 0, otherwise branch 1.
+    Threshold {
+        /// Raw input.
+        attr: usize,
+        /// Threshold in raw units.
+        threshold: i32,
+    },
+}
+
+/// What one call of [`PerceptronTree::update`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Step {
+    /// The LTU reached classified the instance correctly before training (`y` on the right side
+    /// of 0, strictly).
+    pub correct: bool,
+    /// The weights were adjusted (steps 5–6).
+    pub adjusted: bool,
+    /// The LTU was replaced by a decision node (step 7).
+    pub split: bool,
+    /// A new branch was grown (step 2).
+    pub grew: bool,
+}
+
+/// Size of a tree, counting only nodes reachable from the root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TreeStats {
+    /// Decision nodes.
+    pub decision_nodes: usize,
+    /// LTU nodes.
+    pub ltus: usize,
+    /// Branches of decision nodes not grown yet (they predict the node's majority class).
+    pub missing_branches: usize,
+    /// Most decision nodes on a root-to-leaf path.
+    pub depth: usize,
+    /// Weights of the reachable LTUs (biases included).
+    pub weights: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Ltu {
+    /// Feature indices of the terms.
+    active: Vec<u32>,
+    /// 1 (binary LTU, classes `[0, 1]`) or the number of classes (linear machine).
+    n_rows: usize,
+    /// `n_rows` rows of `active.len() + 1` weights, bias (θ) last.
+    w: Vec<Weight>,
+    /// Historical minimum and maximum of each weight (section 4.2.1).
+    lo: Vec<Weight>,
+    hi: Vec<Weight>,
+    /// Consecutive adjustments since a minimum or maximum changed.
+    c: u32,
+    /// `⌊log dim W⌋` for the progress test.
+    c_limit: u32,
+    /// Weight-vector adjustments so far.
+    adjustments: u64,
+    /// Instances presented.
+    seen: u64,
+    /// Instances per class.
+    class_counts: Vec<u64>,
+    /// Inputs this LTU could be replaced by a test on, and the first count slot of each.
+    attrs: Vec<u32>,
+    offsets: Vec<u32>,
+    /// Per slot, per class: instances seen (section 4.2.2).
+    counts: Vec<u32>,
+    /// Pocket (section 5.2): best weights, their run of correct answers, the current run, and
+    /// whether the pocket holds the current weights.
+    pocket: Vec<Weight>,
+    pocket_run: u64,
+    run: u64,
+    pocket_current: bool,
+    depth: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Decision {
+    test: Test,
+    children: Vec<Option<usize>>,
+    /// Training instances per branch (known values), the parent LTU's counts included; unknown
+    /// values take the branch with the most (ties to the lowest).
+    seen: Vec<u64>,
+    /// Majority class of the replaced LTU: prediction for a branch not grown yet.
+    fallback: usize,
+    /// The replaced LTU's features and predicting weights (pocket, or current): used to prune
+    /// back to it, and projected to initialise children when the pocket is on.
+    prior_active: Vec<u32>,
+    prior_w: Vec<Weight>,
+    /// Children's features, eligible attributes, initial weights.
+    child_active: Vec<u32>,
+    child_attrs: Vec<u32>,
+    child_w: Vec<Weight>,
+    depth: usize,
+}
+
+impl Decision {
+    /// Branch an instance takes, and whether its value was known (unknown categorical values
+    /// take [`Decision::default_branch`]).
+    #[inline]
+    fn branch(&self, x: &[i32]) -> (usize, bool) {
+        match self.test {
+            Test::Categorical { attr } => match usize::try_from(x[attr]) {
+                Ok(v) if v < self.children.len() => (v, true),
+                _ => (self.default_branch(), false),
+            },
+            Test::Threshold { attr, threshold } => (usize::from(x[attr] > threshold), true),
+        }
+    }
+
+    fn child(&self, x: &[i32]) -> Option<usize> {
+        self.children[self.branch(x).0]
+    }
+
+    fn default_branch(&self) -> usize {
+        let mut best = 0;
+        for (i, &s) in self.seen.iter().enumerate() {
+            if s > self.seen[best] {
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum NodeState {
+    /// Only transiently (Table II step 2–3); kept for completeness of the node kinds.
+    Empty {
+        depth: usize,
+        active: Vec<u32>,
+        attrs: Vec<u32>,
+        init: Vec<Weight>,
+    },
+    Ltu(Ltu),
+    Decision(Decision),
+}
+
+/// Counters of a tree's history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct History {
+    /// Instances presented to [`PerceptronTree::update`].
+    pub instances: u64,
+    /// Weight-vector adjustments.
+    pub adjustments: u64,
+    /// Splits (LTU → decision node), with the 1-based instance number of each of the first 64.
+    pub splits: u64,
+    /// Instance numbers (1-based) of the first splits.
+    pub split_at: [u64; 8],
+}
+
+/// A perceptron tree, trained incrementally by [`PerceptronTree::update`] without storing
+/// instances.
+///
+/// ```
+/// use ltu::perceptron_tree::{FeatureSpace, Params, PerceptronTree};
+///
+/// // (a ∨ b) ⊕ (c ∧ d), section 4.3: four boolean attributes, 16 instances in order.
+/// let mut tree = PerceptronTree::new(FeatureSpace::categorical(&[2; 4]), 2, &Params::paper());
+/// let rows: Vec<[i32; 4]> = (0..16).map(|i| [(i >> 3) & 1, (i >> 2) & 1, (i >> 1) & 1, i & 1]).collect();
+/// let label = |r: &[i32; 4]| usize::from(((r[0] | r[1]) ^ (r[2] & r[3])) == 1);
+/// let mut n = 0;
+/// while !rows.iter().all(|r| tree.predict(r) == label(r)) {
+///     let r = &rows[n % 16];
+///     tree.update(r, label(r));
+///     n += 1;
+/// }
+/// assert_eq!(tree.stats().decision_nodes, 2);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct PerceptronTree {
+    space: FeatureSpace,
+    n_classes: usize,
+    split_rule: SplitRule,
+    log_base: LogBase,
+    pocket: bool,
+    min_split: u64,
+    max_depth: usize,
+    nodes: Vec<NodeState>,
+    /// Feature values of the current instance at the reached LTU (no allocation per update).
+    scratch: Vec<i32>,
+    history: History,
+}
+
+impl PerceptronTree {
+    /// A tree of a single empty node over `space` for `n_classes` classes (labels
+    /// `0..n_classes`), with the split, pocket and stopping options of `p`.
+    pub fn new(space: FeatureSpace, n_classes: usize, p: &Params) -> Self {
+        let n_classes = n_classes.max(1);
+        let active: Vec<u32> = (0..space.features.len() as u32).collect();
+        let attrs: Vec<u32> =
+            (0..space.inputs.len() as u32).filter(|&a| space.n_slots(a as usize) > 1).collect();
+        let rows = if n_classes > 2 { n_classes } else { 1 };
+        let init = vec![0; rows * (active.len() + 1)];
+        PerceptronTree {
+            scratch: vec![0; space.features.len()],
+            space,
+            n_classes,
+            split_rule: p.split_rule,
+            log_base: p.log_base,
+            pocket: p.pocket,
+            min_split: p.min_split,
+            max_depth: p.max_depth,
+            nodes: vec![NodeState::Empty { depth: 0, active, attrs, init }],
+            history: History::default(),
+        }
+    }
+
+    /// The instance space.
+    pub fn space(&self) -> &FeatureSpace {
+        &self.space
+    }
+
+    /// Number of classes.
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// Counters of what training did so far.
+    pub fn history(&self) -> History {
+        self.history
+    }
+
+    /// Presents one training instance (raw inputs `x`, class `label`) to the perceptron tree
+    /// error correction procedure (Table II). Does not allocate unless the tree grows.
+    ///
+    /// # Panics
+    /// If `x` is shorter than the number of inputs or `label >= n_classes`.
+    pub fn update(&mut self, x: &[i32], label: usize) -> Step {
+        assert!(label < self.n_classes, "label {label} out of range 0..{}", self.n_classes);
+        assert!(
+            x.len() >= self.space.inputs.len(),
+            "instance has {} inputs, expected {}",
+            x.len(),
+            self.space.inputs.len()
+        );
+        self.history.instances += 1;
+        let mut step = Step::default();
+        // Steps 1–2: traverse decision nodes, growing a missing branch.
+        let mut id = 0;
+        loop {
+            let next = self.nodes.len();
+            let grown = match &mut self.nodes[id] {
+                NodeState::Decision(d) => {
+                    let (b, known) = d.branch(x);
+                    if known {
+                        d.seen[b] += 1;
+                    }
+                    match d.children[b] {
+                        Some(c) => {
+                            id = c;
+                            continue;
+                        }
+                        None => {
+                            d.children[b] = Some(next);
+                            NodeState::Empty {
+                                depth: d.depth + 1,
+                                active: d.child_active.clone(),
+                                attrs: d.child_attrs.clone(),
+                                init: d.child_w.clone(),
+                            }
+                        }
+                    }
+                }
+                NodeState::Empty { depth, active, attrs, init } => {
+                    // Step 3: make it an LTU.
+                    let (active, attrs, init) =
+                        (std::mem::take(active), std::mem::take(attrs), std::mem::take(init));
+                    let ltu =
+                        Ltu::new(&self.space, self.n_classes, self.log_base, *depth, active, attrs, init);
+                    self.nodes[id] = NodeState::Ltu(ltu);
+                    continue;
+                }
+                NodeState::Ltu(_) => break,
+            };
+            id = next;
+            self.nodes.push(grown);
+            step.grew = true;
+        }
+        let NodeState::Ltu(ltu) = &mut self.nodes[id] else { unreachable!() };
+        // Steps 4–6.
+        ltu.count(&self.space, x, label);
+        for (s, &f) in self.scratch.iter_mut().zip(&ltu.active) {
+            *s = self.space.features[f as usize].value(x);
+        }
+        let f = &self.scratch[..ltu.active.len()];
+        let outcome = ltu.correct(f, label, self.pocket);
+        step.correct = outcome.is_none();
+        let Some(range_changed) = outcome else { return step };
+        step.adjusted = true;
+        self.history.adjustments += 1;
+        // Step 7.
+        let no_progress = match self.split_rule {
+            SplitRule::Progress => {
+                ltu.c = if range_changed { 0 } else { ltu.c + 1 };
+                ltu.c > ltu.c_limit
+            }
+            SplitRule::Corollary1 => ltu.revisited(),
+        };
+        if no_progress && ltu.depth < self.max_depth && ltu.seen >= self.min_split {
+            if let Some(test) = ltu.best_test(&self.space) {
+                self.split(id, test);
+                step.split = true;
+                let h = &mut self.history;
+                if let Some(s) = h.split_at.get_mut(h.splits as usize) {
+                    *s = h.instances;
+                }
+                h.splits += 1;
+            } else {
+                // No attribute separates anything here: wait for new evidence.
+                ltu.c = 0;
+            }
+        }
+        step
+    }
+
+    /// Replaces LTU `id` by a decision node with `test` and no branches (step 7).
+    fn split(&mut self, id: usize, test: Test) {
+        let NodeState::Ltu(ltu) = &self.nodes[id] else { unreachable!() };
+        let prior_w = if self.pocket && ltu.pocket_run > 0 { ltu.pocket.clone() } else { ltu.w.clone() };
+        let (n_branches, fixed) = match test {
+            Test::Categorical { attr } => (usize::from(ltu_n_values(&self.space, attr)), Some(attr)),
+            Test::Threshold { .. } => (2, None),
+        };
+        let keep: Vec<bool> = ltu
+            .active
+            .iter()
+            .map(|&f| fixed.is_none() || self.space.feature_attr[f as usize] != fixed)
+            .collect();
+        let child_active: Vec<u32> =
+            ltu.active.iter().zip(&keep).filter(|(_, &k)| k).map(|(&f, _)| f).collect();
+        let child_attrs: Vec<u32> =
+            ltu.attrs.iter().copied().filter(|&a| Some(a as usize) != fixed).collect();
+        let dim = ltu.active.len() + 1;
+        let mut child_w = Vec::with_capacity(ltu.n_rows * (child_active.len() + 1));
+        for r in 0..ltu.n_rows {
+            let row = &prior_w[r * dim..(r + 1) * dim];
+            for (j, &w) in row.iter().enumerate() {
+                if j + 1 == dim || keep[j] {
+                    child_w.push(if self.pocket { w } else { 0 });
+                }
+            }
+        }
+        // Branch populations from the counts the LTU kept.
+        let mut seen = vec![0u64; n_branches];
+        let k = self.n_classes;
+        match test {
+            Test::Categorical { attr } => {
+                let i = ltu.attrs.iter().position(|&a| a as usize == attr).expect("eligible attribute");
+                let base = ltu.offsets[i] as usize;
+                for (v, s) in seen.iter_mut().enumerate() {
+                    *s = ltu.counts[(base + v) * k..(base + v + 1) * k].iter().map(|&c| u64::from(c)).sum();
+                }
+            }
+            Test::Threshold { attr, threshold } => {
+                let i = ltu.attrs.iter().position(|&a| a as usize == attr).expect("eligible attribute");
+                let base = ltu.offsets[i] as usize;
+                for (b, &e) in self.space.edges[attr].iter().chain([&i32::MAX]).enumerate() {
+                    let n: u64 =
+                        ltu.counts[(base + b) * k..(base + b + 1) * k].iter().map(|&c| u64::from(c)).sum();
+                    seen[usize::from(e > threshold)] += n;
+                }
+            }
+        }
+        let decision = Decision {
+            test,
+            children: vec![None; n_branches],
+            seen,
+            fallback: argmax(&ltu.class_counts),
+            prior_active: ltu.active.clone(),
+            prior_w,
+            child_active,
+            child_attrs,
+            child_w,
+            depth: ltu.depth,
+        };
+        self.nodes[id] = NodeState::Decision(decision);
+    }
+
+    /// The class the tree assigns to raw inputs `x`.
+    ///
+    /// # Panics
+    /// If `x` is shorter than the number of inputs.
+    pub fn predict(&self, x: &[i32]) -> usize {
+        self.predict_from(0, x)
+    }
+
+    fn predict_from(&self, mut id: usize, x: &[i32]) -> usize {
+        loop {
+            match &self.nodes[id] {
+                NodeState::Empty { .. } => return 0,
+                NodeState::Ltu(l) => return l.predict(&self.space, x, self.pocket),
+                NodeState::Decision(d) => match d.child(x) {
+                    Some(c) => id = c,
+                    None => return d.fallback,
+                },
+            }
+        }
+    }
+
+    /// Whether every `(rows[i], labels[i])` is classified correctly.
+    pub fn is_consistent(&self, rows: &[Vec<i32>], labels: &[usize]) -> bool {
+        rows.iter().zip(labels).all(|(x, &y)| self.predict(x) == y)
+    }
+
+    /// Size figures of the reachable tree.
+    pub fn stats(&self) -> TreeStats {
+        let mut s = TreeStats::default();
+        let mut stack = vec![(0usize, 0usize)];
+        while let Some((id, depth)) = stack.pop() {
+            s.depth = s.depth.max(depth);
+            match &self.nodes[id] {
+                NodeState::Empty { .. } => {}
+                NodeState::Ltu(l) => {
+                    s.ltus += 1;
+                    s.weights += l.w.len();
+                }
+                NodeState::Decision(d) => {
+                    s.decision_nodes += 1;
+                    for c in &d.children {
+                        match c {
+                            Some(c) => stack.push((*c, depth + 1)),
+                            None => s.missing_branches += 1,
+                        }
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    /// Presents `rows` (raw inputs) with `labels` epoch after epoch in `p.order` until the tree
+    /// is consistent or `p.epochs` passes are done; reports `(epoch, epochs)` to `progress`.
+    /// Returns the number of epochs run.
+    pub fn fit(
+        &mut self,
+        rows: &[Vec<i32>],
+        labels: &[usize],
+        p: &Params,
+        seed: u64,
+        progress: &dyn Fn(u64, u64),
+    ) -> usize {
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        let mut rng = Rng::new(seed);
+        for epoch in 0..p.epochs {
+            if self.is_consistent(rows, labels) {
+                return epoch;
+            }
+            if p.order == Order::Shuffled {
+                rng.shuffle(&mut order);
+            }
+            for &i in &order {
+                self.update(&rows[i], labels[i]);
+            }
+            progress(epoch as u64 + 1, p.epochs as u64);
+        }
+        p.epochs
+    }
+
+    /// Prunes bottom-up with held-out `rows`: each decision subtree (deepest first) is replaced
+    /// by the LTU it replaced, or by its majority class, when that makes no more errors on the
+    /// held-out rows reaching it (section 5.4). Returns the number of subtrees replaced.
+    pub fn prune(&mut self, rows: &[Vec<i32>], labels: &[usize]) -> usize {
+        // Held-out rows reaching each node; pruning below a node does not change who reaches it.
+        let mut reach: Vec<Vec<usize>> = vec![Vec::new(); self.nodes.len()];
+        for (i, x) in rows.iter().enumerate() {
+            let mut id = 0;
+            loop {
+                reach[id].push(i);
+                match &self.nodes[id] {
+                    NodeState::Decision(d) => match d.child(x) {
+                        Some(c) => id = c,
+                        None => break,
+                    },
+                    _ => break,
+                }
+            }
+        }
+        let mut pruned = 0;
+        // Children have larger ids than their parents.
+        for id in (0..self.nodes.len()).rev() {
+            let NodeState::Decision(d) = &self.nodes[id] else { continue };
+            if reach[id].is_empty() {
+                continue;
+            }
+            let errors =
+                |f: &dyn Fn(&[i32]) -> usize| reach[id].iter().filter(|&&i| f(&rows[i]) != labels[i]).count();
+            let subtree = errors(&|x| self.predict_from(id, x));
+            let prior = Ltu::frozen(&self.space, self.n_classes, self.log_base, d);
+            let as_ltu = errors(&|x| prior.predict(&self.space, x, false));
+            let as_class = errors(&|_| d.fallback);
+            if as_ltu <= subtree && as_ltu <= as_class {
+                self.nodes[id] = NodeState::Ltu(prior);
+                pruned += 1;
+            } else if as_class < subtree {
+                // A machine/LTU with zero weights and only a bias towards the majority class.
+                let mut leaf = Ltu::frozen(&self.space, self.n_classes, self.log_base, d);
+                leaf.set_constant(d.fallback);
+                self.nodes[id] = NodeState::Ltu(leaf);
+                pruned += 1;
+            }
+        }
+        pruned
+    }
+
+    /// The tree as a [`ModelSpec`] over the space's inputs: decision nodes become
+    /// [`Node::Categorical`] / [`Node::Threshold`], LTUs [`Node::Unit`] over exactly their
+    /// features, missing branches [`Node::Class`] with the node's majority class. Only the
+    /// features some unit reads are kept. Weights are stored as-is with [`WeightKind::I32`];
+    /// `algo::finish` chooses the final width.
+    pub fn to_model_spec(&self) -> ModelSpec {
+        // Keep the features that reachable LTUs read, in their original order.
+        let mut used = vec![false; self.space.features.len()];
+        let mut stack = vec![0usize];
+        while let Some(id) = stack.pop() {
+            match &self.nodes[id] {
+                NodeState::Ltu(l) => l.active.iter().for_each(|&f| used[f as usize] = true),
+                NodeState::Decision(d) => stack.extend(d.children.iter().flatten()),
+                NodeState::Empty { .. } => {}
+            }
+        }
+        let mut remap = vec![usize::MAX; used.len()];
+        let mut features = Vec::new();
+        for (i, f) in self.space.features.iter().enumerate() {
+            if used[i] {
+                remap[i] = features.len();
+                features.push(f.clone());
+            }
+        }
+        let mut nodes = Vec::new();
+        let mut units = Vec::new();
+        self.emit(0, &remap, &mut nodes, &mut units);
+        ModelSpec {
+            n_classes: self.n_classes,
+            weight_kind: WeightKind::I32,
+            inputs: self.space.inputs.clone(),
+            features,
+            units,
+            structure: Structure::Tree(nodes),
+            names: None,
+        }
+    }
+
+    /// Emits node `id` and its subtree in preorder (links point forward); returns its index.
+    fn emit(&self, id: usize, remap: &[usize], nodes: &mut Vec<Node>, units: &mut Vec<Unit>) -> usize {
+        let me = nodes.len();
+        nodes.push(Node::Class(0));
+        nodes[me] = match &self.nodes[id] {
+            NodeState::Empty { .. } => Node::Class(0),
+            NodeState::Ltu(l) => {
+                if self.n_classes < 2 {
+                    Node::Class(0)
+                } else {
+                    units.push(l.to_unit(remap, self.n_classes, self.pocket));
+                    Node::Unit(units.len() - 1)
+                }
+            }
+            NodeState::Decision(d) => {
+                let mut fallback = None;
+                let mut kids = Vec::with_capacity(d.children.len());
+                for c in &d.children {
+                    let k = match c {
+                        Some(c) => self.emit(*c, remap, nodes, units),
+                        None => *fallback.get_or_insert_with(|| {
+                            nodes.push(Node::Class(d.fallback));
+                            nodes.len() - 1
+                        }),
+                    };
+                    kids.push(k);
+                }
+                match d.test {
+                    Test::Categorical { attr } => {
+                        let default = kids[d.default_branch()];
+                        Node::Categorical { attr, children: kids, default }
+                    }
+                    Test::Threshold { attr, threshold } => {
+                        Node::Threshold { attr, threshold, left: kids[0], right: kids[1] }
+                    }
+                }
+            }
+        };
+        me
+    }
+
+    /// Trains on `rows`/`labels` as [`train`] does (holding out `p.prune_fraction` for pruning),
+    /// without the dataset plumbing: the entry point for callers with their own raw rows.
+    ///
+    /// # Errors
+    /// [`TrainError::InvalidOption`] for invalid parameters or labels.
+    pub fn learn(
+        inputs: &[InputSpec],
+        rows: &[Vec<i32>],
+        labels: &[usize],
+        n_classes: usize,
+        p: &Params,
+        seed: u64,
+        progress: &dyn Fn(u64, u64),
+    ) -> Result<(PerceptronTree, Report), TrainError> {
+        p.check()?;
+        if rows.len() != labels.len() {
+            return Err(TrainError::InvalidOption(format!(
+                "{} rows but {} labels",
+                rows.len(),
+                labels.len()
+            )));
+        }
+        if let Some(y) = labels.iter().find(|&&y| y >= n_classes.max(1)) {
+            return Err(TrainError::InvalidOption(format!("label {y} out of range 0..{n_classes}")));
+        }
+        if let Some(r) = rows.iter().position(|r| r.len() != inputs.len()) {
+            return Err(TrainError::InvalidOption(format!(
+                "row {r} has {} inputs, expected {}",
+                rows[r].len(),
+                inputs.len()
+            )));
+        }
+        let rng = Rng::new(seed);
+        let (mut fit_idx, mut val_idx): (Vec<usize>, Vec<usize>) = ((0..rows.len()).collect(), Vec::new());
+        if p.prune_fraction > 0.0 && rows.len() >= 10 {
+            rng.fork(1).shuffle(&mut fit_idx);
+            let n_val = ((rows.len() as f64) * p.prune_fraction).round() as usize;
+            val_idx = fit_idx.split_off(rows.len() - n_val);
+            fit_idx.sort_unstable();
+            val_idx.sort_unstable();
+        }
+        let pick = |idx: &[usize]| -> (Vec<Vec<i32>>, Vec<usize>) {
+            (idx.iter().map(|&i| rows[i].clone()).collect(), idx.iter().map(|&i| labels[i]).collect())
+        };
+        let (fit_rows, fit_labels) = pick(&fit_idx);
+        let (val_rows, val_labels) = pick(&val_idx);
+        let space = FeatureSpace::standard(inputs, &fit_rows, p.numeric_max_abs, p.numeric_bins);
+        let mut tree = PerceptronTree::new(space, n_classes, p);
+        let epochs = tree.fit(&fit_rows, &fit_labels, p, rng.fork(0).next_u64(), progress);
+        let consistent = tree.is_consistent(&fit_rows, &fit_labels);
+        let before = tree.stats();
+        let pruned = if val_rows.is_empty() { 0 } else { tree.prune(&val_rows, &val_labels) };
+        Ok((tree, Report { epochs, consistent, before_pruning: before, pruned, held_out: val_rows.len() }))
+    }
+}
+
+/// What [`PerceptronTree::learn`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Report {
+    /// Epochs run.
+    pub epochs: usize,
+    /// Whether the tree was consistent with the rows it trained on (before pruning).
+    pub consistent: bool,
+    /// Size before pruning.
+    pub before_pruning: TreeStats,
+    /// Subtrees replaced by pruning.
+    pub pruned: usize,
+    /// Rows held out for pruning.
+    pub held_out: usize,
+}
+
+/// Learns a perceptron tree from the context's training rows (see the module docs) and returns
+/// it as a [`ModelSpec`] with integer weights as learned.
+///
+/// # Errors
+/// [`TrainError::InvalidOption`] for invalid parameters.
+pub fn train(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
+    let progress = |done, total| (ctx.progress)(done, total);
+    let (tree, _) =
+        PerceptronTree::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), p, ctx.seed, &progress)?;
+    Ok(tree.to_model_spec())
+}
+
+fn ltu_n_values(space: &FeatureSpace, attr: usize) -> u16 {
+    match space.inputs[attr].kind {
+        InputKind::Categorical { n_values } => n_values,
+        InputKind::Numeric { .. } => 2,
+    }
+}
+
+/// Index of the largest count, ties to the lowest.
+fn argmax(counts: &[u64]) -> usize {
+    let mut best = 0;
+    for (i, &c) in counts.iter().enumerate() {
+        if c > counts[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// Quinlan's `I`: entropy (nats) of class counts.
+fn entropy(counts: &[u64]) -> f64 {
+    let n: u64 = counts.iter().sum();
+    if n == 0 {
+        return 0.0;
+    }
+    let n = n as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n;
+            -p * p.ln()
+        })
+        .sum()
+}
+
+impl Ltu {
+    fn new(
+        space: &FeatureSpace,
+        n_classes: usize,
+        log_base: LogBase,
+        depth: usize,
+        active: Vec<u32>,
+        attrs: Vec<u32>,
+        w: Vec<Weight>,
+    ) -> Self {
+        let n_rows = if n_classes > 2 { n_classes } else { 1 };
+        debug_assert_eq!(w.len(), n_rows * (active.len() + 1));
+        let mut offsets = Vec::with_capacity(attrs.len() + 1);
+        let mut total = 0u32;
+        for &a in &attrs {
+            offsets.push(total);
+            total += space.n_slots(a as usize) as u32;
+        }
+        offsets.push(total);
+        Ltu {
+            c_limit: log_base.floor_log(active.len() + 1),
+            n_rows,
+            lo: w.clone(),
+            hi: w.clone(),
+            pocket: w.clone(),
+            w,
+            active,
+            c: 0,
+            adjustments: 0,
+            seen: 0,
+            class_counts: vec![0; n_classes],
+            attrs,
+            offsets,
+            counts: vec![0; total as usize * n_classes],
+            pocket_run: 0,
+            run: 0,
+            pocket_current: true,
+            depth,
+        }
+    }
+
+    /// A trained-out LTU with the weights a decision node replaced (for pruning).
+    fn frozen(space: &FeatureSpace, n_classes: usize, log_base: LogBase, d: &Decision) -> Self {
+        let mut l = Ltu::new(
+            space,
+            n_classes,
+            log_base,
+            d.depth,
+            d.prior_active.clone(),
+            Vec::new(),
+            d.prior_w.clone(),
+        );
+        l.pocket_run = 0;
+        l
+    }
+
+    /// Turns the unit into a constant predicting `class` (zero weights, bias only).
+    fn set_constant(&mut self, class: usize) {
+        self.w.iter_mut().for_each(|w| *w = 0);
+        let dim = self.active.len() + 1;
+        if self.n_rows == 1 {
+            self.w[dim - 1] = if class == 1 { 1 } else { -1 };
+        } else {
+            self.w[class * dim + dim - 1] = 1;
+        }
+        self.pocket.copy_from_slice(&self.w);
+    }
+
+    /// Updates the split statistics of section 4.2.2.
+    #[inline]
+    fn count(&mut self, space: &FeatureSpace, x: &[i32], label: usize) {
+        self.seen += 1;
+        self.class_counts[label] += 1;
+        let k = self.class_counts.len();
+        for (&a, &off) in self.attrs.iter().zip(&self.offsets) {
+            let s = off as usize + space.slot(a as usize, x[a as usize]);
+            self.counts[s * k + label] = self.counts[s * k + label].saturating_add(1);
+        }
+    }
+
+    #[inline]
+    fn row_score(w: &[Weight], f: &[i32]) -> Weight {
+        let (bias, terms) = w.split_last().expect("bias");
+        terms.iter().zip(f).fold(*bias, |acc, (&w, &v)| acc + w * Weight::from(v))
+    }
+
+    fn predicting_weights(&self, pocket: bool) -> &[Weight] {
+        if pocket && self.pocket_run > 0 {
+            &self.pocket
+        } else {
+            &self.w
+        }
+    }
+
+    fn predict(&self, space: &FeatureSpace, x: &[i32], pocket: bool) -> usize {
+        let w = self.predicting_weights(pocket);
+        let dim = self.active.len() + 1;
+        let value = |j: usize| space.features[self.active[j] as usize].value(x);
+        if self.n_rows == 1 {
+            let s = (0..dim - 1).fold(w[dim - 1], |acc, j| acc + w[j] * Weight::from(value(j)));
+            return usize::from(s > 0);
+        }
+        let mut best = (Weight::MIN, 0);
+        for r in 0..self.n_rows {
+            let row = &w[r * dim..(r + 1) * dim];
+            let s = (0..dim - 1).fold(row[dim - 1], |acc, j| acc + row[j] * Weight::from(value(j)));
+            if r == 0 || s > best.0 {
+                best = (s, r);
+            }
+        }
+        best.1
+    }
+
+    /// Steps 4–6 on feature values `f`: `None` if the instance was classified correctly,
+    /// otherwise adjusts `W` and returns whether some historical minimum or maximum changed.
+    #[inline]
+    fn correct(&mut self, f: &[i32], label: usize, pocket: bool) -> Option<bool> {
+        let dim = f.len() + 1;
+        let norm2: Weight = 1 + f.iter().map(|&v| Weight::from(v) * Weight::from(v)).sum::<Weight>();
+        // (row, multiplier) adjustments: W_row ← W_row − k·I.
+        let mut adj = [(0usize, 0 as Weight); 2];
+        let n_adj;
+        if self.n_rows == 1 {
+            let y = Self::row_score(&self.w, f);
+            if label == 1 && y > 0 || label == 0 && y < 0 {
+                self.on_correct(pocket);
+                return None;
+            }
+            // Step 5 (negative, y ≥ 0) or step 6 (positive, y ≤ 0).
+            let k = if label == 0 { y.div_euclid(norm2) + 1 } else { y.div_euclid(norm2) - 1 };
+            adj[0] = (0, k);
+            n_adj = 1;
+        } else {
+            let yi = Self::row_score(&self.w[label * dim..(label + 1) * dim], f);
+            let mut worst = (Weight::MIN, label);
+            for r in (0..self.n_rows).filter(|&r| r != label) {
+                let s = Self::row_score(&self.w[r * dim..(r + 1) * dim], f);
+                if s > worst.0 {
+                    worst = (s, r);
+                }
+            }
+            // Correct iff the true row wins strictly (no tie to resolve by row order).
+            if worst.0 < yi {
+                self.on_correct(pocket);
+                return None;
+            }
+            let c = (worst.0 - yi).div_euclid(2 * norm2) + 1;
+            adj = [(label, -c), (worst.1, c)];
+            n_adj = 2;
+        }
+        self.run = 0;
+        self.pocket_current = false;
+        self.adjustments += 1;
+        let mut changed = false;
+        for &(r, k) in &adj[..n_adj] {
+            let base = r * dim;
+            for j in 0..dim {
+                let v = if j + 1 == dim { 1 } else { Weight::from(f[j]) };
+                let w = &mut self.w[base + j];
+                *w -= k * v;
+                if *w < self.lo[base + j] {
+                    self.lo[base + j] = *w;
+                    changed = true;
+                }
+                if *w > self.hi[base + j] {
+                    self.hi[base + j] = *w;
+                    changed = true;
+                }
+            }
+        }
+        Some(changed)
+    }
+
+    #[inline]
+    fn on_correct(&mut self, pocket: bool) {
+        self.run += 1;
+        if pocket && self.run > self.pocket_run {
+            if !self.pocket_current {
+                self.pocket.copy_from_slice(&self.w);
+                self.pocket_current = true;
+            }
+            self.pocket_run = self.run;
+        }
+    }
+
+    /// Corollary 1: more vectors visited (adjustments + the initial one) than bound (1).
+    fn revisited(&self) -> bool {
+        let visited = u128::from(self.adjustments) + 1;
+        let mut bound: u128 = 1;
+        for (lo, hi) in self.lo.iter().zip(&self.hi) {
+            bound = bound.saturating_mul((hi - lo + 1) as u128);
+            if bound >= visited {
+                return false;
+            }
+        }
+        visited > bound
+    }
+
+    /// Section 4.2.2: the test with the lowest expected entropy `E` among the eligible inputs
+    /// (categorical: one branch per value, unknowns as their own part; numeric: the best bin
+    /// boundary). `None` if no test separates the instances seen into two non-empty parts.
+    fn best_test(&self, space: &FeatureSpace) -> Option<Test> {
+        let k = self.class_counts.len();
+        let total = self.seen as f64;
+        let mut best: Option<(f64, Test)> = None;
+        let mut left = vec![0u64; k];
+        let mut right = vec![0u64; k];
+        let mut slot = vec![0u64; k];
+        for (i, &a) in self.attrs.iter().enumerate() {
+            let a = a as usize;
+            let (start, end) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+            let counts = &self.counts[start * k..end * k];
+            let slot_n = |s: usize| counts[s * k..(s + 1) * k].iter().map(|&c| u64::from(c)).sum::<u64>();
+            let nonempty = (0..end - start).filter(|&s| slot_n(s) > 0).count();
+            if nonempty < 2 {
+                continue;
+            }
+            let mut consider = |e: f64, t: Test| {
+                if best.is_none_or(|(b, _)| e < b - 1e-12) {
+                    best = Some((e, t));
+                }
+            };
+            match space.inputs[a].kind {
+                InputKind::Categorical { .. } => {
+                    let mut e = 0.0;
+                    for s in 0..end - start {
+                        for (d, &c) in slot.iter_mut().zip(&counts[s * k..(s + 1) * k]) {
+                            *d = u64::from(c);
+                        }
+                        e += slot.iter().sum::<u64>() as f64 / total * entropy(&slot);
+                    }
+                    consider(e, Test::Categorical { attr: a });
+                }
+                InputKind::Numeric { .. } => {
+                    left.iter_mut().for_each(|c| *c = 0);
+                    for (r, c) in right.iter_mut().enumerate() {
+                        *c = (0..end - start).map(|s| u64::from(counts[s * k + r])).sum();
+                    }
+                    for (b, &edge) in space.edges[a].iter().enumerate() {
+                        for r in 0..k {
+                            let c = u64::from(counts[b * k + r]);
+                            left[r] += c;
+                            right[r] -= c;
+                        }
+                        let (nl, nr) = (left.iter().sum::<u64>(), right.iter().sum::<u64>());
+                        if nl == 0 || nr == 0 {
+                            continue;
+                        }
+                        let e = (nl as f64 * entropy(&left) + nr as f64 * entropy(&right)) / total;
+                        consider(e, Test::Threshold { attr: a, threshold: edge });
+                    }
+                }
+            }
+        }
+        best.map(|(_, t)| t)
+    }
+
+    fn to_unit(&self, remap: &[usize], n_classes: usize, pocket: bool) -> Unit {
+        let w = self.predicting_weights(pocket);
+        let dim = self.active.len() + 1;
+        Unit {
+            terms: self.active.iter().map(|&f| remap[f as usize]).collect(),
+            rows: w.chunks(dim).map(<[Weight]>::to_vec).collect(),
+            classes: if self.n_rows == 1 { vec![0, 1] } else { (0..n_classes).collect() },
+        }
+    }
+}
+
+impl fmt::Display for PerceptronTree {
+    /// An indented listing: decision nodes with their tests, LTUs with their weights per
+    /// feature (like Figure 2 of the paper).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut stack = vec![(0usize, 0usize, String::new())];
+        while let Some((id, depth, label)) = stack.pop() {
+            let pad = "  ".repeat(depth);
+            match &self.nodes[id] {
+                NodeState::Empty { .. } => writeln!(f, "{pad}{label}empty")?,
+                NodeState::Ltu(l) => {
+                    let w = l.predicting_weights(self.pocket);
+                    let dim = l.active.len() + 1;
+                    write!(f, "{pad}{label}LTU")?;
+                    for row in w.chunks(dim) {
+                        write!(f, " [")?;
+                        for (j, &f_idx) in l.active.iter().enumerate() {
+                            let name = match &self.space.features[f_idx as usize] {
+                                Feature::Equals { attr, value } => format!("x{attr}={value}"),
+                                Feature::Numeric { attr, .. } => format!("x{attr}"),
+                                Feature::Greater { attr, value } => format!("x{attr}>{value}"),
+                                Feature::Conjunction(_) => format!("f{f_idx}"),
+                            };
+                            write!(f, "{name}:{} ", row[j])?;
+                        }
+                        write!(f, "θ:{}]", row[dim - 1])?;
+                    }
+                    writeln!(f)?;
+                }
+                NodeState::Decision(d) => {
+                    match d.test {
+                        Test::Categorical { attr } => writeln!(f, "{pad}{label}test x{attr}")?,
+                        Test::Threshold { attr, threshold } => {
+                            writeln!(f, "{pad}{label}test x{attr} <= {threshold}")?
+                        }
+                    }
+                    for (b, c) in d.children.iter().enumerate().rev() {
+                        let lab = match d.test {
+                            Test::Categorical { attr } => format!("x{attr}={b}: "),
+                            Test::Threshold { .. } => (if b == 0 { "yes: " } else { "no: " }).to_string(),
+                        };
+                        match c {
+                            Some(c) => stack.push((*c, depth + 1, lab)),
+                            None => writeln!(f, "{pad}  {lab}(no branch: class {})", d.fallback)?,
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
