@@ -103,9 +103,7 @@ impl fmt::Display for WindowError {
         f.write_str(match self {
             WindowError::WindowEmpty => "window holds no samples",
             WindowError::WindowTooLong => "window longer than MAX_WINDOW_LEN samples",
-            WindowError::OutputLength => {
-                "feature output length is not FEATURES_PER_CHANNEL per window"
-            }
+            WindowError::OutputLength => "feature output length is not FEATURES_PER_CHANNEL per window",
             WindowError::HopInvalid => "hop must be between 1 and the window length",
         })
     }
@@ -137,9 +135,12 @@ impl Features {
 }
 
 /// Running sums over the samples of one window.
+///
+/// Sized for speed on cores without 64-bit multiply: `|Σx| ≤ 2^27` fits an `i32` and each
+/// `x² ≤ 2^30` fits a `u32`; only the sum of squares needs 64 bits.
 struct Sums {
     n: u32,
-    sum: i64,
+    sum: i32,
     sum_sq: u64,
     min: Sample,
     max: Sample,
@@ -147,13 +148,7 @@ struct Sums {
 
 impl Sums {
     const fn new() -> Self {
-        Sums {
-            n: 0,
-            sum: 0,
-            sum_sq: 0,
-            min: Sample::MAX,
-            max: Sample::MIN,
-        }
+        Sums { n: 0, sum: 0, sum_sq: 0, min: Sample::MAX, max: Sample::MIN }
     }
 
     /// Adds a run of samples; rejects more than `MAX_WINDOW_LEN` in total before summing them.
@@ -163,9 +158,9 @@ impl Sums {
         }
         self.n += xs.len() as u32;
         for &x in xs {
-            let x64 = i64::from(x);
-            self.sum += x64;
-            self.sum_sq += x64.unsigned_abs() * x64.unsigned_abs();
+            let magnitude = u32::from(x.unsigned_abs());
+            self.sum += i32::from(x);
+            self.sum_sq += u64::from(magnitude * magnitude);
             self.min = self.min.min(x);
             self.max = self.max.max(x);
         }
@@ -177,12 +172,13 @@ impl Sums {
             return Err(WindowError::WindowEmpty);
         }
         let n = i64::from(self.n);
+        let sum = i64::from(self.sum);
         // n ≤ 2^12, Σx² ≤ 2^42: both products ≤ 2^54 (module docs).
-        let n2_var = n * self.sum_sq as i64 - self.sum * self.sum;
+        let n2_var = n * self.sum_sq as i64 - sum * sum;
         // floor(sqrt(floor(v))) == floor(sqrt(v)) for v ≥ 0, so flooring the variance first is exact.
         let var = (n2_var / (n * n)) as u64;
         Ok(Features {
-            mean: self.sum.div_euclid(n) as Feature,
+            mean: sum.div_euclid(n) as Feature,
             spread: var.isqrt() as Feature,
             energy: (self.sum_sq / u64::from(self.n)) as Feature,
             min: Feature::from(self.min),
@@ -271,10 +267,7 @@ pub struct FeatureName {
 impl FeatureName {
     /// The name of entry `index` of a channel-major feature vector.
     pub const fn of_index(index: usize) -> Self {
-        FeatureName {
-            channel: index / FEATURES_PER_CHANNEL,
-            feature: index % FEATURES_PER_CHANNEL,
-        }
+        FeatureName { channel: index / FEATURES_PER_CHANNEL, feature: index % FEATURES_PER_CHANNEL }
     }
 
     /// The per-channel suffix, one of [`FEATURE_NAMES`].
@@ -298,15 +291,8 @@ pub struct SlidingWindow<const N: usize> {
 impl<const N: usize> SlidingWindow<N> {
     /// An empty window. `N` must be in `1..=MAX_WINDOW_LEN` (checked at compile time).
     pub const fn new() -> Self {
-        const {
-            assert!(
-                N >= 1 && N <= MAX_WINDOW_LEN,
-                "window length must be in 1..=MAX_WINDOW_LEN"
-            )
-        };
-        SlidingWindow {
-            buf: HistoryBuf::new(),
-        }
+        const { assert!(N >= 1 && N <= MAX_WINDOW_LEN, "window length must be in 1..=MAX_WINDOW_LEN") };
+        SlidingWindow { buf: HistoryBuf::new() }
     }
 
     /// Appends a sample, dropping the oldest one if the window is full.
@@ -375,11 +361,7 @@ impl<const C: usize, const N: usize> SensorWindows<C, N> {
         if hop == 0 || hop > N {
             return Err(WindowError::HopInvalid);
         }
-        Ok(SensorWindows {
-            channels: [const { SlidingWindow::new() }; C],
-            hop,
-            since_ready: 0,
-        })
+        Ok(SensorWindows { channels: [const { SlidingWindow::new() }; C], hop, since_ready: 0 })
     }
 
     /// Appends one sample per channel; returns whether a new window is ready.
@@ -423,11 +405,7 @@ impl<const C: usize, const N: usize> SensorWindows<C, N> {
         if out.len() != feature_count(C) {
             return Err(WindowError::OutputLength);
         }
-        for (window, slot) in self
-            .channels
-            .iter()
-            .zip(out.chunks_exact_mut(FEATURES_PER_CHANNEL))
-        {
+        for (window, slot) in self.channels.iter().zip(out.chunks_exact_mut(FEATURES_PER_CHANNEL)) {
             slot.copy_from_slice(&window.features()?.to_array());
         }
         Ok(())
@@ -470,18 +448,10 @@ mod tests {
 
     #[test]
     fn names_match_struct_order() {
-        let f = Features {
-            mean: 0,
-            spread: 1,
-            energy: 2,
-            min: 3,
-            max: 4,
-        };
+        let f = Features { mean: 0, spread: 1, energy: 2, min: 3, max: 4 };
         assert_eq!(f.to_array(), [0, 1, 2, 3, 4]);
         assert_eq!(FEATURE_NAMES, ["mean", "spread", "energy", "min", "max"]);
-        let names: Vec<_> = (0..10)
-            .map(|i| FeatureName::of_index(i).to_string())
-            .collect();
+        let names: Vec<_> = (0..10).map(|i| FeatureName::of_index(i).to_string()).collect();
         assert_eq!(names[0], "ch0_mean");
         assert_eq!(names[4], "ch0_max");
         assert_eq!(names[5], "ch1_mean");
@@ -499,26 +469,19 @@ mod tests {
     #[test]
     fn all_min_at_max_length() {
         let xs = [i16::MIN; MAX_WINDOW_LEN];
-        assert_eq!(
-            features(&xs).unwrap().to_array(),
-            [-32768, 0, 1 << 30, -32768, -32768]
-        );
+        assert_eq!(features(&xs).unwrap().to_array(), [-32768, 0, 1 << 30, -32768, -32768]);
     }
 
     #[test]
     fn all_max_at_max_length() {
         let xs = [i16::MAX; MAX_WINDOW_LEN];
-        assert_eq!(
-            features(&xs).unwrap().to_array(),
-            [32767, 0, 32767 * 32767, 32767, 32767]
-        );
+        assert_eq!(features(&xs).unwrap().to_array(), [32767, 0, 32767 * 32767, 32767, 32767]);
     }
 
     #[test]
     fn extremes_alternating_give_largest_spread() {
-        let xs: Vec<i16> = (0..MAX_WINDOW_LEN)
-            .map(|i| if i % 2 == 0 { i16::MIN } else { i16::MAX })
-            .collect();
+        let xs: Vec<i16> =
+            (0..MAX_WINDOW_LEN).map(|i| if i % 2 == 0 { i16::MIN } else { i16::MAX }).collect();
         let f = features(&xs).unwrap();
         // mean -0.5 floors to -1; std is exactly 32767.5, floored.
         assert_eq!(f.mean, -1);
@@ -556,26 +519,14 @@ mod tests {
         let mut exact = [0i32; 10];
         let mut long = [0i32; 15];
         let mut ragged = [0i32; 11];
-        assert_eq!(
-            extract_into(rec.chunks(2), &mut short),
-            Err(WindowError::OutputLength)
-        );
-        assert_eq!(
-            extract_into(rec.chunks(2), &mut long),
-            Err(WindowError::OutputLength)
-        );
-        assert_eq!(
-            extract_into(rec.chunks(2), &mut ragged),
-            Err(WindowError::OutputLength)
-        );
+        assert_eq!(extract_into(rec.chunks(2), &mut short), Err(WindowError::OutputLength));
+        assert_eq!(extract_into(rec.chunks(2), &mut long), Err(WindowError::OutputLength));
+        assert_eq!(extract_into(rec.chunks(2), &mut ragged), Err(WindowError::OutputLength));
         assert_eq!(extract_into(rec.chunks(2), &mut exact), Ok(()));
         assert_eq!(exact[..5], reference(&[1, 2]));
         assert_eq!(exact[5..], reference(&[3, 4]));
         let empty: [&[i16]; 1] = [&[]];
-        assert_eq!(
-            extract_into(empty, &mut short),
-            Err(WindowError::WindowEmpty)
-        );
+        assert_eq!(extract_into(empty, &mut short), Err(WindowError::WindowEmpty));
     }
 
     #[test]
@@ -596,31 +547,19 @@ mod tests {
 
     #[test]
     fn sensor_windows_hop() {
-        assert_eq!(
-            SensorWindows::<1, 4>::new(0).err(),
-            Some(WindowError::HopInvalid)
-        );
-        assert_eq!(
-            SensorWindows::<1, 4>::new(5).err(),
-            Some(WindowError::HopInvalid)
-        );
+        assert_eq!(SensorWindows::<1, 4>::new(0).err(), Some(WindowError::HopInvalid));
+        assert_eq!(SensorWindows::<1, 4>::new(5).err(), Some(WindowError::HopInvalid));
         let mut w = SensorWindows::<2, 4>::new(4).unwrap();
         let mut out = [0i32; 10];
         assert_eq!(w.extract_into(&mut out), Err(WindowError::WindowEmpty));
-        assert_eq!(
-            w.extract_into(&mut out[..9]),
-            Err(WindowError::OutputLength)
-        );
+        assert_eq!(w.extract_into(&mut out[..9]), Err(WindowError::OutputLength));
         let ready: Vec<bool> = (0..12i16).map(|t| w.push_frame([t, 100 - t])).collect();
         let want: Vec<bool> = (1..=12).map(|k| k % 4 == 0).collect();
         assert_eq!(ready, want);
         w.extract_into(&mut out).unwrap();
         assert_eq!(out[..5], reference(&[8, 9, 10, 11]));
         assert_eq!(out[5..], reference(&[92, 91, 90, 89]));
-        assert_eq!(
-            w.channel(1).unwrap().iter().collect::<Vec<_>>(),
-            [92, 91, 90, 89]
-        );
+        assert_eq!(w.channel(1).unwrap().iter().collect::<Vec<_>>(), [92, 91, 90, 89]);
         assert!(w.channel(2).is_none());
         w.clear();
         assert!(!w.is_full());
