@@ -1,0 +1,163 @@
+//! `cargo xtask`: the project's automation. `cargo xtask test` is what CI runs; `cargo xtask demo`
+//! goes from raw sensor recordings to predictions on a simulated microcontroller.
+
+mod cmd;
+mod dataset;
+mod demo;
+mod firmware;
+mod prereq;
+mod qemu;
+mod steps;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{ensure, Result};
+use clap::{Parser, Subcommand};
+
+use crate::steps::Steps;
+
+#[derive(Parser)]
+#[command(about = "ltu project automation", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Convert data/basicmotions.csv to i16 sensor counts and window features (target/basicmotions/)
+    Features,
+    /// Features, training, host predictions, then the firmware under QEMU predicting on-chip
+    Demo {
+        /// Firmware target to run
+        #[arg(long, default_value = "thumbv7m-none-eabi")]
+        target: String,
+    },
+    /// Build and run the firmware under QEMU; check exit codes and deterministic instruction counts
+    Qemu {
+        /// Only this target (default: thumbv7m-none-eabi, thumbv6m-none-eabi, thumbv7em-none-eabihf)
+        #[arg(long)]
+        target: Vec<String>,
+    },
+    /// Everything CI checks: host tests, cross builds, clippy, fmt, firmware inputs, QEMU runs
+    Test,
+    /// Cargo runner for firmware-example: run one ELF under QEMU and decode its defmt log
+    #[command(hide = true)]
+    RunElf {
+        /// QEMU machine
+        #[arg(long)]
+        machine: String,
+        /// Also count instructions per measured region
+        #[arg(long)]
+        count: bool,
+        /// The firmware ELF
+        elf: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let root = demo::root();
+    let result = match Cli::parse().command {
+        Cmd::Features => features(&root).map(|()| ExitCode::SUCCESS),
+        Cmd::Demo { target } => demo(&root, &target).map(|()| ExitCode::SUCCESS),
+        Cmd::Qemu { target } => qemu(&root, &target),
+        Cmd::Test => Ok(test(&root)),
+        Cmd::RunElf { machine, count, elf } => {
+            qemu::run_elf(&elf, &machine, count).map(|code| ExitCode::from(u8::try_from(code).unwrap_or(1)))
+        }
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("error: {e:#}");
+        ExitCode::FAILURE
+    })
+}
+
+fn features(root: &Path) -> Result<()> {
+    let split = dataset::load_split(root)?;
+    demo::features(root, &split)?;
+    Ok(())
+}
+
+fn demo(root: &Path, triple: &str) -> Result<()> {
+    let target = firmware::target(triple)?;
+    let mut steps = Steps::default();
+    let ok = steps.run("prerequisites", || {
+        prereq::rust(&[target.triple], false)?;
+        prereq::qemu_and_gcc()
+    });
+    ensure!(ok, "prerequisites missing");
+    let ok = steps.run("features, training and host predictions", || {
+        let s = dataset::load_split(root)?;
+        let inputs = demo::generate(root, &s, demo::OUT_DIR)?;
+        demo::summarize(&inputs.model, &s)?;
+        let dir = firmware::model_dir(root);
+        inputs.write(&dir)?;
+        println!(
+            "wrote the firmware's inputs to {}: model.ltu, recordings.bin, expected.bin",
+            dir.strip_prefix(root)?.display()
+        );
+        Ok(())
+    });
+    ensure!(ok, "the pipeline failed before the firmware");
+    qemu::check_target(root, target, &mut steps, true);
+    ensure!(steps.all_passed(), "the demo failed");
+    println!("\nThe on-chip predictions above match the host's; firmware-example/model/ holds the new inputs (commit them).");
+    Ok(())
+}
+
+fn qemu(root: &Path, triples: &[String]) -> Result<ExitCode> {
+    let targets = if triples.is_empty() {
+        firmware::TARGETS.to_vec()
+    } else {
+        triples.iter().map(|t| firmware::target(t)).collect::<Result<_>>()?
+    };
+    let mut steps = Steps::default();
+    let triples: Vec<&str> = targets.iter().map(|t| t.triple).collect();
+    if steps.run("prerequisites", || {
+        prereq::rust(&triples, false)?;
+        prereq::qemu_and_gcc()
+    }) {
+        qemu::all(root, &targets, &mut steps);
+    }
+    Ok(steps.finish())
+}
+
+fn test(root: &Path) -> ExitCode {
+    let mut steps = Steps::default();
+    let ready = steps.run("prerequisites", || {
+        prereq::rust(&prereq::CROSS_TARGETS, true)?;
+        prereq::qemu_and_gcc()
+    });
+    steps.run("cargo test --workspace", || cmd::run(cmd::cargo(root).args(["test", "--workspace"])));
+    for target in prereq::CROSS_TARGETS {
+        for features in [None, Some("defmt")] {
+            let mut cargo = cmd::cargo(root);
+            cargo.args(["build", "--release", "-p", "ltu-runtime", "--target", target]);
+            if let Some(f) = features {
+                cargo.args(["--features", f]);
+            }
+            steps.run(
+                &format!("ltu-runtime builds for {target}{}", features.map_or("", |_| " with defmt")),
+                || cmd::run(&mut cargo),
+            );
+        }
+    }
+    steps.run("cargo clippy --workspace --all-targets -- -D warnings", || {
+        cmd::run(cmd::cargo(root).args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
+    });
+    steps.run("cargo fmt --check", || cmd::run(cmd::cargo(root).args(["fmt", "--check"])));
+    let fw = firmware::dir(root);
+    steps.run("firmware-example: cargo fmt --check", || cmd::run(cmd::cargo(&fw).args(["fmt", "--check"])));
+    steps.run("firmware-example: cargo clippy -- -D warnings", || {
+        cmd::run(cmd::cargo(&fw).args(["clippy", "--release", "--", "-D", "warnings"]))
+    });
+    steps.run("firmware inputs are current (retrain and compare)", || {
+        let split = dataset::load_split(root)?;
+        demo::check_committed(root, &firmware::model_dir(root), &split)
+    });
+    if ready {
+        qemu::all(root, &firmware::TARGETS, &mut steps);
+    }
+    steps.finish()
+}

@@ -1,0 +1,83 @@
+//! Installs what the checks need on a fresh machine: rustup targets and components, QEMU, gcc.
+
+use std::process::Command;
+
+use anyhow::{bail, Result};
+
+use crate::cmd;
+
+/// The cross targets the runtime claims and the firmware runs on.
+pub const CROSS_TARGETS: [&str; 4] =
+    ["thumbv6m-none-eabi", "thumbv7m-none-eabi", "thumbv7em-none-eabihf", "riscv32imac-unknown-none-elf"];
+
+/// Adds the missing rustup targets (and clippy/rustfmt if `components`).
+pub fn rust(targets: &[&str], components: bool) -> Result<()> {
+    if !cmd::exists("rustup") {
+        bail!("rustup not found: install Rust with rustup (https://rustup.rs), then rerun");
+    }
+    let installed = cmd::output(Command::new("rustup").args(["target", "list", "--installed"]))?;
+    let missing: Vec<&str> =
+        targets.iter().copied().filter(|t| !installed.lines().any(|l| l.trim() == *t)).collect();
+    if missing.is_empty() {
+        println!("rustup targets present: {}", targets.join(" "));
+    } else {
+        cmd::run(Command::new("rustup").args(["target", "add"]).args(&missing))?;
+    }
+    if components {
+        let have = cmd::output(Command::new("rustup").args(["component", "list", "--installed"]))?;
+        let missing: Vec<&str> = ["clippy", "rustfmt"]
+            .into_iter()
+            .filter(|c| !have.lines().any(|l| l.starts_with(&format!("{c}-"))))
+            .collect();
+        if !missing.is_empty() {
+            cmd::run(Command::new("rustup").args(["component", "add"]).args(&missing))?;
+        }
+    }
+    Ok(())
+}
+
+/// Makes sure `qemu-system-arm` (and gcc, for the instruction-count plugin) are installed:
+/// apt-get installs them when running as root or with password-less sudo; otherwise this fails
+/// and says what to install.
+pub fn qemu_and_gcc() -> Result<()> {
+    let mut packages = Vec::new();
+    if !cmd::exists("qemu-system-arm") {
+        packages.push("qemu-system-arm");
+    }
+    if !cmd::exists("gcc") {
+        packages.extend(["gcc", "libc6-dev"]);
+    }
+    if packages.is_empty() {
+        let version = cmd::output(Command::new("qemu-system-arm").arg("--version"))?;
+        println!("{}", version.lines().next().unwrap_or_default());
+        return Ok(());
+    }
+    let sudo: &[&str] = if is_root() {
+        &[]
+    } else if Command::new("sudo").args(["-n", "true"]).status().is_ok_and(|s| s.success()) {
+        &["sudo", "-n"]
+    } else {
+        bail!(
+            "missing {}; install with: sudo apt-get install -y --no-install-recommends {} \
+             (or your system's equivalent), then rerun",
+            packages.join(", "),
+            packages.join(" ")
+        );
+    };
+    let apt = |args: &[&str]| {
+        let mut c = Command::new(sudo.first().copied().unwrap_or("apt-get"));
+        c.args(sudo.get(1..).unwrap_or_default());
+        if !sudo.is_empty() {
+            c.arg("apt-get");
+        }
+        c.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+        c
+    };
+    cmd::run(&mut apt(&["update"]))?;
+    cmd::run(apt(&["install", "-y", "--no-install-recommends"]).args(&packages))?;
+    Ok(())
+}
+
+fn is_root() -> bool {
+    cmd::output(Command::new("id").arg("-u")).is_ok_and(|uid| uid.trim() == "0")
+}

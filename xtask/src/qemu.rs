@@ -1,0 +1,170 @@
+//! `cargo xtask qemu`: the firmware on every Cortex-M target, with its exit code, deterministic
+//! instruction counts and sizes checked; plus negative runs that must fail.
+
+use std::fs;
+use std::path::Path;
+
+use anyhow::{bail, ensure, Context, Result};
+
+use crate::demo::{self, Inputs};
+use crate::firmware::{self, BuildOptions, Cost, Report, Run, Target};
+use crate::steps::Steps;
+
+/// Exit codes of the firmware (`firmware-example/src/qemu.rs`).
+pub mod exit {
+    /// Every prediction matched the host's.
+    pub const OK: i32 = 0;
+    /// A prediction differed from the host's.
+    pub const MISMATCH: i32 = 1;
+    /// The model or data were rejected.
+    pub const BAD_INPUT: i32 = 2;
+}
+
+/// Prints a run's decoded log, indented.
+pub fn print_log(run: &Run) {
+    for line in &run.log {
+        println!("  {line}");
+    }
+    for line in &run.stderr {
+        println!("  qemu: {line}");
+    }
+}
+
+/// Builds and runs the firmware for `target` twice with the instruction-count plugin, checking
+/// the exit code, that the log reports every recording, and that the counts repeat exactly.
+/// Records one step per check; returns the measurements if all passed.
+pub fn check_target(root: &Path, target: Target, steps: &mut Steps, show_log: bool) -> Option<Report> {
+    let name = target.triple;
+    let mut elf = None;
+    steps.run(&format!("{name}: build firmware"), || {
+        elf = Some(firmware::build(root, target, &BuildOptions::default())?);
+        Ok(())
+    });
+    let elf = elf?;
+    let mut plugin = None;
+    steps.run("build the instruction-count plugin", || {
+        plugin = Some(firmware::plugin(root)?);
+        Ok(())
+    });
+    let plugin = plugin?;
+    let inputs = Inputs::read(&firmware::model_dir(root)).ok()?;
+    let recordings = inputs.expected.len();
+
+    let mut first = None;
+    steps.run(&format!("{name}: run on QEMU {} ({}), exit code 0", target.machine, target.core), || {
+        let run = firmware::run(&elf, target.machine, Some(&plugin))?;
+        if show_log || run.code != exit::OK {
+            print_log(&run);
+        }
+        ensure!(
+            run.code == exit::OK,
+            "exit code {}, want {} (all predictions match the host)",
+            run.code,
+            exit::OK
+        );
+        let agreeing = run.log.iter().filter(|l| l.contains("recording") && l.contains("(host:")).count();
+        ensure!(agreeing == recordings, "{agreeing} agreeing predictions in the log, want {recordings}");
+        first = Some(run);
+        Ok(())
+    });
+    let first = first?;
+
+    let mut report = None;
+    steps.run(&format!("{name}: instruction counts are deterministic"), || {
+        let cost = Cost::from_regions(&first.regions, recordings)?;
+        let again = firmware::run(&elf, target.machine, Some(&plugin))?;
+        ensure!(again.code == first.code, "second run exit code {}, first {}", again.code, first.code);
+        ensure!(
+            again.regions == first.regions && again.total == first.total,
+            "two runs counted differently: {:?} / {:?} vs {:?} / {:?}",
+            first.total,
+            &first.regions[..first.regions.len().min(6)],
+            again.total,
+            &again.regions[..again.regions.len().min(6)]
+        );
+        ensure!(
+            cost.features.iter().chain(&cost.classify).all(|&n| n > 0),
+            "a measured region counted 0 instructions"
+        );
+        let elf_bytes = fs::read(&elf).with_context(|| format!("reading {}", elf.display()))?;
+        report = Some(Report {
+            target,
+            cost,
+            total: first.total.unwrap_or(0),
+            sizes: firmware::sizes(&elf_bytes)?,
+            model_bytes: inputs.model.len() as u64,
+            test_data_bytes: (inputs.recordings.len() + inputs.expected.len()) as u64,
+        });
+        Ok(())
+    });
+    let report = report?;
+    println!("{report}");
+    Some(report)
+}
+
+/// Runs the firmware on inputs that must make it fail: a wrong expected prediction (exit 1) and a
+/// corrupted model (exit 2). Shows that the exit code means something.
+pub fn check_failures(root: &Path, target: Target, steps: &mut Steps) {
+    let base = root.join("target/firmware-negative");
+    let build_dir = base.join("build");
+    /// What the case checks, the exit code it must give, a log line it must print, the corruption.
+    type Case = (&'static str, i32, &'static str, fn(&mut Inputs));
+    let cases: [Case; 2] = [
+        ("a wrong expected prediction exits 1", exit::MISMATCH, "predictions match the host", |i| {
+            let n_classes = demo::load_model(&i.model).map_or(2, |m| m.n_classes()) as u8;
+            i.expected[0] = (i.expected[0] + 1) % n_classes;
+        }),
+        ("a corrupted model exits 2", exit::BAD_INPUT, "model rejected", |i| {
+            let mid = i.model.len() / 2;
+            i.model[mid] ^= 0x10;
+        }),
+    ];
+    for (i, (what, want, log_marker, corrupt)) in cases.into_iter().enumerate() {
+        steps.run(&format!("{}: {what}", target.triple), || {
+            let mut inputs = Inputs::read(&firmware::model_dir(root))?;
+            corrupt(&mut inputs);
+            let dir = base.join(format!("case{i}"));
+            inputs.write(&dir)?;
+            let options = BuildOptions { model_dir: Some(&dir), target_dir: Some(&build_dir) };
+            let elf = firmware::build(root, target, &options)?;
+            let run = firmware::run(&elf, target.machine, None)?;
+            print_log(&run);
+            ensure!(run.code == want, "exit code {}, want {want}", run.code);
+            ensure!(run.log.iter().any(|l| l.contains(log_marker)), "no log line says `{log_marker}`");
+            Ok(())
+        });
+    }
+}
+
+/// `cargo xtask qemu`: every requested target, then the failure checks on the first.
+pub fn all(root: &Path, targets: &[Target], steps: &mut Steps) -> Vec<Report> {
+    let reports: Vec<Report> = targets.iter().filter_map(|&t| check_target(root, t, steps, false)).collect();
+    if let Some(&first) = targets.first() {
+        check_failures(root, first, steps);
+    }
+    if !reports.is_empty() {
+        println!("\nSummary (`cargo xtask qemu`):");
+        for r in &reports {
+            println!("{r}");
+        }
+    }
+    reports
+}
+
+/// `cargo xtask run-elf`: the cargo runner. Runs one ELF, prints its log, returns its exit code.
+pub fn run_elf(elf: &Path, machine: &str, count: bool) -> Result<i32> {
+    let root = demo::root();
+    let plugin = if count { Some(firmware::plugin(&root)?) } else { None };
+    let run = firmware::run(elf, machine, plugin.as_deref())?;
+    print_log(&run);
+    if count {
+        for (k, n) in run.regions.iter().enumerate() {
+            println!("region {k}: {n} instructions");
+        }
+        println!("total: {} instructions", run.total.unwrap_or(0));
+    }
+    if run.log.is_empty() && run.code != 0 {
+        bail!("QEMU exited with {} and the firmware logged nothing", run.code);
+    }
+    Ok(run.code)
+}
