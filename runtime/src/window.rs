@@ -142,13 +142,13 @@ struct Sums {
     n: u32,
     sum: i32,
     sum_sq: u64,
-    min: Sample,
-    max: Sample,
+    min: i32,
+    max: i32,
 }
 
 impl Sums {
     const fn new() -> Self {
-        Sums { n: 0, sum: 0, sum_sq: 0, min: Sample::MAX, max: Sample::MIN }
+        Sums { n: 0, sum: 0, sum_sq: 0, min: i32::MAX, max: i32::MIN }
     }
 
     /// Adds a run of samples; rejects more than `MAX_WINDOW_LEN` in total before summing them.
@@ -158,9 +158,9 @@ impl Sums {
         }
         self.n += xs.len() as u32;
         for &x in xs {
-            let magnitude = u32::from(x.unsigned_abs());
-            self.sum += i32::from(x);
-            self.sum_sq += u64::from(magnitude * magnitude);
+            let x = i32::from(x);
+            self.sum += x;
+            self.sum_sq += u64::from((x * x).unsigned_abs());
             self.min = self.min.min(x);
             self.max = self.max.max(x);
         }
@@ -181,8 +181,8 @@ impl Sums {
             mean: sum.div_euclid(n) as Feature,
             spread: var.isqrt() as Feature,
             energy: (self.sum_sq / u64::from(self.n)) as Feature,
-            min: Feature::from(self.min),
-            max: Feature::from(self.max),
+            min: self.min,
+            max: self.max,
         })
     }
 }
