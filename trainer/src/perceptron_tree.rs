@@ -154,7 +154,7 @@ impl Default for Params {
             pocket: true,
             min_split: 30,
             max_depth: 6,
-            prune_fraction: 0.2,
+            prune_fraction: 0.0,
             numeric_max_abs: 32,
             numeric_bins: 16,
         }
@@ -208,6 +208,9 @@ pub struct FeatureSpace {
     feature_attr: Vec<Option<usize>>,
     /// Per numeric input: sorted, distinct bin edges; bin `b` holds `edges[b-1] < x <= edges[b]`.
     edges: Vec<Vec<i32>>,
+    /// Per input, for the hot path: `(numeric, first edge in flat_edges, edges or values)`.
+    slot_info: Vec<(bool, u32, u32)>,
+    flat_edges: Vec<i32>,
 }
 
 impl FeatureSpace {
@@ -257,7 +260,7 @@ impl FeatureSpace {
             }
             feature_attr.push(attr);
         }
-        Ok(FeatureSpace { inputs, features, feature_attr, edges })
+        Ok(FeatureSpace::finish(inputs, features, feature_attr, edges))
     }
 
     /// Boolean or nominal attributes only, in the paper's symmetric encoding: attribute `a` with
@@ -276,7 +279,7 @@ impl FeatureSpace {
             })
             .collect();
         let edges = vec![Vec::new(); inputs.len()];
-        FeatureSpace { inputs, features, feature_attr, edges }
+        FeatureSpace::finish(inputs, features, feature_attr, edges)
     }
 
     /// The standard space of [`encode::standard_features`] over `rows` (raw training inputs),
@@ -292,6 +295,28 @@ impl FeatureSpace {
             })
             .collect();
         FeatureSpace::new(inputs.to_vec(), features, edges).expect("standard features are valid")
+    }
+
+    fn finish(
+        inputs: Vec<InputSpec>,
+        features: Vec<Feature>,
+        feature_attr: Vec<Option<usize>>,
+        edges: Vec<Vec<i32>>,
+    ) -> Self {
+        let mut flat_edges = Vec::new();
+        let slot_info = inputs
+            .iter()
+            .zip(&edges)
+            .map(|(inp, e)| {
+                let start = flat_edges.len() as u32;
+                flat_edges.extend_from_slice(e);
+                match inp.kind {
+                    InputKind::Categorical { n_values } => (false, start, u32::from(n_values)),
+                    InputKind::Numeric { .. } => (true, start, e.len() as u32),
+                }
+            })
+            .collect();
+        FeatureSpace { inputs, features, feature_attr, edges, slot_info, flat_edges }
     }
 
     /// Raw input descriptors.
@@ -312,16 +337,15 @@ impl FeatureSpace {
         }
     }
 
-    /// Count slot of raw value `v` of input `a`.
+    /// Count slot of raw value `v` of input `a`: the value, "unknown" (`n_values`), or the bin
+    /// (number of edges below `v`).
     #[inline]
     fn slot(&self, a: usize, v: i32) -> usize {
-        match self.inputs[a].kind {
-            InputKind::Categorical { n_values } => match usize::try_from(v) {
-                Ok(v) if v < usize::from(n_values) => v,
-                _ => usize::from(n_values),
-            },
-            InputKind::Numeric { .. } => self.edges[a].partition_point(|&e| e < v),
+        let (numeric, start, n) = self.slot_info[a];
+        if !numeric {
+            return if (v as u32) < n { v as usize } else { n as usize };
         }
+        self.flat_edges[start as usize..(start + n) as usize].partition_point(|&e| e < v)
     }
 }
 
@@ -1199,17 +1223,18 @@ impl Ltu {
         self.adjustments += 1;
         let mut changed = false;
         for &(r, k) in &adj[..n_adj] {
-            let base = r * dim;
-            for j in 0..dim {
-                let v = if j + 1 == dim { 1 } else { Weight::from(f[j]) };
-                let w = &mut self.w[base + j];
+            let range = r * dim..(r + 1) * dim;
+            let rows =
+                self.w[range.clone()].iter_mut().zip(&mut self.lo[range.clone()]).zip(&mut self.hi[range]);
+            // Features, then the threshold feature θ = 1.
+            for (((w, lo), hi), v) in rows.zip(f.iter().map(|&v| Weight::from(v)).chain([1])) {
                 *w -= k * v;
-                if *w < self.lo[base + j] {
-                    self.lo[base + j] = *w;
+                if *w < *lo {
+                    *lo = *w;
                     changed = true;
                 }
-                if *w > self.hi[base + j] {
-                    self.hi[base + j] = *w;
+                if *w > *hi {
+                    *hi = *w;
                     changed = true;
                 }
             }
