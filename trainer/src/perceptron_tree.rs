@@ -511,7 +511,7 @@ pub struct History {
     pub instances: u64,
     /// Weight-vector adjustments.
     pub adjustments: u64,
-    /// Splits (LTU → decision node), with the 1-based instance number of each of the first 64.
+    /// Splits (LTU → decision node).
     pub splits: u64,
     /// Instance numbers (1-based) of the first splits.
     pub split_at: [u64; 8],
