@@ -1,17 +1,813 @@
-//! Neural decision lists (Marchand & Golea 1993) — being written.
-use crate::algo::{Context, TrainError, Algo};
-use crate::export::ModelSpec;
+//! Halfspace intersections and neural decision lists (Marchand & Golea 1993, "On learning simple
+//! neural concepts: from halfspace intersections to neural decision lists", *Network* 4).
+//!
+//! A neural decision list (section 2) is a list `(H_1, v_1), …, (H_r, v_r)` of halfspaces and
+//! classes; an input gets the class of the first halfspace that contains it, and the last
+//! halfspace is the constant one. It maps one-to-one onto the runtime's
+//! [`Structure::List`]: each `H_i` is a binary unit (an entry fires iff its integer score is
+//! `> 0`), and the constant last node is the list's `default` class.
+//!
+//! The learners, all greedy set coverings around one single-unit subproblem:
+//!
+//! * [`inclp`] — the single-unit subproblem, "find a halfspace that covers a large subset of
+//!   these examples and none of those": IncLP and `Find_large_neg_subset` (section 4.1), plus
+//!   `mult_IncLP` and the pocket algorithm with ratchet used as baselines in section 6.1.
+//! * [`train_hsi`] — halfspace intersections by greedy set covering (section 3): each step
+//!   cuts away the largest subset of the remaining negative examples with a halfspace that
+//!   keeps every positive example. [`HsiShape::Union`] learns the dual (a union of halfspaces
+//!   covering the positives). As a list: `(G_1, neg), …, (G_k, neg), default pos` where `G_i`
+//!   is the complement of the paper's `H_i`.
+//! * [`train_ndl`] — `Build_NDL` (section 5.1) and its multi-class heuristic (section 5.2):
+//!   each step tries, for every class, to cover the largest *fraction* of its remaining examples
+//!   without covering any remaining example of another class, keeps the best, removes what it
+//!   covers. For two classes this is exactly 5.1 (the tie goes to class 0, the paper's `S⁻`).
+//!
+//! # Inputs (section 2)
+//!
+//! Examples live in `[-1, 1]^n`: every numeric attribute becomes one feature quantized to
+//! `[-M, M]` by [`encode::standard_features`] (`M` = [`Params::feature_max_abs`]) and divided by
+//! `M`; every categorical value becomes a `±1` feature. The float learner sees exactly the
+//! integer feature values that the runtime computes, so the only difference between the float
+//! model and the exported one is the rounding of the weights. Features that are constant on the
+//! training rows, or equal or opposite to an earlier feature on every training row (for example
+//! the two value features of a yes/no attribute), are left out of the LPs: they change no
+//! separation.
+//!
+//! # Beyond the paper (section 6.3 lists these as future work)
+//!
+//! * **Stopping and pruning.** [`Params::max_nodes`] and [`Params::min_cover`] stop the list
+//!   early (the default class is then the majority of the examples left); with
+//!   [`Params::validation`] a stratified part of the training rows is held out and the list is
+//!   cut after the prefix with the best held-out accuracy (the paper's "Opt-gen" of table 1,
+//!   chosen on validation data instead of test data).
+//! * **Maximal margin.** Each accepted halfspace is re-solved by [`inclp::max_margin`]: the
+//!   largest margin under `‖w‖∞ <= 1` that keeps every example it covered covered and every
+//!   example of another class excluded. This is what makes a node survive weight rounding.
+//! * **Quantization in the loop.** Each node is quantized as soon as it is found
+//!   ([`quantize`]: one scale per unit, as large as the weight kind and the runtime's
+//!   accumulator bound `Σ|w|·max|f| + |b| <= limit` allow), and the examples removed from the
+//!   training set are the ones the **quantized** unit covers. So the list stays consistent
+//!   with what the exported model does; when rounding changes which training examples a node
+//!   covers, it is counted per node ([`NodeInfo::changed_by_quantization`], and
+//!   [`NodeInfo::wrong_class`] for examples of another class it now covers) and in the
+//!   [`Report`], never silently. [`fit`] returns the report; [`train_ndl`] and [`train_hsi`]
+//!   return only the model.
+//!
+//! The reproduction of the paper's tables and figure 4 is `cargo run --release -p ltu
+//! --example reproduce_ndl` (writes `docs/REPRODUCTION.md`); the design is in
+//! `docs/DECISION_LIST.md`.
 
-/// Decision list options.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Params {}
+pub mod inclp;
+pub mod synth;
 
-/// Learns a neural decision list.
-pub fn train_ndl(_ctx: &Context<'_>, _p: &Params) -> Result<ModelSpec, TrainError> {
-    Err(TrainError::NotImplemented(Algo::Ndl))
+use std::time::Instant;
+
+use crate::algo::{Context, TrainError};
+use crate::encode;
+use crate::export::{weight_range, Feature, ModelSpec, Structure, Unit, WeightKind};
+use crate::rng::Rng;
+pub use inclp::{Budget, Cover, Halfspace, LpStats};
+
+/// Which halfspace search answers "cover a large subset of these, none of those".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Search {
+    /// `Find_large_neg_subset` (section 4.1), the paper's method.
+    #[default]
+    FindLargeNegSubset,
+    /// `mult_IncLP` with this many random orders (section 4.1).
+    MultIncLp {
+        /// Passes of IncLP.
+        passes: usize,
+    },
+    /// Pocket algorithm with ratchet and rules (section 6.1), this many thousand iterations; its
+    /// halfspace is then given a margin by the max-margin LP.
+    Pocket {
+        /// Thousands of perceptron iterations.
+        kilo_iterations: usize,
+    },
 }
 
-/// Learns a halfspace intersection.
-pub fn train_hsi(_ctx: &Context<'_>, _p: &Params) -> Result<ModelSpec, TrainError> {
-    Err(TrainError::NotImplemented(Algo::Hsi))
+/// Shape of a halfspace-set model ([`train_hsi`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HsiShape {
+    /// Intersection (AND) of halfspaces that all contain the positive class (section 3).
+    #[default]
+    Intersection,
+    /// Union (OR) of halfspaces that contain no negative example: the dual.
+    Union,
+}
+
+/// Decision list and halfspace-set options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// Single-unit search.
+    pub search: Search,
+    /// Cap on the outer passes of `Find_large_neg_subset` (`None`: until every candidate was
+    /// used, as in the paper).
+    pub max_passes: Option<usize>,
+    /// Largest number of list entries (`None`: no limit).
+    pub max_nodes: Option<usize>,
+    /// Stop when the best new node covers fewer training examples than this (1 = never stop
+    /// early, as in the paper).
+    pub min_cover: usize,
+    /// Fraction of the training rows held out to prune the list (0 = no pruning).
+    pub validation: f64,
+    /// Re-solve each halfspace for the largest margin (recommended: weights then survive
+    /// quantization).
+    pub max_margin: bool,
+    /// `hsi`: intersection or union.
+    pub hsi_shape: HsiShape,
+    /// `hsi`: index of the positive class; `None` tries both classes and keeps the shorter list
+    /// (then the one with fewer training errors).
+    pub positive: Option<usize>,
+    /// Numeric features are quantized to `[-feature_max_abs, feature_max_abs]` (input resolution).
+    pub feature_max_abs: u16,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            search: Search::FindLargeNegSubset,
+            max_passes: None,
+            max_nodes: None,
+            min_cover: 1,
+            validation: 0.0,
+            max_margin: true,
+            hsi_shape: HsiShape::Intersection,
+            positive: None,
+            feature_max_abs: 1024,
+        }
+    }
+}
+
+/// Which model to learn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Neural decision list (sections 5.1, 5.2).
+    Ndl,
+    /// Intersection or union of halfspaces for a two-class problem (section 3).
+    Hsi {
+        /// Intersection or union.
+        shape: HsiShape,
+        /// The positive class (0 or 1).
+        positive: usize,
+    },
+}
+
+/// Training examples for the float learner: rows in `[-1, 1]^d` and classes, and optionally the
+/// integer features and weight kind that the exported model will use.
+#[derive(Debug, Clone, Copy)]
+pub struct Sample<'a> {
+    /// Inputs, one row per example.
+    pub x: &'a [Vec<f64>],
+    /// Class of each example.
+    pub y: &'a [usize],
+    /// Number of classes.
+    pub n_classes: usize,
+    /// Quantize each node as it is learned (see the module docs).
+    pub quant: Option<Quant<'a>>,
+}
+
+/// What quantization in the loop needs: `x[i][j] == features[i][j] / max_abs[j]`.
+#[derive(Debug, Clone, Copy)]
+pub struct Quant<'a> {
+    /// Integer feature values per example.
+    pub features: &'a [Vec<i32>],
+    /// Largest absolute value of each feature.
+    pub max_abs: &'a [i64],
+    /// Weight representation.
+    pub kind: WeightKind,
+}
+
+/// A unit with integer weights (stored values of the weight kind).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IntUnit {
+    /// One weight per feature (column of the sample).
+    pub weights: Vec<i64>,
+    /// Bias.
+    pub bias: i64,
+}
+
+impl IntUnit {
+    /// `bias + Σ w_j·f_j`, the runtime's integer score.
+    pub fn score(&self, f: &[i32]) -> i64 {
+        self.weights.iter().zip(f).fold(self.bias, |acc, (w, f)| acc + w * i64::from(*f))
+    }
+}
+
+/// Quantizes a float halfspace over `x_j = f_j / max_abs_j` to integer weights
+/// `W_j = round(s·w_j / max_abs_j)`, `B = round(s·b)`, with the largest per-unit scale `s` such
+/// that every stored value fits `kind` and `Σ|W_j|·max_abs_j + |B|` is within the runtime's
+/// accumulator limit (`i32::MAX`, or `i64::MAX` for `Fixed`, whose stored values are `I16F16`
+/// bits: the decision is invariant under a positive scale, so the unit uses the whole range).
+pub fn quantize(h: &Halfspace, max_abs: &[i64], kind: WeightKind) -> IntUnit {
+    let (_, hi) = weight_range(kind);
+    let hi = hi as f64;
+    let limit = kind.accumulator_limit() as f64;
+    let per: Vec<f64> = h.w.iter().zip(max_abs).map(|(w, &m)| w / m as f64).collect();
+    let l1: f64 = h.w.iter().map(|w| w.abs()).sum::<f64>() + h.b.abs();
+    let biggest = per.iter().fold(h.b.abs(), |a, w| a.max(w.abs()));
+    if biggest == 0.0 || !biggest.is_finite() {
+        return IntUnit { weights: vec![0; per.len()], bias: 0 };
+    }
+    let rounding: f64 = 0.5 * (max_abs.iter().map(|&m| m as f64).sum::<f64>() + 1.0);
+    let mut s = (hi / biggest).min(((limit - rounding) / l1).max(1.0));
+    let fits = |u: &IntUnit| {
+        let (lo, hi) = weight_range(kind);
+        let acc: i128 =
+            u.weights.iter().zip(max_abs).map(|(w, &m)| i128::from(w.abs()) * i128::from(m)).sum::<i128>()
+                + i128::from(u.bias.abs());
+        u.weights.iter().chain([&u.bias]).all(|w| (lo..=hi).contains(w))
+            && acc <= i128::from(kind.accumulator_limit())
+    };
+    loop {
+        let u = IntUnit {
+            weights: per.iter().map(|w| (w * s).round() as i64).collect(),
+            bias: (h.b * s).round() as i64,
+        };
+        if fits(&u) || s < 1e-300 {
+            return u;
+        }
+        s *= 0.995;
+    }
+}
+
+/// Why the list ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Stop {
+    /// Only one class was left (the paper's end).
+    Exhausted,
+    /// [`Params::max_nodes`] reached.
+    MaxNodes,
+    /// The best node covered fewer than [`Params::min_cover`] examples.
+    MinCover,
+    /// No remaining example can be covered without covering an example of another class
+    /// (contradictory examples: equal inputs, different classes).
+    Inseparable,
+    /// The quantized node covered no training example although the float node did.
+    QuantizationLost,
+}
+
+/// What one list entry does on the training rows it sees.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct NodeInfo {
+    /// Class of the entry.
+    pub class: usize,
+    /// Training examples it covers (and removes), as exported.
+    pub covered: usize,
+    /// Training examples the float halfspace covers.
+    pub float_covered: usize,
+    /// Training examples reaching this node whose coverage differs between the float and the
+    /// quantized unit.
+    pub changed_by_quantization: usize,
+    /// Examples of another class the exported unit covers (only quantization can cause this).
+    pub wrong_class: usize,
+}
+
+/// One entry of a learned list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// Float halfspace (margin 1 on what it covers and excludes).
+    pub halfspace: Halfspace,
+    /// Quantized unit, when the sample had [`Quant`].
+    pub unit: Option<IntUnit>,
+    /// Class.
+    pub class: usize,
+    /// Training figures.
+    pub info: NodeInfo,
+}
+
+/// Figures of one training run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Report {
+    /// Entries of the final list, the constant default node not counted (the paper's `k` counts
+    /// it: `k = nodes + 1`).
+    pub nodes: usize,
+    /// Why building stopped.
+    pub stop: Stop,
+    /// Per entry of the final list.
+    pub node_info: Vec<NodeInfo>,
+    /// Entries removed by validation pruning.
+    pub pruned: usize,
+    /// Held-out rows used for pruning.
+    pub validation_rows: usize,
+    /// Accuracy of the final list on the held-out rows.
+    pub validation_accuracy: Option<f64>,
+    /// Float list's accuracy on the rows it was built from.
+    pub float_train_accuracy: f64,
+    /// Exported (quantized) list's accuracy on the same rows.
+    pub quantized_train_accuracy: Option<f64>,
+    /// Those rows on which the float and the quantized list predict differently.
+    pub float_quantized_disagreements: usize,
+    /// Sum of [`NodeInfo::changed_by_quantization`].
+    pub changed_by_quantization: usize,
+    /// LP work.
+    pub lp: LpStats,
+    /// Positive class (`hsi`).
+    pub positive: Option<usize>,
+    /// Wall-clock training time.
+    pub seconds: f64,
+}
+
+/// A learned list on sample columns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Learned {
+    /// Entries, in order.
+    pub nodes: Vec<Node>,
+    /// Class of the constant last node.
+    pub default: usize,
+    /// Figures.
+    pub report: Report,
+}
+
+impl Learned {
+    /// The float list's class for `x` (first covering halfspace, else the default).
+    pub fn predict_float(&self, x: &[f64]) -> usize {
+        self.nodes.iter().find(|n| n.halfspace.covers(x)).map_or(self.default, |n| n.class)
+    }
+
+    /// The quantized list's class for integer features `f` (falls back to the float halfspace of
+    /// a node without a unit).
+    pub fn predict_quantized(&self, f: &[i32], max_abs: &[i64]) -> usize {
+        self.nodes.iter().find(|n| node_covers_int(n, f, max_abs)).map_or(self.default, |n| n.class)
+    }
+}
+
+fn node_covers_int(n: &Node, f: &[i32], max_abs: &[i64]) -> bool {
+    match &n.unit {
+        Some(u) => u.score(f) > 0,
+        None => {
+            let x: Vec<f64> = f.iter().zip(max_abs).map(|(&v, &m)| f64::from(v) / m as f64).collect();
+            n.halfspace.covers(&x)
+        }
+    }
+}
+
+fn majority(y: &[usize], rows: impl Iterator<Item = usize>, n_classes: usize) -> usize {
+    let mut c = vec![0usize; n_classes.max(1)];
+    for i in rows {
+        c[y[i]] += 1;
+    }
+    // Ties go to the lowest class index.
+    (0..c.len()).fold(0, |best, k| if c[k] > c[best] { k } else { best })
+}
+
+/// One run of the single-unit search.
+fn search(
+    s: &Sample<'_>,
+    cands: &[usize],
+    excl: &[usize],
+    p: &Params,
+    rng: &mut Rng,
+    stats: &mut LpStats,
+) -> Cover {
+    let budget = Budget { passes: p.max_passes, deadline: None };
+    match p.search {
+        Search::FindLargeNegSubset => inclp::find_large_neg_subset(s.x, cands, excl, budget, rng, stats),
+        Search::MultIncLp { passes } => inclp::mult_inc_lp(
+            s.x,
+            cands,
+            excl,
+            Budget { passes: Some(passes.max(1)), deadline: None },
+            rng,
+            stats,
+        ),
+        Search::Pocket { kilo_iterations } => inclp::pocket_ratchet(
+            s.x,
+            cands,
+            excl,
+            Budget { passes: Some(kilo_iterations.max(1)), deadline: None },
+            rng,
+        ),
+    }
+}
+
+/// Builds a list on `rows` of the sample (greedy covering, sections 3 and 5); `defaults[r]` is
+/// the class to use after keeping the first `r` nodes.
+fn build(
+    s: &Sample<'_>,
+    rows: &[usize],
+    shape: Shape,
+    p: &Params,
+    rng: &mut Rng,
+) -> (Vec<Node>, Vec<usize>, Stop, LpStats) {
+    let q = s.n_classes.max(1);
+    let mut alive = rows.to_vec();
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut defaults = vec![majority(s.y, rows.iter().copied(), q)];
+    let mut stats = LpStats::default();
+    let stop = loop {
+        let mut count = vec![0usize; q];
+        for &i in &alive {
+            count[s.y[i]] += 1;
+        }
+        let nonempty: Vec<usize> = (0..q).filter(|&c| count[c] > 0).collect();
+        let majority_left = majority(s.y, alive.iter().copied(), q);
+        // Which classes may be covered next (section 5.2 step 3; section 3: only one).
+        let targets: Vec<usize> = match shape {
+            Shape::Ndl => {
+                if nonempty.len() <= 1 {
+                    *defaults.last_mut().expect("nonempty") =
+                        nonempty.first().copied().unwrap_or(majority_left);
+                    break Stop::Exhausted;
+                }
+                nonempty.clone()
+            }
+            Shape::Hsi { shape, positive } => {
+                let negative = 1 - positive;
+                let (cut, keep) = match shape {
+                    HsiShape::Intersection => (negative, positive),
+                    HsiShape::Union => (positive, negative),
+                };
+                if count[cut] == 0 || count[keep] == 0 {
+                    // Section 3 step 2; with no example left to keep, the constant node decides.
+                    *defaults.last_mut().expect("nonempty") = if count[cut] == 0 { keep } else { cut };
+                    break Stop::Exhausted;
+                }
+                vec![cut]
+            }
+        };
+        *defaults.last_mut().expect("nonempty") = match shape {
+            Shape::Ndl => majority_left,
+            Shape::Hsi { shape: HsiShape::Intersection, positive } => positive,
+            Shape::Hsi { shape: HsiShape::Union, positive } => 1 - positive,
+        };
+        if p.max_nodes.is_some_and(|m| nodes.len() >= m) {
+            break Stop::MaxNodes;
+        }
+        // Sections 5.1 steps 4–6 / 5.2 steps 3–4: the largest covered fraction wins; ties go to
+        // the larger count, then the lower class.
+        let mut best: Option<(usize, Cover, Vec<usize>)> = None;
+        for &t in &targets {
+            let cands: Vec<usize> = alive.iter().copied().filter(|&i| s.y[i] == t).collect();
+            let excl: Vec<usize> = alive.iter().copied().filter(|&i| s.y[i] != t).collect();
+            let cover = search(s, &cands, &excl, p, rng, &mut stats);
+            let better = match &best {
+                None => true,
+                Some((bt, bc, _)) => {
+                    let (a, b) = (cover.covered.len() * count[*bt], bc.covered.len() * count[t]);
+                    a > b || a == b && cover.covered.len() > bc.covered.len()
+                }
+            };
+            if better {
+                best = Some((t, cover, excl));
+            }
+        }
+        let Some((class, cover, excl)) = best else { break Stop::Inseparable };
+        if cover.covered.is_empty() {
+            break Stop::Inseparable;
+        }
+        if cover.covered.len() < p.min_cover {
+            break Stop::MinCover;
+        }
+        let mut h = cover.halfspace.clone();
+        if p.max_margin || matches!(p.search, Search::Pocket { .. }) {
+            match inclp::max_margin(s.x, &cover.covered, &excl, &h) {
+                Some(m) => h = m,
+                None => stats.margin_fallbacks += 1,
+            }
+        }
+        let unit = s.quant.map(|qz| quantize(&h, qz.max_abs, qz.kind));
+        let mut node = Node {
+            halfspace: h,
+            unit,
+            class,
+            info: NodeInfo {
+                class,
+                covered: 0,
+                float_covered: 0,
+                changed_by_quantization: 0,
+                wrong_class: 0,
+            },
+        };
+        let mut next = Vec::with_capacity(alive.len());
+        for &i in &alive {
+            let fl = node.halfspace.covers(&s.x[i]);
+            let ex = match (&node.unit, s.quant) {
+                (Some(u), Some(qz)) => u.score(&qz.features[i]) > 0,
+                _ => fl,
+            };
+            node.info.float_covered += usize::from(fl);
+            node.info.changed_by_quantization += usize::from(fl != ex);
+            if ex {
+                node.info.covered += 1;
+                node.info.wrong_class += usize::from(s.y[i] != class);
+            } else {
+                next.push(i);
+            }
+        }
+        if node.info.covered == 0 {
+            break Stop::QuantizationLost;
+        }
+        alive = next;
+        nodes.push(node);
+        defaults.push(majority_left);
+    };
+    (nodes, defaults, stop, stats)
+}
+
+/// Learns a list from a sample (the algorithm without any file format).
+///
+/// With [`Params::validation`] `> 0` a stratified, seeded part of the rows is held out, the list
+/// is built on the rest and cut after the prefix with the best held-out accuracy (the shortest
+/// on ties).
+///
+/// # Errors
+/// [`TrainError::InvalidOption`] for a validation fraction outside `[0, 1)`, an `Hsi` shape on a
+/// sample that is not two-class, or rows of different lengths.
+pub fn learn(s: &Sample<'_>, shape: Shape, p: &Params, seed: u64) -> Result<Learned, TrainError> {
+    let start = Instant::now();
+    if !(0.0..1.0).contains(&p.validation) {
+        return Err(TrainError::InvalidOption(format!(
+            "validation fraction {} is not in [0, 1)",
+            p.validation
+        )));
+    }
+    if let Shape::Hsi { positive, .. } = shape {
+        if s.n_classes != 2 || positive > 1 {
+            return Err(TrainError::InvalidOption(format!(
+                "hsi needs two classes and a positive class 0 or 1 (got {} classes, positive {positive})",
+                s.n_classes
+            )));
+        }
+    }
+    let d = s.x.first().map_or(0, Vec::len);
+    if s.x.iter().any(|r| r.len() != d) || s.x.len() != s.y.len() || s.y.iter().any(|&c| c >= s.n_classes) {
+        return Err(TrainError::InvalidOption("sample rows, labels and classes do not match".into()));
+    }
+    let mut rng = Rng::new(seed);
+    let all: Vec<usize> = (0..s.x.len()).collect();
+    let (train, val) = if p.validation > 0.0 {
+        let mut split_rng = rng.fork(1);
+        let (mut train, mut val) = (Vec::new(), Vec::new());
+        for c in 0..s.n_classes {
+            let mut rows: Vec<usize> = all.iter().copied().filter(|&i| s.y[i] == c).collect();
+            split_rng.shuffle(&mut rows);
+            let k = (rows.len() as f64 * p.validation).round() as usize;
+            val.extend_from_slice(&rows[..k]);
+            train.extend_from_slice(&rows[k..]);
+        }
+        train.sort_unstable();
+        val.sort_unstable();
+        (train, val)
+    } else {
+        (all, Vec::new())
+    };
+    let (mut nodes, defaults, stop, lp) = build(s, &train, shape, p, &mut rng);
+    let mut default = *defaults.last().expect("nonempty");
+    let mut pruned = 0;
+    let mut validation_accuracy = None;
+    let fires = |nodes: &[Node], i: usize| -> usize {
+        nodes
+            .iter()
+            .position(|n| match s.quant {
+                Some(q) => node_covers_int(n, &q.features[i], q.max_abs),
+                None => n.halfspace.covers(&s.x[i]),
+            })
+            .unwrap_or(nodes.len())
+    };
+    if !val.is_empty() {
+        let first: Vec<usize> = val.iter().map(|&i| fires(&nodes, i)).collect();
+        let k = nodes.len();
+        let acc = |r: usize| {
+            val.iter()
+                .zip(&first)
+                .filter(|(&i, &j)| if j < r { nodes[j].class == s.y[i] } else { defaults[r] == s.y[i] })
+                .count()
+        };
+        let (mut best_r, mut best) = (k, acc(k));
+        for r in (0..k).rev() {
+            let a = acc(r);
+            if a >= best {
+                (best_r, best) = (r, a);
+            }
+        }
+        pruned = k - best_r;
+        nodes.truncate(best_r);
+        default = defaults[best_r];
+        validation_accuracy = Some(best as f64 / val.len() as f64);
+    }
+    let mut learned = Learned { nodes, default, report: empty_report(lp) };
+    let float_ok = train.iter().filter(|&&i| learned.predict_float(&s.x[i]) == s.y[i]).count();
+    let (mut q_ok, mut disagree) = (0, 0);
+    if let Some(q) = s.quant {
+        for &i in &train {
+            let a = learned.predict_quantized(&q.features[i], q.max_abs);
+            q_ok += usize::from(a == s.y[i]);
+            disagree += usize::from(a != learned.predict_float(&s.x[i]));
+        }
+    }
+    let n = train.len().max(1) as f64;
+    learned.report = Report {
+        nodes: learned.nodes.len(),
+        stop,
+        node_info: learned.nodes.iter().map(|n| n.info.clone()).collect(),
+        pruned,
+        validation_rows: val.len(),
+        validation_accuracy,
+        float_train_accuracy: float_ok as f64 / n,
+        quantized_train_accuracy: s.quant.map(|_| q_ok as f64 / n),
+        float_quantized_disagreements: disagree,
+        changed_by_quantization: learned.nodes.iter().map(|n| n.info.changed_by_quantization).sum(),
+        lp,
+        positive: match shape {
+            Shape::Hsi { positive, .. } => Some(positive),
+            Shape::Ndl => None,
+        },
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    Ok(learned)
+}
+
+fn empty_report(lp: LpStats) -> Report {
+    Report {
+        nodes: 0,
+        stop: Stop::Exhausted,
+        node_info: Vec::new(),
+        pruned: 0,
+        validation_rows: 0,
+        validation_accuracy: None,
+        float_train_accuracy: 0.0,
+        quantized_train_accuracy: None,
+        float_quantized_disagreements: 0,
+        changed_by_quantization: 0,
+        lp,
+        positive: None,
+        seconds: 0.0,
+    }
+}
+
+/// Learns an `hsi` shape; with `positive == None` tries both classes as positive and keeps the
+/// list with fewer entries, then fewer training errors, then positive class 1.
+///
+/// # Errors
+/// As [`learn`].
+pub fn learn_hsi(s: &Sample<'_>, p: &Params, seed: u64) -> Result<Learned, TrainError> {
+    let run = |positive| learn(s, Shape::Hsi { shape: p.hsi_shape, positive }, p, seed);
+    match p.positive {
+        Some(c) => run(c),
+        None => {
+            let a = run(1)?;
+            let b = run(0)?;
+            let key = |l: &Learned| {
+                (
+                    l.nodes.len(),
+                    -(l.report.quantized_train_accuracy.unwrap_or(l.report.float_train_accuracy) * 1e9)
+                        as i64,
+                )
+            };
+            Ok(if key(&b) < key(&a) { b } else { a })
+        }
+    }
+}
+
+/// A trained list with its feature space and report: the exported [`ModelSpec`] plus everything
+/// needed to compare it with the float model it came from.
+#[derive(Debug, Clone)]
+pub struct Fitted {
+    /// The exported model (weights already of the context's kind, `I16` if none was asked).
+    pub spec: ModelSpec,
+    /// The learned list on the sample columns.
+    pub learned: Learned,
+    /// The feature of each sample column.
+    pub columns: Vec<Feature>,
+    /// `max_abs` of each sample column.
+    pub max_abs: Vec<i64>,
+}
+
+impl Fitted {
+    fn features(&self, raw: &[i32]) -> Vec<i32> {
+        self.columns.iter().map(|f| f.value(raw)).collect()
+    }
+
+    /// The float list's prediction for raw inputs (weights before rounding).
+    pub fn predict_float(&self, raw: &[i32]) -> usize {
+        let x: Vec<f64> =
+            self.features(raw).iter().zip(&self.max_abs).map(|(&v, &m)| f64::from(v) / m as f64).collect();
+        self.learned.predict_float(&x)
+    }
+
+    /// The quantized list's prediction for raw inputs, by this module's own integer evaluator
+    /// (independent of [`ModelSpec::predict`], which it must equal).
+    pub fn predict_quantized(&self, raw: &[i32]) -> usize {
+        self.learned.predict_quantized(&self.features(raw), &self.max_abs)
+    }
+
+    /// The training report.
+    pub fn report(&self) -> &Report {
+        &self.learned.report
+    }
+}
+
+/// Learns a list from a training context and exports it as a [`Structure::List`].
+///
+/// # Errors
+/// [`TrainError::InvalidOption`] for bad options (see [`learn`]) or `feature_max_abs == 0`.
+pub fn fit(ctx: &Context<'_>, shape: Option<Shape>, p: &Params) -> Result<Fitted, TrainError> {
+    if p.feature_max_abs == 0 {
+        return Err(TrainError::InvalidOption("feature_max_abs must be at least 1".into()));
+    }
+    let kind = ctx.weight_kind.unwrap_or(WeightKind::I16);
+    let all = encode::standard_features(&ctx.inputs, &ctx.raw, p.feature_max_abs);
+    let rows = encode::feature_rows(&all, &ctx.raw);
+    // Columns: drop features constant on the training rows and those equal or opposite to an
+    // earlier kept one (they change no separation).
+    let mut keep: Vec<usize> = Vec::new();
+    for j in 0..all.len() {
+        let col = |j: usize| rows.iter().map(move |r| r[j]);
+        let first = rows.first().map_or(0, |r| r[j]);
+        if col(j).all(|v| v == first) {
+            continue;
+        }
+        let dup = keep.iter().any(|&k| {
+            all[k].max_abs() == all[j].max_abs()
+                && (col(k).zip(col(j)).all(|(a, b)| a == b) || col(k).zip(col(j)).all(|(a, b)| a == -b))
+        });
+        if !dup {
+            keep.push(j);
+        }
+    }
+    let columns: Vec<Feature> = keep.iter().map(|&j| all[j].clone()).collect();
+    let max_abs: Vec<i64> = columns.iter().map(Feature::max_abs).collect();
+    let fint: Vec<Vec<i32>> = rows.iter().map(|r| keep.iter().map(|&j| r[j]).collect()).collect();
+    let x: Vec<Vec<f64>> = fint
+        .iter()
+        .map(|r| r.iter().zip(&max_abs).map(|(&v, &m)| f64::from(v) / m as f64).collect())
+        .collect();
+    let sample = Sample {
+        x: &x,
+        y: ctx.labels(),
+        n_classes: ctx.n_classes(),
+        quant: Some(Quant { features: &fint, max_abs: &max_abs, kind }),
+    };
+    let learned = match shape {
+        Some(sh) => learn(&sample, sh, p, ctx.seed)?,
+        None => learn_hsi(&sample, p, ctx.seed)?,
+    };
+    (ctx.progress)(1, 1);
+    // Export only the features some unit uses.
+    let mut used = vec![false; columns.len()];
+    for n in &learned.nodes {
+        if let Some(u) = &n.unit {
+            for (j, w) in u.weights.iter().enumerate() {
+                used[j] |= *w != 0;
+            }
+        }
+    }
+    let mut index = vec![usize::MAX; columns.len()];
+    let mut features = Vec::new();
+    for j in 0..columns.len() {
+        if used[j] {
+            index[j] = features.len();
+            features.push(columns[j].clone());
+        }
+    }
+    let mut units = Vec::new();
+    let mut entries = Vec::new();
+    for n in &learned.nodes {
+        let u = n.unit.as_ref().expect("fit always quantizes");
+        let terms: Vec<usize> = (0..columns.len()).filter(|&j| u.weights[j] != 0).collect();
+        let mut row: Vec<i64> = terms.iter().map(|&j| u.weights[j]).collect();
+        row.push(u.bias);
+        entries.push((units.len(), n.class));
+        units.push(Unit {
+            terms: terms.iter().map(|&j| index[j]).collect(),
+            rows: vec![row],
+            classes: vec![learned.default, n.class],
+        });
+    }
+    let spec = ModelSpec {
+        n_classes: ctx.n_classes(),
+        weight_kind: kind,
+        inputs: ctx.inputs.clone(),
+        features,
+        units,
+        structure: Structure::List { entries, default: learned.default },
+        names: None,
+    };
+    Ok(Fitted { spec, learned, columns, max_abs })
+}
+
+/// Learns a neural decision list (sections 5.1 and 5.2).
+///
+/// # Errors
+/// [`TrainError::InvalidOption`] for bad options.
+pub fn train_ndl(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
+    Ok(fit(ctx, Some(Shape::Ndl), p)?.spec)
+}
+
+/// Learns a halfspace intersection (section 3), or a union with [`HsiShape::Union`], for a
+/// two-class problem.
+///
+/// # Errors
+/// [`TrainError::InvalidOption`] if the data is not two-class or for bad options.
+pub fn train_hsi(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
+    let shape = p.positive.map(|positive| Shape::Hsi { shape: p.hsi_shape, positive });
+    if ctx.n_classes() != 2 {
+        return Err(TrainError::InvalidOption(format!(
+            "hsi needs exactly two classes, the data has {}",
+            ctx.n_classes()
+        )));
+    }
+    Ok(fit(ctx, shape, p)?.spec)
 }

@@ -1,0 +1,631 @@
+//! Single-unit training: the incremental linear programming algorithm IncLP and the
+//! approximation algorithm `Find_large_neg_subset` for the densest-halfspace-covering problem
+//! (Marchand & Golea 1993, section 4.1), and for comparison `mult_IncLP` (section 4.1) and
+//! Gallant's pocket algorithm with ratchet and rules (section 6.1).
+//!
+//! Orientation. The paper's IncLP looks for a halfspace that contains every positive example
+//! and excludes a large subset of the negatives. Every caller here (section 3 intersections,
+//! section 5 lists) needs the complementary question, so this module asks it directly: given a
+//! set `exclude` of points that must **not** be covered and a set of candidates, find a
+//! halfspace `w·x + b > 0` that covers a large subset `L` of the candidates and no excluded point.
+//! (The paper's `H` is the complement of ours: negate `w` and `b`.)
+//!
+//! # Exactness, margin and tolerance
+//!
+//! "`L` is separable from `P`" is asked as an exact LP feasibility question. Strict separation
+//! of finite sets (`w·x + b > 0` on `L`, `<= 0` on `P`) is equivalent to the existence of a
+//! solution with a margin: scale `(w, b)` so the smallest score on `L` is 2 and subtract 1 from
+//! `b`. So the LP is
+//!
+//! ```text
+//!   w·x + b >= +MARGIN   for x in L,        w·x + b <= -MARGIN   for x in P,    w, b free
+//! ```
+//!
+//! with [`MARGIN`] `= 1` and a zero objective: feasible iff separable. The simplex runs in
+//! floating point, so every solution is checked against **all** rows with the tolerance
+//! [`TOLERANCE`] (`1e-6`, on scores of order 1): a halfspace is accepted only if every covered
+//! point scores at least `MARGIN - TOLERANCE` and every excluded point at most
+//! `-(MARGIN - TOLERANCE)`. Under the trainer's decision rule (covered iff score `> 0`) the
+//! accepted halfspace therefore separates with a margin of almost 1, never by rounding luck.
+//! If the solver's answer cannot be confirmed (a row that is already in the LP is violated by
+//! more than the tolerance) the candidate is rejected and counted in
+//! [`LpStats::numerical_rejections`]: the algorithm may miss a separable example, it never
+//! claims a separation that does not hold.
+//!
+//! # Cost
+//!
+//! Three things keep the LP small and cheap, none changes the answer:
+//!
+//! * **Skip.** A candidate that the current halfspace already covers with the margin is added
+//!   to `L` without an LP (the paper's step 4 is trivially satisfied). Its row is not added.
+//! * **Lazy rows (constraint generation).** The LP only holds rows that some solution violated.
+//!   After each solve every point of `L ∪ P` is checked; violated rows are added (most violated
+//!   first) and the LP re-solved, until the solution satisfies all rows. The relaxation is
+//!   infeasible only if the full problem is, and a solution that satisfies every row is a
+//!   solution of the full problem, so the answer is exact. In practice the LP holds a few times
+//!   `d + 1` rows instead of `|L| + |P|`.
+//! * **Warm start.** Rows are added to the solved LP with `microlp::Solution::add_constraint`
+//!   (dual simplex from the previous optimal basis). A trial that turns out infeasible works on
+//!   a clone, so the last feasible basis survives.
+//!
+//! Degeneracy: many points lie on the same face (duplicates, binary inputs); microlp's ratio
+//! tests use the Harris/EXPAND-style anti-cycling procedure (the paper used Bland's rule). A
+//! duplicate of an excluded point is rejected exactly (its two rows contradict), and a duplicate
+//! of a covered point is accepted by the skip rule without an LP.
+
+use std::time::Instant;
+
+use microlp::{
+    ComparisonOp, Error as LpError, OptimizationDirection, Problem, Solution, SolveOutcome, Variable,
+};
+
+use crate::rng::Rng;
+
+/// Score margin required of the LP solution (the scale of `(w, b)` is free, so this is a
+/// normalisation, not an assumption about the data).
+pub const MARGIN: f64 = 1.0;
+
+/// Slack allowed when checking an LP solution against a row (scores are of order [`MARGIN`]).
+pub const TOLERANCE: f64 = 1e-6;
+
+/// Violated rows added to the LP (most violated first) before the next re-check; each addition
+/// re-factorises the basis, so one at a time is cheapest.
+const ROWS_PER_ROUND: usize = 1;
+
+/// A halfspace `{x : w·x + b > 0}` on float inputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Halfspace {
+    /// Weights, one per input.
+    pub w: Vec<f64>,
+    /// Bias.
+    pub b: f64,
+}
+
+impl Halfspace {
+    /// The halfspace that covers nothing (`w = 0`, `b = -1`).
+    pub fn nothing(d: usize) -> Self {
+        Halfspace { w: vec![0.0; d], b: -MARGIN }
+    }
+
+    /// The constant halfspace that covers everything (`w = 0`, `b = +1`), the last node of every
+    /// decision list (section 2).
+    pub fn everything(d: usize) -> Self {
+        Halfspace { w: vec![0.0; d], b: MARGIN }
+    }
+
+    /// `w·x + b`.
+    pub fn score(&self, x: &[f64]) -> f64 {
+        self.w.iter().zip(x).fold(self.b, |acc, (w, x)| acc + w * x)
+    }
+
+    /// Whether `x` lies in the open halfspace (score `> 0`).
+    pub fn covers(&self, x: &[f64]) -> bool {
+        self.score(x) > 0.0
+    }
+
+    /// The complement's closure `{x : -w·x - b > 0}`; with a margin on the training points this
+    /// is the paper's halfspace `H` for our covering halfspace.
+    pub fn negated(&self) -> Self {
+        Halfspace { w: self.w.iter().map(|w| -w).collect(), b: -self.b }
+    }
+}
+
+/// Counters of the LP work, for reports and benchmarks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LpStats {
+    /// Candidates examined by IncLP (step 3).
+    pub tried: u64,
+    /// Candidates accepted without an LP because the current halfspace already covers them.
+    pub skipped: u64,
+    /// Candidates that needed an LP.
+    pub lp_trials: u64,
+    /// LP trials that proved the candidate inseparable.
+    pub rejected: u64,
+    /// Rows added to LPs (lazily; compare with `tried`).
+    pub rows: u64,
+    /// Candidates rejected because a solver answer could not be confirmed.
+    pub numerical_rejections: u64,
+    /// Max-margin fine-tunings that fell back to the IncLP halfspace.
+    pub margin_fallbacks: u64,
+}
+
+impl LpStats {
+    /// Adds `other` into `self`.
+    pub fn add(&mut self, other: &LpStats) {
+        self.tried += other.tried;
+        self.skipped += other.skipped;
+        self.lp_trials += other.lp_trials;
+        self.rejected += other.rejected;
+        self.rows += other.rows;
+        self.numerical_rejections += other.numerical_rejections;
+        self.margin_fallbacks += other.margin_fallbacks;
+    }
+}
+
+/// A halfspace and the candidates it covers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cover {
+    /// Indices (into the point set) of the covered candidates.
+    pub covered: Vec<usize>,
+    /// A halfspace covering them with margin [`MARGIN`] and excluding every excluded point with
+    /// the same margin.
+    pub halfspace: Halfspace,
+}
+
+fn free_vars(p: &mut Problem, d: usize) -> Vec<Variable> {
+    (0..=d).map(|_| p.add_var(0.0, (f64::NEG_INFINITY, f64::INFINITY))).collect()
+}
+
+fn row_expr(vars: &[Variable], x: &[f64]) -> Vec<(Variable, f64)> {
+    let d = x.len();
+    let mut e: Vec<(Variable, f64)> =
+        x.iter().zip(vars).filter(|(v, _)| **v != 0.0).map(|(v, &var)| (var, *v)).collect();
+    e.push((vars[d], 1.0));
+    e
+}
+
+fn outcome(r: Result<SolveOutcome, LpError>) -> Result<Solution, LpError> {
+    match r? {
+        SolveOutcome::Solution(s) => Ok(s),
+        SolveOutcome::Interrupted(_) => Err(LpError::InternalError("interrupted".into())),
+    }
+}
+
+/// IncLP (section 4.1): a growing set `L` of covered candidates and a halfspace consistent with
+/// `L` and the excluded set, one exact LP question per candidate.
+pub struct IncLp<'a> {
+    points: &'a [Vec<f64>],
+    exclude: &'a [usize],
+    covered: Vec<usize>,
+    h: Halfspace,
+    lp: Option<Solution>,
+    vars: Vec<Variable>,
+    /// Per point: its row is in the LP.
+    in_lp: Vec<bool>,
+    /// Rows of the LP: point and whether it is covered.
+    rows: Vec<(usize, bool)>,
+    stats: LpStats,
+}
+
+impl<'a> IncLp<'a> {
+    /// Starts with `L = ∅` and the halfspace that covers nothing (the paper's step 3 starts
+    /// from the constant `+1`, its complement).
+    ///
+    /// # Panics
+    /// If `points` is empty or its rows differ in length.
+    pub fn new(points: &'a [Vec<f64>], exclude: &'a [usize]) -> Self {
+        let d = points[0].len();
+        assert!(points.iter().all(|p| p.len() == d), "rows of different lengths");
+        IncLp {
+            points,
+            exclude,
+            covered: Vec::new(),
+            h: Halfspace::nothing(d),
+            lp: None,
+            vars: Vec::new(),
+            in_lp: vec![false; points.len()],
+            rows: Vec::new(),
+            stats: LpStats::default(),
+        }
+    }
+
+    /// The covered candidates so far (`L`).
+    pub fn covered(&self) -> &[usize] {
+        &self.covered
+    }
+
+    /// The current halfspace (`H`).
+    pub fn halfspace(&self) -> &Halfspace {
+        &self.h
+    }
+
+    /// Work counters.
+    pub fn stats(&self) -> LpStats {
+        self.stats
+    }
+
+    /// The result so far.
+    pub fn into_cover(self) -> Cover {
+        Cover { covered: self.covered, halfspace: self.h }
+    }
+
+    /// Steps 3–5 for candidate `x`: adds it to `L` if `L ∪ {x}` is separable from the excluded
+    /// set; returns whether it was added.
+    pub fn try_add(&mut self, x: usize) -> bool {
+        self.stats.tried += 1;
+        if self.h.score(&self.points[x]) >= MARGIN - TOLERANCE {
+            self.stats.skipped += 1;
+            self.covered.push(x);
+            return true;
+        }
+        self.stats.lp_trials += 1;
+        let d = self.points[0].len();
+        let mut added = vec![x];
+        let mut sol = match &self.lp {
+            None => {
+                let mut p = Problem::new(OptimizationDirection::Minimize);
+                self.vars = free_vars(&mut p, d);
+                p.add_constraint(row_expr(&self.vars, &self.points[x]), ComparisonOp::Ge, MARGIN);
+                outcome(p.solve())
+            }
+            Some(s) => outcome(s.clone().add_constraint(
+                row_expr(&self.vars, &self.points[x]),
+                ComparisonOp::Ge,
+                MARGIN,
+            )),
+        };
+        self.stats.rows += 1;
+        loop {
+            let s = match sol {
+                Ok(s) => s,
+                Err(e) => {
+                    if matches!(e, LpError::Infeasible) {
+                        self.stats.rejected += 1;
+                    } else {
+                        self.stats.numerical_rejections += 1;
+                    }
+                    return false;
+                }
+            };
+            let h = Halfspace {
+                w: self.vars[..d].iter().map(|&v| s.var_value(v)).collect(),
+                b: s.var_value(self.vars[d]),
+            };
+            // Rows violated by the relaxed solution, most violated first.
+            let mut violated: Vec<(f64, usize, bool)> = Vec::new();
+            for (&i, cover) in self
+                .covered
+                .iter()
+                .map(|i| (i, true))
+                .chain([(&x, true)])
+                .chain(self.exclude.iter().map(|i| (i, false)))
+            {
+                let sc = h.score(&self.points[i]);
+                let slack = if cover { sc - MARGIN } else { -MARGIN - sc };
+                if slack < -TOLERANCE {
+                    if self.in_lp[i] || added.contains(&i) {
+                        // A row the LP already holds is violated: the solver's answer cannot
+                        // be confirmed.
+                        self.stats.numerical_rejections += 1;
+                        return false;
+                    }
+                    violated.push((slack, i, cover));
+                }
+            }
+            if violated.is_empty() {
+                for &i in &added {
+                    self.in_lp[i] = true;
+                    self.rows.push((i, i == x || self.covered.contains(&i)));
+                }
+                self.lp = Some(s);
+                self.h = h;
+                self.covered.push(x);
+                if self.rows.len() > 8 * (d + 1) + 32 {
+                    self.shrink();
+                }
+                return true;
+            }
+            violated.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            violated.truncate(ROWS_PER_ROUND);
+            let mut next = Ok(s);
+            for &(_, i, cover) in &violated {
+                added.push(i);
+                self.stats.rows += 1;
+                let (op, rhs) = if cover { (ComparisonOp::Ge, MARGIN) } else { (ComparisonOp::Le, -MARGIN) };
+                next = match next {
+                    Ok(s) => outcome(s.add_constraint(row_expr(&self.vars, &self.points[i]), op, rhs)),
+                    e => e,
+                };
+            }
+            sol = next;
+        }
+    }
+
+    /// Rebuilds the LP from the rows that are tight at the current solution. Rows are only
+    /// dropped between trials and every trial re-checks all points, so this never changes an
+    /// answer; it keeps each warm-started solve (which refactorises the basis) small.
+    fn shrink(&mut self) {
+        let d = self.points[0].len();
+        let tight: Vec<(usize, bool)> = self
+            .rows
+            .iter()
+            .copied()
+            .filter(|&(i, c)| {
+                let sc = self.h.score(&self.points[i]);
+                (if c { sc - MARGIN } else { -MARGIN - sc }) < 1e-7
+            })
+            .collect();
+        let mut p = Problem::new(OptimizationDirection::Minimize);
+        let vars = free_vars(&mut p, d);
+        for &(i, c) in &tight {
+            let (op, rhs) = if c { (ComparisonOp::Ge, MARGIN) } else { (ComparisonOp::Le, -MARGIN) };
+            p.add_constraint(row_expr(&vars, &self.points[i]), op, rhs);
+        }
+        if let Ok(s) = outcome(p.solve()) {
+            for &(i, _) in &self.rows {
+                self.in_lp[i] = false;
+            }
+            for &(i, _) in &tight {
+                self.in_lp[i] = true;
+            }
+            self.rows = tight;
+            self.vars = vars;
+            self.lp = Some(s);
+        }
+    }
+
+    /// Runs IncLP over `candidates` in the given order (steps 1–6).
+    pub fn extend(&mut self, candidates: &[usize]) {
+        for &x in candidates {
+            self.try_add(x);
+        }
+    }
+}
+
+/// How a search may spend its effort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Budget {
+    /// Outer passes (Find_large_neg_subset iterations, mult_IncLP passes, or pocket iterations
+    /// in thousands); `None` = the algorithm's own end.
+    pub passes: Option<usize>,
+    /// Wall-clock deadline (benchmarks only: results then depend on the machine).
+    pub deadline: Option<Instant>,
+}
+
+impl Budget {
+    fn out_of(&self, passes: usize) -> bool {
+        self.passes.is_some_and(|p| passes >= p) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// `Find_large_neg_subset` (section 4.1, steps 1–8): a large subset of `candidates` that a
+/// halfspace can cover without covering any point of `exclude`.
+///
+/// `W` (remaining candidates) is visited in a fresh random order at each pass; each pass grows
+/// `L` from `W` (step 4), removes it from `W` (step 5), tries to grow it further with the
+/// examples `U` of earlier subsets (step 6), keeps the largest (step 7) and adds `L` to `U`
+/// (step 8). Ties keep the first subset found. A pass that covers no candidate of `W` ends the
+/// search (every remaining candidate is then individually inseparable, e.g. a duplicate of an
+/// excluded point). `budget.passes` caps the number of passes (`None` = until `W` is empty, as
+/// in the paper).
+pub fn find_large_neg_subset(
+    points: &[Vec<f64>],
+    candidates: &[usize],
+    exclude: &[usize],
+    budget: Budget,
+    rng: &mut Rng,
+    stats: &mut LpStats,
+) -> Cover {
+    let d = points.first().map_or(0, Vec::len);
+    let mut best = Cover { covered: Vec::new(), halfspace: Halfspace::nothing(d) };
+    let mut w: Vec<usize> = candidates.to_vec();
+    let mut u: Vec<usize> = Vec::new();
+    let mut in_w = vec![false; points.len()];
+    for &i in &w {
+        in_w[i] = true;
+    }
+    let mut passes = 0;
+    while !w.is_empty() && !budget.out_of(passes) {
+        passes += 1;
+        let mut inc = IncLp::new(points, exclude);
+        rng.shuffle(&mut w);
+        inc.extend(&w);
+        if inc.covered().is_empty() {
+            stats.add(&inc.stats());
+            break;
+        }
+        for &i in inc.covered() {
+            in_w[i] = false;
+        }
+        w.retain(|&i| in_w[i]);
+        let mut order = u.clone();
+        rng.shuffle(&mut order);
+        inc.extend(&order);
+        stats.add(&inc.stats());
+        let cover = inc.into_cover();
+        let mut in_u = vec![false; points.len()];
+        for &i in &u {
+            in_u[i] = true;
+        }
+        for &i in &cover.covered {
+            if !in_u[i] {
+                u.push(i);
+            }
+        }
+        if cover.covered.len() > best.covered.len() {
+            best = cover;
+        }
+    }
+    best.covered.sort_unstable();
+    best
+}
+
+/// `mult_IncLP` (section 4.1): IncLP on all candidates in a fresh random order at each pass,
+/// keeping the largest subset. Stops after `budget.passes` passes (default 10) or at the
+/// deadline, whichever comes first (at least one pass always runs).
+pub fn mult_inc_lp(
+    points: &[Vec<f64>],
+    candidates: &[usize],
+    exclude: &[usize],
+    budget: Budget,
+    rng: &mut Rng,
+    stats: &mut LpStats,
+) -> Cover {
+    let d = points.first().map_or(0, Vec::len);
+    let mut best = Cover { covered: Vec::new(), halfspace: Halfspace::nothing(d) };
+    let budget = Budget { passes: Some(budget.passes.unwrap_or(10)), ..budget };
+    let mut order = candidates.to_vec();
+    let mut passes = 0;
+    while passes == 0 || !budget.out_of(passes) {
+        passes += 1;
+        if order.is_empty() {
+            break;
+        }
+        let mut inc = IncLp::new(points, exclude);
+        rng.shuffle(&mut order);
+        inc.extend(&order);
+        stats.add(&inc.stats());
+        if inc.covered().len() > best.covered.len() {
+            best = inc.into_cover();
+        }
+    }
+    best.covered.sort_unstable();
+    best
+}
+
+/// Gallant's pocket algorithm with ratchet, and with rules (section 6.1): every excluded point
+/// is a rule the pocketed weights must not violate.
+///
+/// A perceptron (bias input 1, step 1) visits random examples (candidates target `+1`,
+/// excluded `-1`). When its run of consecutive correct answers first exceeds the pocket's run,
+/// its weights are checked against the whole set; they replace the pocket only if they break no
+/// rule and cover more candidates (the ratchet). Runs `budget.passes` thousand iterations
+/// (default 100) or until the deadline. The returned halfspace has no guaranteed margin.
+pub fn pocket_ratchet(
+    points: &[Vec<f64>],
+    candidates: &[usize],
+    exclude: &[usize],
+    budget: Budget,
+    rng: &mut Rng,
+) -> Cover {
+    let d = points.first().map_or(0, Vec::len);
+    let mut best = Cover { covered: Vec::new(), halfspace: Halfspace::nothing(d) };
+    let examples: Vec<(usize, f64)> =
+        candidates.iter().map(|&i| (i, 1.0)).chain(exclude.iter().map(|&i| (i, -1.0))).collect();
+    if examples.is_empty() || candidates.is_empty() {
+        return best;
+    }
+    let max_iters = budget.passes.unwrap_or(100) as u64 * 1000;
+    let mut h = Halfspace::nothing(d);
+    let (mut run, mut pocket_run, mut checked) = (0u64, 0u64, false);
+    let mut it = 0u64;
+    while it < max_iters {
+        if it % 1024 == 0 && budget.deadline.is_some_and(|t| Instant::now() >= t) {
+            break;
+        }
+        it += 1;
+        let (i, y) = examples[rng.below(examples.len())];
+        let s = h.score(&points[i]);
+        if (s > 0.0) == (y > 0.0) {
+            run += 1;
+            if run > pocket_run && !checked {
+                checked = true;
+                if exclude.iter().all(|&e| !h.covers(&points[e])) {
+                    let covered: Vec<usize> =
+                        candidates.iter().copied().filter(|&c| h.covers(&points[c])).collect();
+                    if covered.len() > best.covered.len() {
+                        best = Cover { covered, halfspace: h.clone() };
+                        pocket_run = run;
+                    }
+                }
+            }
+        } else {
+            for (w, x) in h.w.iter_mut().zip(&points[i]) {
+                *w += y * x;
+            }
+            h.b += y;
+            run = 0;
+            checked = false;
+        }
+    }
+    best
+}
+
+/// Fine-tuning beyond the paper (section 6.3 suggests a maximal-stability hyperplane): the
+/// halfspace that covers every point of `covered` and no point of `excluded` with the largest
+/// margin `δ` under `|w_j| <= 1`, an LP:
+///
+/// ```text
+///   maximise δ   s.t.   w·x + b >= δ (x covered),   w·x + b <= -δ (x excluded),   -1 <= w_j <= 1
+/// ```
+///
+/// The max-norm bound is the right one for quantization: rounding every weight by at most `ε`
+/// moves a score by at most `ε·‖x‖₁`, so the largest `δ / ‖w‖∞` is the halfspace that survives
+/// the coarsest weight grid. Rows are generated lazily as in [`IncLp`]. The result is rescaled to
+/// margin [`MARGIN`]; `None` if the solver fails or its answer cannot be confirmed (callers keep
+/// the IncLP halfspace).
+pub fn max_margin(
+    points: &[Vec<f64>],
+    covered: &[usize],
+    excluded: &[usize],
+    start: &Halfspace,
+) -> Option<Halfspace> {
+    let d = start.w.len();
+    if covered.is_empty() || excluded.is_empty() {
+        return None;
+    }
+    let bound = d as f64 + 1.0;
+    let mut p = Problem::new(OptimizationDirection::Maximize);
+    let mut vars: Vec<Variable> = (0..d).map(|_| p.add_var(0.0, (-1.0, 1.0))).collect();
+    vars.push(p.add_var(0.0, (-bound, bound)));
+    let delta = p.add_var(1.0, (0.0, bound));
+    let row = |x: &[f64], cover: bool| {
+        let mut e = row_expr(&vars, x);
+        e.push((delta, if cover { -1.0 } else { 1.0 }));
+        e
+    };
+    let all: Vec<(usize, bool)> =
+        covered.iter().map(|&i| (i, true)).chain(excluded.iter().map(|&i| (i, false))).collect();
+    // Seed the LP with the rows closest to the starting hyperplane.
+    let mut order: Vec<(f64, usize)> = all
+        .iter()
+        .enumerate()
+        .map(|(k, &(i, c))| {
+            let s = start.score(&points[i]);
+            (if c { s } else { -s }, k)
+        })
+        .collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut in_lp = vec![false; all.len()];
+    for &(_, k) in order.iter().take(2 * (d + 1)) {
+        let (i, c) = all[k];
+        in_lp[k] = true;
+        if c {
+            p.add_constraint(row(&points[i], true), ComparisonOp::Ge, 0.0);
+        } else {
+            p.add_constraint(row(&points[i], false), ComparisonOp::Le, 0.0);
+        }
+    }
+    let mut sol = outcome(p.solve()).ok()?;
+    for _round in 0..10_000 {
+        let h =
+            Halfspace { w: vars[..d].iter().map(|&v| sol.var_value(v)).collect(), b: sol.var_value(vars[d]) };
+        let m = sol.var_value(delta);
+        if m <= TOLERANCE {
+            return None;
+        }
+        let mut violated: Vec<(f64, usize)> = Vec::new();
+        for (k, &(i, c)) in all.iter().enumerate() {
+            let s = h.score(&points[i]);
+            let slack = if c { s - m } else { -m - s };
+            if slack < -TOLERANCE * m.max(1.0) {
+                if in_lp[k] {
+                    return None;
+                }
+                violated.push((slack, k));
+            }
+        }
+        if violated.is_empty() {
+            // Confirm the margin on every point, then rescale to MARGIN.
+            let scale = MARGIN / m;
+            let out = Halfspace { w: h.w.iter().map(|w| w * scale).collect(), b: h.b * scale };
+            let ok = all.iter().all(|&(i, c)| {
+                let s = out.score(&points[i]);
+                if c {
+                    s >= MARGIN - 1e3 * TOLERANCE
+                } else {
+                    s <= -(MARGIN - 1e3 * TOLERANCE)
+                }
+            });
+            return ok.then_some(out);
+        }
+        violated.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for &(_, k) in violated.iter().take(d + 1) {
+            in_lp[k] = true;
+            let (i, c) = all[k];
+            let (op, r) = if c { (ComparisonOp::Ge, 0.0) } else { (ComparisonOp::Le, 0.0) };
+            sol = outcome(sol.add_constraint(row(&points[i], c), op, r)).ok()?;
+        }
+    }
+    None
+}

@@ -1,0 +1,315 @@
+//! Neural decision lists and halfspace intersections (Marchand & Golea 1993) through the public
+//! API: IncLP's exact separability answers, consistency on separable data, multi-class sanity,
+//! determinism, and agreement of the float model, this module's integer evaluator,
+//! `ModelSpec::predict` and the runtime.
+
+use std::path::PathBuf;
+
+use ltu::algo::{self, Context, TrainError};
+use ltu::data::{self, AttrKind, Attribute, Dataset, LoadOptions, Schema};
+use ltu::decision_list::inclp::{self, IncLp, MARGIN, TOLERANCE};
+use ltu::decision_list::{self as dl, synth, Budget, HsiShape, LpStats, Params, Sample, Shape, Stop};
+use ltu::export::{Structure, WeightKind};
+use ltu::rng::Rng;
+
+fn load(name: &str, ignore: &[&str]) -> Dataset {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data").join(name);
+    let opts =
+        LoadOptions { ignore: ignore.iter().map(|s| s.to_string()).collect(), ..LoadOptions::default() };
+    data::load(&path, &opts).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// A numeric dataset (4 decimals) from float rows.
+fn numeric_dataset(x: &[Vec<f64>], y: &[usize]) -> Dataset {
+    let n = x[0].len();
+    Dataset {
+        schema: Schema {
+            attributes: (0..n)
+                .map(|j| Attribute { name: format!("x{j}"), kind: AttrKind::Numeric { decimals: 4 } })
+                .collect(),
+            classes: vec!["neg".into(), "pos".into()],
+        },
+        x: x.iter().flat_map(|r| r.iter().map(|v| (v * 1e4).round() / 1e4)).collect(),
+        y: y.to_vec(),
+        source: "synthetic".into(),
+    }
+}
+
+fn pts(v: &[&[f64]]) -> Vec<Vec<f64>> {
+    v.iter().map(|r| r.to_vec()).collect()
+}
+
+/// Every covered point scores at least the margin, every excluded one at most minus it.
+fn assert_separates(points: &[Vec<f64>], covered: &[usize], exclude: &[usize], h: &dl::Halfspace) {
+    for &i in covered {
+        assert!(
+            h.score(&points[i]) >= MARGIN - 1e3 * TOLERANCE,
+            "covered point {i} scores {}",
+            h.score(&points[i])
+        );
+    }
+    for &i in exclude {
+        assert!(
+            h.score(&points[i]) <= -(MARGIN - 1e3 * TOLERANCE),
+            "excluded point {i} scores {}",
+            h.score(&points[i])
+        );
+    }
+}
+
+#[test]
+fn inclp_xor_takes_exactly_one_diagonal_point() {
+    // XOR in 2D: (1,-1) and (-1,1) cannot both be separated from (1,1) and (-1,-1).
+    let p = pts(&[&[1.0, 1.0], &[-1.0, -1.0], &[1.0, -1.0], &[-1.0, 1.0]]);
+    for order in [[2, 3], [3, 2]] {
+        let mut inc = IncLp::new(&p, &[0, 1]);
+        assert!(inc.try_add(order[0]));
+        assert!(!inc.try_add(order[1]), "XOR must be rejected");
+        assert_eq!(inc.covered(), &[order[0]]);
+        assert_separates(&p, inc.covered(), &[0, 1], inc.halfspace());
+        assert_eq!(inc.stats().rejected, 1);
+    }
+}
+
+#[test]
+fn inclp_rejects_points_inside_the_excluded_hull_and_accepts_outside() {
+    // Excluded: the corners of the square; the centre and a point just inside are in their
+    // convex hull (inseparable), a point just outside is not.
+    let p = pts(&[
+        &[1.0, 1.0],
+        &[1.0, -1.0],
+        &[-1.0, 1.0],
+        &[-1.0, -1.0],
+        &[0.0, 0.0],
+        &[0.999, 0.999],
+        &[1.001, 0.0],
+    ]);
+    let excl = [0, 1, 2, 3];
+    let mut inc = IncLp::new(&p, &excl);
+    assert!(!inc.try_add(4));
+    assert!(!inc.try_add(5));
+    assert!(inc.try_add(6));
+    assert_separates(&p, inc.covered(), &excl, inc.halfspace());
+    // A segment's midpoint cannot be separated from both ends (collinear, degenerate).
+    let line = pts(&[&[0.0, 0.0], &[1.0, 1.0], &[0.5, 0.5]]);
+    assert!(!IncLp::new(&line, &[0, 1]).try_add(2));
+}
+
+#[test]
+fn inclp_duplicates_are_decided_exactly() {
+    let p = pts(&[&[0.3, -0.2], &[0.3, -0.2], &[0.5, 0.5], &[0.5, 0.5], &[-0.7, 0.1]]);
+    // Point 1 duplicates excluded point 0: contradictory rows, rejected.
+    let mut inc = IncLp::new(&p, &[0, 4]);
+    assert!(!inc.try_add(1));
+    // Point 3 duplicates covered point 2: accepted by the skip rule, without an LP.
+    assert!(inc.try_add(2));
+    let before = inc.stats();
+    assert!(inc.try_add(3));
+    assert_eq!(inc.stats().lp_trials, before.lp_trials);
+    assert_eq!(inc.stats().skipped, before.skipped + 1);
+    assert_separates(&p, &[2, 3], &[0, 4], inc.halfspace());
+    // Nothing to exclude: everything is coverable.
+    let mut free = IncLp::new(&p, &[]);
+    assert!((0..5).all(|i| free.try_add(i)));
+}
+
+#[test]
+fn inclp_matches_brute_force_on_random_1d_sets() {
+    // In 1D (with bias) a set L is separable from P iff all of L lies strictly on one side of
+    // all of P: max L < min P or min L > max P. Points on a small grid force ties.
+    let mut rng = Rng::new(11);
+    for case in 0..300 {
+        let n = 2 + rng.below(7);
+        let p: Vec<Vec<f64>> = (0..n).map(|_| vec![rng.below(5) as f64 / 4.0 - 0.5]).collect();
+        let k = rng.below(n);
+        let excl: Vec<usize> = (0..k).collect();
+        let mut inc = IncLp::new(&p, &excl);
+        let mut taken: Vec<usize> = Vec::new();
+        for x in k..n {
+            let mut with = taken.clone();
+            with.push(x);
+            let lmax = with.iter().map(|&i| p[i][0]).fold(f64::MIN, f64::max);
+            let lmin = with.iter().map(|&i| p[i][0]).fold(f64::MAX, f64::min);
+            let pmin = excl.iter().map(|&i| p[i][0]).fold(f64::MAX, f64::min);
+            let pmax = excl.iter().map(|&i| p[i][0]).fold(f64::MIN, f64::max);
+            let separable = excl.is_empty() || lmax < pmin || lmin > pmax;
+            assert_eq!(
+                inc.try_add(x),
+                separable,
+                "case {case}: points {p:?}, excluded {excl:?}, taken {taken:?}, x {x}"
+            );
+            if separable {
+                taken.push(x);
+            }
+        }
+        assert_separates(&p, inc.covered(), &excl, inc.halfspace());
+    }
+}
+
+#[test]
+fn find_large_neg_subset_finds_about_half_of_the_parallel_negatives() {
+    // Figure 4 setting, small: the best halfspace covers half of the negative measure.
+    let mut rng = Rng::new(5);
+    let (x, y) = synth::parallel_halfspaces(16, 900, &mut rng);
+    let neg: Vec<usize> = (0..x.len()).filter(|&i| y[i] == 0).collect();
+    let pos: Vec<usize> = (0..x.len()).filter(|&i| y[i] == 1).collect();
+    let mut stats = LpStats::default();
+    let c = inclp::find_large_neg_subset(&x, &neg, &pos, Budget::default(), &mut rng, &mut stats);
+    assert_separates(&x, &c.covered, &pos, &c.halfspace);
+    let frac = c.covered.len() as f64 / neg.len() as f64;
+    assert!(frac > 0.40, "cluster {} of {} negatives", c.covered.len(), neg.len());
+    // The pocket's cluster obeys the rules (covers no positive).
+    let pk = inclp::pocket_ratchet(&x, &neg, &pos, Budget { passes: Some(20), deadline: None }, &mut rng);
+    assert!(pos.iter().all(|&i| !pk.halfspace.covers(&x[i])));
+    assert!(pk.covered.iter().all(|&i| pk.halfspace.covers(&x[i])));
+}
+
+#[test]
+fn hsi_and_ndl_are_consistent_on_a_separable_intersection() {
+    let mut rng = Rng::new(2);
+    let normals = synth::orthogonal_normals(5, &mut rng);
+    let (x, y) = synth::orthogonal_intersection(&normals, 150, 150, &mut rng);
+    let s = Sample { x: &x, y: &y, n_classes: 2, quant: None };
+    let p = Params::default();
+    let hsi = dl::learn(&s, Shape::Hsi { shape: HsiShape::Intersection, positive: 1 }, &p, 1).unwrap();
+    assert_eq!(hsi.report.stop, Stop::Exhausted);
+    assert_eq!(hsi.report.float_train_accuracy, 1.0);
+    assert_eq!(hsi.default, 1);
+    assert!(hsi.nodes.iter().all(|n| n.class == 0));
+    let ndl = dl::learn(&s, Shape::Ndl, &p, 1).unwrap();
+    assert_eq!(ndl.report.float_train_accuracy, 1.0);
+    // Union of halfspaces covering the negatives' complement: the positives are one halfspace
+    // intersection, so the union learner on swapped roles is consistent too.
+    let uni = dl::learn(&s, Shape::Hsi { shape: HsiShape::Union, positive: 0 }, &p, 1).unwrap();
+    assert_eq!(uni.report.float_train_accuracy, 1.0);
+    assert!(uni.nodes.iter().all(|n| n.class == 0) && uni.default == 1);
+
+    // The same through the exported model, in every weight kind; finish() checks the runtime.
+    let data = numeric_dataset(&x, &y);
+    for kind in [WeightKind::I16, WeightKind::I32, WeightKind::Fixed] {
+        let ctx = Context::new(&data, 9, Some(kind));
+        let fitted = dl::fit(&ctx, None, &p).unwrap();
+        assert!(fitted.spec.fits(kind), "{kind:?}");
+        let trained = algo::finish(fitted.spec.clone(), &ctx, false).unwrap();
+        assert_eq!(trained.train_accuracy, 1.0, "{kind:?}: {:?}", fitted.report());
+        assert_eq!(trained.rescaled_units, 0);
+    }
+}
+
+#[test]
+fn contradictory_examples_stop_instead_of_looping() {
+    let x = pts(&[&[0.1, 0.2], &[0.1, 0.2], &[0.5, -0.5], &[-0.5, 0.5]]);
+    let y = [0, 1, 0, 1];
+    let s = Sample { x: &x, y: &y, n_classes: 2, quant: None };
+    let l = dl::learn(&s, Shape::Ndl, &Params::default(), 0).unwrap();
+    assert_eq!(l.report.stop, Stop::Inseparable);
+    assert_eq!(l.report.float_train_accuracy, 0.75);
+}
+
+#[test]
+fn iris_multiclass_sanity() {
+    let data = load("iris.csv", &[]);
+    let mut rng = Rng::new(3);
+    let mut rows: Vec<usize> = (0..data.n_rows()).collect();
+    rng.shuffle(&mut rows);
+    let (train, test) = rows.split_at(100);
+    let (train, test) = (data.subset(train), data.subset(test));
+    let ctx = Context::new(&train, 3, None);
+    let fitted = dl::fit(&ctx, Some(Shape::Ndl), &Params::default()).unwrap();
+    let r = fitted.report();
+    assert!(r.float_train_accuracy >= 0.99, "{r:?}");
+    assert!((1..=12).contains(&r.nodes), "{} nodes", r.nodes);
+    let Structure::List { entries, .. } = &fitted.spec.structure else { panic!("not a list") };
+    let classes: std::collections::BTreeSet<usize> =
+        entries.iter().map(|e| e.1).chain([fitted.learned.default]).collect();
+    assert_eq!(classes.len(), 3, "every class is predicted somewhere");
+    let raw = ltu::encode::raw_rows(&ctx.inputs, &test);
+    let correct = raw.iter().zip(&test.y).filter(|(x, y)| fitted.spec.predict(x) == **y).count();
+    assert!(correct as f64 / test.n_rows() as f64 >= 0.85, "test accuracy {correct}/50");
+    algo::finish(fitted.spec, &ctx, true).unwrap();
+    // hsi is two-class only.
+    assert!(matches!(dl::train_hsi(&ctx, &Params::default()), Err(TrainError::InvalidOption(_))));
+}
+
+#[test]
+fn same_seed_same_model() {
+    let data = load("glass.csv", &[]);
+    for seed in [1, 77] {
+        let a = dl::train_ndl(&Context::new(&data, seed, None), &Params::default()).unwrap();
+        let b = dl::train_ndl(&Context::new(&data, seed, None), &Params::default()).unwrap();
+        assert_eq!(a, b, "seed {seed}");
+    }
+}
+
+#[test]
+fn quantized_model_agrees_with_own_evaluator_and_reports_float_differences() {
+    let sets = [
+        ("iris.csv", vec![]),
+        ("house-votes-84.csv", vec![]),
+        ("house-votes-84.csv", vec!["physician-fee-freeze"]),
+        ("glass.csv", vec![]),
+    ];
+    for (name, ignore) in &sets {
+        let data = load(name, ignore);
+        for kind in [WeightKind::I8, WeightKind::I16, WeightKind::I32, WeightKind::Fixed] {
+            for seed in [kind as u64, 2] {
+                let ctx = Context::new(&data, seed, Some(kind));
+                let params = Params { validation: if seed == 2 { 0.25 } else { 0.0 }, ..Params::default() };
+                let fitted = dl::fit(&ctx, Some(Shape::Ndl), &params)
+                    .unwrap_or_else(|e| panic!("{name} {kind:?} seed {seed}: {e}"));
+                assert!(fitted.spec.fits(kind), "{name} {kind:?} seed {seed}: weights do not fit");
+                let (mut disagree, mut correct_spec, mut correct_own) = (0, 0, 0);
+                for (row, (x, &y)) in ctx.raw.iter().zip(ctx.labels()).enumerate() {
+                    let spec = fitted.spec.predict(x);
+                    let own = fitted.predict_quantized(x);
+                    assert_eq!(
+                        spec, own,
+                        "{name} {kind:?} seed {seed} row {row}: ModelSpec {spec}, own {own}"
+                    );
+                    disagree += usize::from(own != fitted.predict_float(x));
+                    correct_spec += usize::from(spec == y);
+                    correct_own += usize::from(own == y);
+                }
+                let r = fitted.report();
+                if params.validation == 0.0 {
+                    // The report counts exactly what the models do on the training rows.
+                    assert_eq!(r.float_quantized_disagreements, disagree, "{name} {kind:?} seed {seed}");
+                    let q = r.quantized_train_accuracy.unwrap();
+                    assert!((q - correct_own as f64 / ctx.raw.len() as f64).abs() < 1e-12);
+                } else {
+                    assert!(r.validation_rows > 0 && r.validation_accuracy.is_some());
+                }
+                assert_eq!(correct_spec, correct_own);
+                eprintln!(
+                    "{name} {ignore:?} {kind:?} seed {seed}: k={} float train {:.4} quantized {:.4} \
+                     float/quantized disagreements {disagree}, node coverage changed by rounding {}",
+                    r.nodes + 1,
+                    r.float_train_accuracy,
+                    r.quantized_train_accuracy.unwrap(),
+                    r.changed_by_quantization
+                );
+                let trained = algo::finish(fitted.spec.clone(), &ctx, false)
+                    .unwrap_or_else(|e| panic!("{name} {kind:?} seed {seed}: {e}"));
+                assert_eq!(trained.rescaled_units, 0, "{name} {kind:?} seed {seed}");
+            }
+        }
+    }
+}
+
+#[test]
+fn validation_pruning_keeps_a_prefix() {
+    let data = load("glass.csv", &[]);
+    let ctx = Context::new(&data, 4, None);
+    let full = dl::fit(&ctx, Some(Shape::Ndl), &Params { validation: 0.3, ..Params::default() }).unwrap();
+    let r = full.report();
+    assert!(r.validation_rows > 0);
+    assert!(r.nodes + r.pruned >= r.nodes);
+    let capped =
+        dl::fit(&ctx, Some(Shape::Ndl), &Params { max_nodes: Some(2), ..Params::default() }).unwrap();
+    assert_eq!(capped.report().stop, Stop::MaxNodes);
+    assert!(capped.report().nodes <= 2);
+    let min = dl::fit(&ctx, Some(Shape::Ndl), &Params { min_cover: 10_000, ..Params::default() }).unwrap();
+    assert_eq!(min.report().stop, Stop::MinCover);
+    assert_eq!(min.report().nodes, 0);
+    algo::finish(min.spec, &ctx, false).unwrap();
+}
