@@ -15,7 +15,7 @@ use crate::encode;
 use crate::export::{
     Feature, InputKind, InputSpec, LiteralOp, ModelSpec, Node, Stats, Structure, WeightKind,
 };
-use crate::split;
+use crate::{perceptron_tree, split};
 
 /// Weight representation as given on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -88,11 +88,88 @@ pub struct LearnArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub data: DataArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub ptree: PtreeArgs,
+}
+
+/// Perceptron tree options (`--algo ptree`); unset options keep their defaults.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Perceptron tree options (--algo ptree)")]
+pub struct PtreeArgs {
+    /// Start from the paper's configuration (cyclic order, no pocket, no stopping rules).
+    #[arg(long)]
+    pub paper: bool,
+    /// Maximum passes over the data (training stops once the tree is consistent).
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    /// Presentation order in each epoch.
+    #[arg(long, value_enum)]
+    pub order: Option<perceptron_tree::Order>,
+    /// When an LTU splits: `progress` (C > log dim W, section 4.2.1) or `corollary1` (exact).
+    #[arg(long, value_enum)]
+    pub split_rule: Option<perceptron_tree::SplitRule>,
+    /// Logarithm of the progress test.
+    #[arg(long, value_enum)]
+    pub log_base: Option<perceptron_tree::LogBase>,
+    /// Keep pocket weights (Gallant): `--pocket true|false`.
+    #[arg(long)]
+    pub pocket: Option<bool>,
+    /// Instances an LTU must see before it may split.
+    #[arg(long)]
+    pub min_split: Option<u64>,
+    /// Maximum decision nodes on a path.
+    #[arg(long)]
+    pub max_depth: Option<usize>,
+    /// Fraction of rows held out to prune the tree (0 = no pruning).
+    #[arg(long)]
+    pub prune_fraction: Option<f64>,
+    /// Numeric features are quantized to [-N, N].
+    #[arg(long)]
+    pub numeric_max_abs: Option<u16>,
+    /// Histogram bins per numeric attribute for threshold splits.
+    #[arg(long)]
+    pub numeric_bins: Option<usize>,
+}
+
+impl PtreeArgs {
+    fn params(&self) -> perceptron_tree::Params {
+        let mut p =
+            if self.paper { perceptron_tree::Params::paper() } else { perceptron_tree::Params::default() };
+        macro_rules! set {
+            ($($f:ident),*) => {$( if let Some(v) = self.$f { p.$f = v; } )*};
+        }
+        set!(
+            epochs,
+            order,
+            split_rule,
+            log_base,
+            pocket,
+            min_split,
+            max_depth,
+            prune_fraction,
+            numeric_max_abs,
+            numeric_bins
+        );
+        p
+    }
 }
 
 impl LearnArgs {
+    /// Defaults for `algo`: seed 0, automatic weights, names kept, every option at its default.
+    pub fn new(algo: Algo) -> Self {
+        LearnArgs {
+            algo,
+            seed: 0,
+            weights: None,
+            no_names: false,
+            data: DataArgs::default(),
+            ptree: PtreeArgs::default(),
+        }
+    }
+
     fn options(&self) -> Options {
-        Options::default()
+        Options { ptree: self.ptree.params(), ..Options::default() }
     }
 }
 

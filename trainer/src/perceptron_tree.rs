@@ -60,7 +60,7 @@ use crate::rng::Rng;
 pub type Weight = i64;
 
 /// Order in which [`train`] presents the training rows in each epoch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Order {
     /// In file order, over and over (the list is circular, section 4.3).
     Cyclic,
@@ -70,7 +70,7 @@ pub enum Order {
 }
 
 /// When an LTU is judged not to be making progress (section 4.2.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum SplitRule {
     /// The paper's heuristic: split when `C > log dim(W)`, `C` being the number of consecutive
     /// weight-vector adjustments since some weight's historical minimum or maximum changed.
@@ -84,7 +84,7 @@ pub enum SplitRule {
 }
 
 /// Base of the logarithm in the `C > log dim(W)` test; the paper does not say which one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum LogBase {
     /// Natural logarithm.
     #[default]

@@ -96,3 +96,70 @@ pub fn mirror_symmetry(n: usize, pos: usize, neg: usize, rng: &mut Rng) -> (Vec<
     rng.shuffle(&mut out);
     out.into_iter().unzip()
 }
+
+/// One point of figure 4 (section 6.1): cluster sizes found in equal time.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Figure4Point {
+    /// Input dimension.
+    pub n: usize,
+    /// Mean number of negative examples per training set.
+    pub negatives: f64,
+    /// Tests run (targets × runs).
+    pub tests: usize,
+    /// Mean and standard deviation of the cluster found by `Find_large_neg_subset`.
+    pub find_large: (f64, f64),
+    /// The same for `mult_IncLP` given the same time.
+    pub mult_inclp: (f64, f64),
+    /// The same for the pocket algorithm with ratchet and rules given the same time.
+    pub pocket: (f64, f64),
+    /// Mean seconds `Find_large_neg_subset` took (the time given to the others).
+    pub seconds: f64,
+}
+
+fn mean_sd(v: &[f64]) -> (f64, f64) {
+    let n = v.len().max(1) as f64;
+    let m = v.iter().sum::<f64>() / n;
+    (m, (v.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / n).sqrt())
+}
+
+/// Runs the figure 4 comparison at one training-set size: `targets` random pairs of parallel
+/// hyperplanes 0.5 apart in `[-1, 1]^n`, `runs` training sets of `m` examples each. For each
+/// set, `Find_large_neg_subset` runs first and its wall time is then given to `mult_IncLP` and to
+/// the pocket algorithm (so the two baselines' figures depend on the machine's speed).
+pub fn figure4_point(n: usize, m: usize, targets: usize, runs: usize, seed: u64) -> Figure4Point {
+    use super::inclp::{find_large_neg_subset, mult_inc_lp, pocket_ratchet, Budget, LpStats};
+    use std::time::{Duration, Instant};
+    let mut rng = Rng::new(seed);
+    let (mut fl, mut ml, mut pk, mut negs, mut secs) = (vec![], vec![], vec![], vec![], vec![]);
+    for _ in 0..targets {
+        let stream = rng.next_u64();
+        let mut target_rng = rng.fork(stream);
+        let u = unit_vector(n, &mut target_rng);
+        for _ in 0..runs {
+            let x: Vec<Vec<f64>> = (0..m).map(|_| uniform(n, &mut rng)).collect();
+            let neg: Vec<usize> = (0..m).filter(|&i| dot(&u, &x[i]).abs() >= 0.25).collect();
+            let pos: Vec<usize> = (0..m).filter(|&i| dot(&u, &x[i]).abs() < 0.25).collect();
+            let mut stats = LpStats::default();
+            let t = Instant::now();
+            let c = find_large_neg_subset(&x, &neg, &pos, Budget::default(), &mut rng, &mut stats);
+            let spent = t.elapsed().max(Duration::from_micros(100));
+            let deadline = |t: Instant| Budget { passes: Some(usize::MAX), deadline: Some(t + spent) };
+            let mc = mult_inc_lp(&x, &neg, &pos, deadline(Instant::now()), &mut rng, &mut stats);
+            let pc = pocket_ratchet(&x, &neg, &pos, deadline(Instant::now()), &mut rng);
+            fl.push(c.covered.len() as f64);
+            ml.push(mc.covered.len() as f64);
+            pk.push(pc.covered.len() as f64);
+            negs.push(neg.len() as f64);
+            secs.push(spent.as_secs_f64());
+        }
+    }
+    Figure4Point {
+        n,
+        negatives: mean_sd(&negs).0,
+        tests: fl.len(),
+        find_large: mean_sd(&fl),
+        mult_inclp: mean_sd(&ml),
+        pocket: mean_sd(&pk),
+        seconds: mean_sd(&secs).0,
+    }
+}
