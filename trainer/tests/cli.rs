@@ -218,3 +218,14 @@ fn unimplemented_algorithms_say_so() {
         "not implemented yet",
     );
 }
+
+#[test]
+fn readme_example_utgoff_4_3_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let xor = data("utgoff-4.3.csv");
+    let t = json(d, &["train", xor.to_str().unwrap(), "--algo", "ptree", "--paper", "-o", "x.ltu", "--json"]);
+    assert_eq!(t["train_accuracy"], 1.0, "{t}");
+    assert_eq!(t["decision_nodes"], 2, "the paper's tree has 2 decision nodes: {t}");
+    assert_eq!(t["ltus"], 3, "and 3 LTUs: {t}");
+}
