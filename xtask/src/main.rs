@@ -2,6 +2,7 @@
 //! goes from raw sensor recordings to predictions on a simulated microcontroller.
 
 mod cmd;
+mod compare;
 mod dataset;
 mod demo;
 mod firmware;
@@ -42,6 +43,8 @@ enum Cmd {
     },
     /// Everything CI checks: host tests, cross builds, clippy, fmt, firmware inputs, QEMU runs
     Test,
+    /// ltu's learners against scikit-learn CART (and its emlearn size) on the same folds; writes docs/BENCHMARKS.md
+    Compare(compare::Args),
     /// Cargo runner for firmware-example: run one ELF under QEMU and decode its defmt log
     #[command(hide = true)]
     RunElf {
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Cmd::Demo { target } => demo(&root, &target).map(|()| ExitCode::SUCCESS),
         Cmd::Qemu { target } => qemu(&root, &target),
         Cmd::Test => Ok(test(&root)),
+        Cmd::Compare(args) => compare::run(&root, &args).map(|()| ExitCode::SUCCESS),
         Cmd::RunElf { machine, count, elf } => {
             qemu::run_elf(&elf, &machine, count).map(|code| ExitCode::from(u8::try_from(code).unwrap_or(1)))
         }

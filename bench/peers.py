@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""The peer side of `cargo xtask compare`: scikit-learn's CART on ltu's exact folds.
+
+Input: the JSON that `cargo xtask compare` writes (target/compare/folds.json). For every
+dataset it holds the data exactly as ltu loaded it (attribute kinds, values as numbers with
+null for missing, class indices) and every fold's train and test row indices, plus the
+training-fold mean of each numeric attribute (what ltu puts in place of a missing number).
+
+For each fold this script
+  - encodes like ltu: numeric attributes as they are, a missing number replaced by the
+    training-fold mean; categorical attributes one-hot, a missing category as all zeros
+    (ltu's "unknown": every one of its equality features is off);
+  - fits DecisionTreeClassifier(random_state=0) with default parameters and predicts the
+    test rows, timing encode + fit + predict with time.perf_counter;
+  - measures the size of the same tree as emlearn C code ("loadable" method, emlearn's
+    default int16 node layout): generates the C, compiles it with `gcc -Os -c` and sums the
+    sizes of the model's arrays (nodes, tree roots, leaves) read with `nm -S`; their element
+    types (int8/int16/int32 fields) have the same size and alignment on x86-64 and on a
+    Cortex-M. The EmlTrees descriptor holds pointers, so its 32-bit size (28 bytes) is added
+    from the header rather than measured on this 64-bit host. Without emlearn or gcc, or when
+    the tree has more inputs than emlearn's int8 feature index holds, the size is estimated
+    from emlearn 0.23's layout instead and the output says so.
+
+Output: one JSON object (see `main`), written to --out.
+"""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import sklearn
+from sklearn.tree import DecisionTreeClassifier
+
+try:
+    import emlearn
+except ImportError:  # reported in the output, sizes become estimates
+    emlearn = None
+
+# emlearn 0.23 eml_trees.h: EmlTreesNode { int8_t feature; int16_t value; int16_t left;
+# int16_t right; } is 8 bytes with padding; leaves are uint8_t class indices (duplicates merged);
+# tree_roots is int32_t[n_trees]; the EmlTrees descriptor is 6 four-byte fields and 3 int8_t,
+# 28 bytes on a 32-bit target.
+NODE_BYTES = 8
+ROOT_BYTES = 4
+DESCRIPTOR_BYTES = 28
+MAX_LOADABLE_FEATURES = 127
+
+
+def layout_estimate(clf):
+    """emlearn's size for a fitted tree, from its node layout (no compiler involved)."""
+    tree = clf.tree_
+    internal = int(np.sum(tree.children_left != -1))
+    leaf_ids = np.flatnonzero(tree.children_left == -1)
+    classes = {int(np.argmax(tree.value[i][0])) for i in leaf_ids}
+    # A single-leaf tree gets one dummy decision node.
+    return NODE_BYTES * max(internal, 1) + len(classes) + ROOT_BYTES + DESCRIPTOR_BYTES
+
+
+def compiled_size(clf, workdir):
+    """Bytes of the emlearn model's data (arrays compiled, descriptor for a 32-bit target), or
+    None and why not."""
+    if emlearn is None:
+        return None, "emlearn is not installed"
+    if clf.n_features_in_ > MAX_LOADABLE_FEATURES:
+        return None, f"{clf.n_features_in_} inputs exceed emlearn's int8 feature index"
+    model = emlearn.convert(clf, method="loadable", dtype="int16_t")
+    src = os.path.join(workdir, "model.c")
+    obj = os.path.join(workdir, "model.o")
+    code = model.save(name="model", include_proba=False)
+    with open(src, "w") as f:
+        f.write(code)
+    cc = ["gcc", "-Os", "-w", "-c", "-I", emlearn.includedir, src, "-o", obj]
+    try:
+        subprocess.run(cc, check=True, capture_output=True)
+        nm = subprocess.run(["nm", "-S", "--defined-only", obj], check=True, capture_output=True, text=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        return None, f"could not compile emlearn's C with gcc ({e})"
+    wanted = {"model_nodes", "model_tree_roots", "model_leaves"}
+    total, seen = DESCRIPTOR_BYTES, set()
+    for line in nm.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[3] in wanted:
+            total += int(parts[1], 16)
+            seen.add(parts[3])
+    if seen != wanted:
+        return None, f"symbols {sorted(wanted - seen)} not found in the compiled emlearn model"
+    return total, None
+
+
+def encode(ds, rows, means):
+    """The rows' inputs: numbers as they are (missing: training mean), categories one-hot."""
+    x = ds["_x"][rows]
+    columns = []
+    for j, attr in enumerate(ds["attributes"]):
+        col = x[:, j]
+        if attr["kind"] == "numeric":
+            columns.append(np.where(np.isnan(col), means[j], col)[:, None])
+        else:
+            onehot = np.zeros((len(rows), max(attr["n_values"], 1)))
+            present = ~np.isnan(col)
+            onehot[np.flatnonzero(present), col[present].astype(int)] = 1.0
+            columns.append(onehot)
+    return np.hstack(columns)
+
+
+def run_dataset(ds, workdir):
+    ds["_x"] = np.array(ds["x"], dtype=float)  # null -> nan
+    y = np.array(ds["y"])
+    folds = []
+    for fold in ds["folds"]:
+        train, test = np.array(fold["train"]), np.array(fold["test"])
+        start = time.perf_counter()
+        xtr = encode(ds, train, fold["numeric_means"])
+        xte = encode(ds, test, fold["numeric_means"])
+        clf = DecisionTreeClassifier(random_state=0)
+        clf.fit(xtr, y[train])
+        pred = clf.predict(xte)
+        seconds = time.perf_counter() - start
+        size, why = compiled_size(clf, workdir)
+        folds.append(
+            {
+                "accuracy": float(np.mean(pred == y[test])),
+                "seconds": seconds,
+                "nodes": int(clf.tree_.node_count),
+                "leaves": int(clf.get_n_leaves()),
+                "depth": int(clf.get_depth()),
+                "inputs": int(xtr.shape[1]),
+                "emlearn_bytes": size if size is not None else layout_estimate(clf),
+                "emlearn_layout_bytes": layout_estimate(clf),
+                "emlearn_estimated": size is None,
+                "emlearn_note": why,
+            }
+        )
+    return {"name": ds["name"], "folds": folds}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--folds", required=True, help="folds JSON written by cargo xtask compare")
+    ap.add_argument("--out", required=True, help="where to write the results JSON")
+    args = ap.parse_args()
+    with open(args.folds) as f:
+        spec = json.load(f)
+    results = []
+    with tempfile.TemporaryDirectory() as workdir:
+        for ds in spec["datasets"]:
+            start = time.perf_counter()
+            results.append(run_dataset(ds, workdir))
+            print(f"  CART on {ds['name']}: {len(ds['folds'])} folds in {time.perf_counter() - start:.1f} s",
+                  flush=True)
+    out = {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "sklearn": sklearn.__version__,
+        "emlearn": emlearn.__version__ if emlearn is not None else None,
+        "classifier": "DecisionTreeClassifier(random_state=0)",
+        "datasets": results,
+    }
+    with open(args.out, "w") as f:
+        json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
