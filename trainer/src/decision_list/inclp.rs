@@ -495,7 +495,7 @@ pub fn pocket_ratchet(
     if examples.is_empty() || candidates.is_empty() {
         return best;
     }
-    let max_iters = budget.passes.unwrap_or(100) as u64 * 1000;
+    let max_iters = (budget.passes.unwrap_or(100) as u64).saturating_mul(1000);
     let mut h = Halfspace::nothing(d);
     let (mut run, mut pocket_run, mut checked) = (0u64, 0u64, false);
     let mut it = 0u64;
