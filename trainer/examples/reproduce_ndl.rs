@@ -355,5 +355,5 @@ const NOTES: &str = "## Reading these tables
   (each node removes the examples its quantized unit covers), so `float≠quantized` counts test rows \
   on which the unrounded weights would answer differently. Tables 1 and 2 use float weights, as the paper.
 * Times. The paper's CPU times are for an IBM RS/6000 (about 1991); ours are one core of the \
-  machine named above, for the whole `hsi`/`ndl` run including max-margin fine-tuning.
+  machine that ran it (see the header), for the whole `hsi`/`ndl` run including max-margin fine-tuning.
 ";

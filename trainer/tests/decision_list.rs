@@ -252,9 +252,12 @@ fn quantized_model_agrees_with_own_evaluator_and_reports_float_differences() {
     for (name, ignore) in &sets {
         let data = load(name, ignore);
         for kind in [WeightKind::I8, WeightKind::I16, WeightKind::I32, WeightKind::Fixed] {
-            for seed in [kind as u64, 2] {
+            for seed in [kind as u64] {
                 let ctx = Context::new(&data, seed, Some(kind));
-                let params = Params { validation: if seed == 2 { 0.25 } else { 0.0 }, ..Params::default() };
+                let params = Params {
+                    validation: if kind == WeightKind::I32 { 0.25 } else { 0.0 },
+                    ..Params::default()
+                };
                 let fitted = dl::fit(&ctx, Some(Shape::Ndl), &params)
                     .unwrap_or_else(|e| panic!("{name} {kind:?} seed {seed}: {e}"));
                 assert!(fitted.spec.fits(kind), "{name} {kind:?} seed {seed}: weights do not fit");
