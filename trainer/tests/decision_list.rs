@@ -305,8 +305,14 @@ fn validation_pruning_keeps_a_prefix() {
     let ctx = Context::new(&data, 4, None);
     let full = dl::fit(&ctx, Some(Shape::Ndl), &Params { validation: 0.3, ..Params::default() }).unwrap();
     let r = full.report();
-    assert!(r.validation_rows > 0);
-    assert!(r.nodes + r.pruned >= r.nodes);
+    // Stratified hold-out: round(30%) of every class.
+    let expected: usize = data.class_counts().iter().map(|&c| (c as f64 * 0.3).round() as usize).sum();
+    assert_eq!(r.validation_rows, expected);
+    assert_eq!(r.node_info.len(), r.nodes);
+    let acc = r.validation_accuracy.unwrap();
+    assert!(acc > 0.5 && acc <= 1.0, "validation accuracy {acc}");
+    // The list built before pruning had `nodes + pruned` entries; glass needs several.
+    assert!(r.nodes + r.pruned >= 2, "{r:?}");
     let capped =
         dl::fit(&ctx, Some(Shape::Ndl), &Params { max_nodes: Some(2), ..Params::default() }).unwrap();
     assert_eq!(capped.report().stop, Stop::MaxNodes);
