@@ -449,9 +449,12 @@ impl<'a> Model<'a> {
             WeightKind::Fixed => {
                 let mut acc = I48F16::from(I16F16::from_bits(weight(w, WeightKind::Fixed, row + terms)));
                 for j in 0..terms {
-                    let f = self.feature(term_feature(&self.repr, rec, j), src)?;
-                    acc +=
-                        I48F16::from(I16F16::from_bits(weight(w, WeightKind::Fixed, row + j))) * i64::from(f);
+                    let wj = weight(w, WeightKind::Fixed, row + j);
+                    // A zero weight needs no input: a lazy source is not asked for it.
+                    if wj != 0 {
+                        let f = self.feature(term_feature(&self.repr, rec, j), src)?;
+                        acc += I48F16::from(I16F16::from_bits(wj)) * i64::from(f);
+                    }
                 }
                 Ok(acc.to_bits())
             }
@@ -459,8 +462,11 @@ impl<'a> Model<'a> {
                 // The loader proved |bias| + sum |w_j| * max|f_j| <= i32::MAX for this row.
                 let mut acc = weight(w, kind, row + terms);
                 for j in 0..terms {
-                    let f = self.feature(term_feature(&self.repr, rec, j), src)?;
-                    acc += weight(w, kind, row + j) * f;
+                    let wj = weight(w, kind, row + j);
+                    // A zero weight needs no input: a lazy source is not asked for it.
+                    if wj != 0 {
+                        acc += wj * self.feature(term_feature(&self.repr, rec, j), src)?;
+                    }
                 }
                 Ok(i64::from(acc))
             }
