@@ -20,9 +20,12 @@
  *     execution callback counts instructions (the inline-counter API was renamed in QEMU 9), and
  *     instruction bytes are read through qemu_plugin_insn_haddr (qemu_plugin_insn_data changed
  *     its signature in QEMU 9.1).
- *   - The declared API version is chosen when QEMU loads the plugin: QEMU raised its minimum
- *     plugin API version to 2 in the same change that removed qemu_plugin_n_vcpus, so the
- *     plugin declares 1 if QEMU still exports that function and 2 otherwise.
+ *   - The declared API version is chosen when QEMU loads the plugin. QEMU raises its minimum
+ *     plugin API version only when it removes functions: to 2 together with qemu_plugin_n_vcpus,
+ *     and (in a later change) to 3 together with the old qemu_plugin_register_vcpu_insn_exec_inline.
+ *     So the plugin declares 1 while QEMU exports qemu_plugin_n_vcpus, 2 while it exports the old
+ *     inline call, and 3 otherwise. If a future QEMU raises the minimum again, it refuses to load
+ *     the plugin and says which version it wants.
  * Verified with QEMU 7.2 (Debian 12).
  */
 #define _GNU_SOURCE
@@ -53,7 +56,12 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 
 __attribute__((constructor)) static void choose_api_version(void)
 {
-    qemu_plugin_version = dlsym(RTLD_DEFAULT, "qemu_plugin_n_vcpus") ? 1 : 2;
+    if (dlsym(RTLD_DEFAULT, "qemu_plugin_n_vcpus"))
+        qemu_plugin_version = 1;
+    else if (dlsym(RTLD_DEFAULT, "qemu_plugin_register_vcpu_insn_exec_inline"))
+        qemu_plugin_version = 2;
+    else
+        qemu_plugin_version = 3;
 }
 
 enum marker { PLAIN = 0, START = 1, STOP = 2 };
