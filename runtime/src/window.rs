@@ -136,8 +136,8 @@ impl Features {
 
 /// Running sums over the samples of one window.
 ///
-/// Sized for speed on cores without 64-bit multiply: `|Σx| ≤ 2^27` fits an `i32` and each
-/// `x² ≤ 2^30` fits a `u32`; only the sum of squares needs 64 bits.
+/// Sized for speed on cores without a 64-bit multiply: `|Σx| ≤ 2^27` and each `x² ≤ 2^30` fit
+/// an `i32`; only the sum of squares needs 64 bits (an add with carry per sample).
 struct Sums {
     n: u32,
     sum: i32,
