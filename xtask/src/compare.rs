@@ -410,7 +410,7 @@ fn run_ltu(prepared: &[Prepared], algos: &[Algo], jobs: usize) -> Vec<Vec<Vec<Ou
                 all[d][a][f] = Some(outcome);
                 if all[d][a].iter().all(Option::is_some) {
                     let done: Vec<Outcome> = all[d][a].iter().flatten().cloned().collect();
-                    println!("  {:<8} {:<24} {}", algos[a], prepared[d].name, summary(&done));
+                    println!("  {:<8} {:<24} {}", algos[a].to_string(), prepared[d].name, summary(&done));
                 }
             });
         }
