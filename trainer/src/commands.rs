@@ -15,7 +15,7 @@ use crate::encode;
 use crate::export::{
     Feature, InputKind, InputSpec, LiteralOp, ModelSpec, Node, Stats, Structure, WeightKind,
 };
-use crate::{perceptron_tree, split};
+use crate::{decision_list, perceptron_tree, split};
 
 /// Weight representation as given on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -88,9 +88,18 @@ pub struct LearnArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub data: DataArgs,
+    /// Fraction of the training rows held out to prune the model (0 = no pruning).
+    #[arg(long, value_name = "FRACTION")]
+    pub prune_fraction: Option<f64>,
+    /// Numeric attributes become features quantized to [-N, N] (default: per algorithm).
+    #[arg(long, value_name = "N")]
+    pub numeric_max_abs: Option<u16>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub ptree: PtreeArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub ndl: NdlArgs,
 }
 
 /// Perceptron tree options (`--algo ptree`); unset options keep their defaults.
@@ -121,12 +130,6 @@ pub struct PtreeArgs {
     /// Maximum decision nodes on a path.
     #[arg(long)]
     pub max_depth: Option<usize>,
-    /// Fraction of rows held out to prune the tree (0 = no pruning).
-    #[arg(long)]
-    pub prune_fraction: Option<f64>,
-    /// Numeric features are quantized to [-N, N].
-    #[arg(long)]
-    pub numeric_max_abs: Option<u16>,
     /// Histogram bins per numeric attribute for threshold splits.
     #[arg(long)]
     pub numeric_bins: Option<usize>,
@@ -139,19 +142,97 @@ impl PtreeArgs {
         macro_rules! set {
             ($($f:ident),*) => {$( if let Some(v) = self.$f { p.$f = v; } )*};
         }
-        set!(
-            epochs,
-            order,
-            split_rule,
-            log_base,
-            pocket,
-            min_split,
-            max_depth,
-            prune_fraction,
-            numeric_max_abs,
-            numeric_bins
-        );
+        set!(epochs, order, split_rule, log_base, pocket, min_split, max_depth, numeric_bins);
         p
+    }
+}
+
+/// Halfspace search of `ndl` and `hsi`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SearchArg {
+    /// `Find_large_neg_subset` (section 4.1), the paper's method.
+    Flns,
+    /// `mult_IncLP` over random orders (`--search-effort` passes, default 20).
+    Mult,
+    /// Pocket algorithm with ratchet (`--search-effort` thousand iterations, default 20).
+    Pocket,
+}
+
+/// Decision list options (`--algo ndl` and `--algo hsi`); unset options keep their defaults.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Decision list options (--algo ndl, hsi)")]
+pub struct NdlArgs {
+    /// How each halfspace is searched for.
+    #[arg(long, value_enum)]
+    pub search: Option<SearchArg>,
+    /// Passes of `mult`, or thousands of iterations of `pocket`.
+    #[arg(long)]
+    pub search_effort: Option<usize>,
+    /// Cap on the outer passes of Find_large_neg_subset.
+    #[arg(long)]
+    pub max_passes: Option<usize>,
+    /// Largest number of list entries.
+    #[arg(long)]
+    pub max_nodes: Option<usize>,
+    /// Stop when the best new node covers fewer training rows than this.
+    #[arg(long)]
+    pub min_cover: Option<usize>,
+    /// Re-solve each halfspace for the largest margin: `--max-margin true|false`.
+    #[arg(long)]
+    pub max_margin: Option<bool>,
+    /// `hsi`: intersection or union of halfspaces.
+    #[arg(long, value_enum)]
+    pub hsi_shape: Option<HsiShapeArg>,
+    /// `hsi`: name of the positive class (default: try both, keep the shorter list).
+    #[arg(long, value_name = "CLASS")]
+    pub positive: Option<String>,
+}
+
+/// Shape of an `hsi` model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HsiShapeArg {
+    /// AND of halfspaces that contain every positive example.
+    Intersection,
+    /// OR of halfspaces that contain no negative example.
+    Union,
+}
+
+impl NdlArgs {
+    fn params(&self, schema: &Schema) -> Result<decision_list::Params> {
+        let mut p = decision_list::Params::default();
+        if let Some(search) = self.search {
+            let effort = self.search_effort.unwrap_or(20);
+            p.search = match search {
+                SearchArg::Flns => decision_list::Search::FindLargeNegSubset,
+                SearchArg::Mult => decision_list::Search::MultIncLp { passes: effort },
+                SearchArg::Pocket => decision_list::Search::Pocket { kilo_iterations: effort },
+            };
+        }
+        if self.max_passes.is_some() {
+            p.max_passes = self.max_passes;
+        }
+        if self.max_nodes.is_some() {
+            p.max_nodes = self.max_nodes;
+        }
+        if let Some(v) = self.min_cover {
+            p.min_cover = v;
+        }
+        if let Some(v) = self.max_margin {
+            p.max_margin = v;
+        }
+        if let Some(shape) = self.hsi_shape {
+            p.hsi_shape = match shape {
+                HsiShapeArg::Intersection => decision_list::HsiShape::Intersection,
+                HsiShapeArg::Union => decision_list::HsiShape::Union,
+            };
+        }
+        if let Some(name) = &self.positive {
+            let Some(k) = schema.classes.iter().position(|c| c == name) else {
+                bail!("--positive {name:?} is not a class; the classes are {:?}", schema.classes);
+            };
+            p.positive = Some(k);
+        }
+        Ok(p)
     }
 }
 
@@ -164,12 +245,29 @@ impl LearnArgs {
             weights: None,
             no_names: false,
             data: DataArgs::default(),
+            prune_fraction: None,
+            numeric_max_abs: None,
             ptree: PtreeArgs::default(),
+            ndl: NdlArgs::default(),
         }
     }
 
-    fn options(&self) -> Options {
-        Options { ptree: self.ptree.params(), ..Options::default() }
+    /// The algorithms' options for data with this schema.
+    ///
+    /// # Errors
+    /// An option names a class the data does not have.
+    pub fn options(&self, schema: &Schema) -> Result<Options> {
+        let mut ptree = self.ptree.params();
+        let mut ndl = self.ndl.params(schema)?;
+        if let Some(f) = self.prune_fraction {
+            ptree.prune_fraction = f;
+            ndl.validation = f;
+        }
+        if let Some(n) = self.numeric_max_abs {
+            ptree.numeric_max_abs = n;
+            ndl.feature_max_abs = n;
+        }
+        Ok(Options { ptree, ndl, ..Options::default() })
     }
 }
 
@@ -266,7 +364,7 @@ pub fn train(
     let data = load(data_path, &learn.data)?;
     let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
     ctx.progress = progress;
-    let trained = algo::train(learn.algo, &ctx, &learn.options(), !learn.no_names)
+    let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names)
         .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
     write_atomic(out, &trained.bytes)?;
     Ok(TrainReport {
@@ -573,7 +671,7 @@ pub fn holdout(
 ) -> Result<(f64, usize)> {
     let train = data.subset(train_rows);
     let ctx = Context::new(&train, learn.seed, learn.weights.map(Into::into));
-    let trained = algo::train(learn.algo, &ctx, &learn.options(), false)?;
+    let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, false)?;
     let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
     let test = data.subset(test_rows);
     let raw = encode::raw_rows(&trained.spec.inputs, &test);

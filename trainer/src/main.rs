@@ -1,6 +1,6 @@
 //! `ltu`: argument parsing and error printing; everything else lives in the library.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -89,13 +89,18 @@ enum Command {
     },
 }
 
+/// Writes a report to stdout; a closed pipe (`ltu predict ... | head`) is not an error.
 fn print<R: std::fmt::Display + serde::Serialize>(report: &R, json: bool) -> anyhow::Result<()> {
-    if json {
-        println!("{}", serde_json::to_string(report)?);
-    } else {
-        println!("{report}");
+    let text = if json { serde_json::to_string(report)? } else { report.to_string() };
+    emit(&format!("{text}\n"))
+}
+
+fn emit(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -125,10 +130,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Predict { model, data, data_args } => {
             print(&commands::predict(&model, &data, &data_args)?, cli.json)
         }
-        Command::Inspect { model, dot: true } => {
-            print!("{}", commands::inspect_dot(&model)?);
-            Ok(())
-        }
+        Command::Inspect { model, dot: true } => emit(&commands::inspect_dot(&model)?),
         Command::Inspect { model, dot: false } => print(&commands::inspect(&model)?, cli.json),
     }
 }
