@@ -58,6 +58,8 @@ pub struct BuildOptions<'a> {
     pub model_dir: Option<&'a Path>,
     /// A cargo target directory other than `firmware-example/target/`.
     pub target_dir: Option<&'a Path>,
+    /// Build this example (`firmware-example/examples/`) instead of the application.
+    pub example: Option<&'a str>,
 }
 
 /// Builds the firmware in release mode for `target`; returns the ELF's path.
@@ -70,10 +72,17 @@ pub fn build(root: &Path, target: Target, options: &BuildOptions) -> Result<Path
     } else {
         cargo.env_remove("LTU_MODEL_DIR");
     }
+    if let Some(example) = options.example {
+        cargo.args(["--example", example]);
+    }
     let target_dir = options.target_dir.map_or_else(|| fw.join("target"), Path::to_path_buf);
     cargo.arg("--target-dir").arg(&target_dir);
     cmd::run(&mut cargo)?;
-    Ok(target_dir.join(target.triple).join("release/ltu-firmware-example"))
+    let release = target_dir.join(target.triple).join("release");
+    Ok(match options.example {
+        Some(example) => release.join("examples").join(example),
+        None => release.join("ltu-firmware-example"),
+    })
 }
 
 /// Builds the instruction-count plugin into `target/insncount/` unless it is up to date.

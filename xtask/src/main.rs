@@ -153,8 +153,8 @@ fn test(root: &Path) -> ExitCode {
     steps.run("cargo fmt --check", || cmd::run(cmd::cargo(root).args(["fmt", "--check"])));
     let fw = firmware::dir(root);
     steps.run("firmware-example: cargo fmt --check", || cmd::run(cmd::cargo(&fw).args(["fmt", "--check"])));
-    steps.run("firmware-example: cargo clippy -- -D warnings", || {
-        cmd::run(cmd::cargo(&fw).args(["clippy", "--release", "--", "-D", "warnings"]))
+    steps.run("firmware-example: cargo clippy --bins --examples -- -D warnings", || {
+        cmd::run(cmd::cargo(&fw).args(["clippy", "--release", "--bins", "--examples", "--", "-D", "warnings"]))
     });
     steps.run("firmware inputs are current (retrain and compare)", || {
         let split = dataset::load_split(root)?;

@@ -18,6 +18,10 @@ pub mod exit {
     pub const MISMATCH: i32 = 1;
     /// The model or data were rejected.
     pub const BAD_INPUT: i32 = 2;
+    /// A panic.
+    pub const PANIC: i32 = 101;
+    /// A HardFault.
+    pub const HARDFAULT: i32 = 102;
 }
 
 /// Prints a run's decoded log, indented.
@@ -121,7 +125,24 @@ pub fn check_failures(root: &Path, target: Target, steps: &mut Steps) {
             corrupt(&mut inputs);
             let dir = base.join(format!("case{i}"));
             inputs.write(&dir)?;
-            let options = BuildOptions { model_dir: Some(&dir), target_dir: Some(&build_dir) };
+            let options = BuildOptions { model_dir: Some(&dir), target_dir: Some(&build_dir), example: None };
+            let elf = firmware::build(root, target, &options)?;
+            let run = firmware::run(&elf, target.machine, None)?;
+            print_log(&run);
+            ensure!(run.code == want, "exit code {}, want {want}", run.code);
+            ensure!(run.log.iter().any(|l| l.contains(log_marker)), "no log line says `{log_marker}`");
+            Ok(())
+        });
+    }
+}
+
+/// Runs the `panic` and `hardfault` examples: QEMU must exit with 101 and 102.
+pub fn check_handlers(root: &Path, target: Target, steps: &mut Steps) {
+    for (example, want, log_marker) in
+        [("panic", exit::PANIC, "panicked"), ("hardfault", exit::HARDFAULT, "HardFault at")]
+    {
+        steps.run(&format!("{}: a {example} exits {want}", target.triple), || {
+            let options = BuildOptions { example: Some(example), ..BuildOptions::default() };
             let elf = firmware::build(root, target, &options)?;
             let run = firmware::run(&elf, target.machine, None)?;
             print_log(&run);
@@ -134,7 +155,11 @@ pub fn check_failures(root: &Path, target: Target, steps: &mut Steps) {
 
 /// `cargo xtask qemu`: every requested target, then the failure checks on the first.
 pub fn all(root: &Path, targets: &[Target], steps: &mut Steps) -> Vec<Report> {
-    let reports: Vec<Report> = targets.iter().filter_map(|&t| check_target(root, t, steps, false)).collect();
+    let mut reports = Vec::new();
+    for &target in targets {
+        reports.extend(check_target(root, target, steps, false));
+        check_handlers(root, target, steps);
+    }
     if let Some(&first) = targets.first() {
         check_failures(root, first, steps);
     }
