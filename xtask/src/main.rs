@@ -147,6 +147,9 @@ fn test(root: &Path) -> ExitCode {
             );
         }
     }
+    steps.run("runtime on thumbv7m: no soft-float reachable from evaluation; stack bounds", || {
+        cmd::run(std::process::Command::new("bash").arg(root.join("tests/thumbv7m/check.sh")))
+    });
     steps.run("cargo clippy --workspace --all-targets -- -D warnings", || {
         cmd::run(cmd::cargo(root).args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
     });
@@ -154,7 +157,15 @@ fn test(root: &Path) -> ExitCode {
     let fw = firmware::dir(root);
     steps.run("firmware-example: cargo fmt --check", || cmd::run(cmd::cargo(&fw).args(["fmt", "--check"])));
     steps.run("firmware-example: cargo clippy --bins --examples -- -D warnings", || {
-        cmd::run(cmd::cargo(&fw).args(["clippy", "--release", "--bins", "--examples", "--", "-D", "warnings"]))
+        cmd::run(cmd::cargo(&fw).args([
+            "clippy",
+            "--release",
+            "--bins",
+            "--examples",
+            "--",
+            "-D",
+            "warnings",
+        ]))
     });
     steps.run("firmware inputs are current (retrain and compare)", || {
         let split = dataset::load_split(root)?;
