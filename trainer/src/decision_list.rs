@@ -122,6 +122,13 @@ pub struct Params {
     pub positive: Option<usize>,
     /// Numeric features are quantized to `[-feature_max_abs, feature_max_abs]` (input resolution).
     pub feature_max_abs: u16,
+    /// Before building, give every group of training rows with identical inputs the majority
+    /// class of the group (ties: lowest class index); the number of changed rows is
+    /// [`Report::relabelled`]. Beyond the paper (noise handling in the spirit of section 6.3):
+    /// contradictory examples can never be covered, so with `false` (the paper's exact method)
+    /// the list stops at the first step where only such examples can be covered
+    /// ([`Stop::Inseparable`]). Inputs that occur once are never changed.
+    pub relabel_duplicates: bool,
 }
 
 impl Default for Params {
@@ -136,6 +143,7 @@ impl Default for Params {
             hsi_shape: HsiShape::Intersection,
             positive: None,
             feature_max_abs: 1024,
+            relabel_duplicates: true,
         }
     }
 }
@@ -242,7 +250,8 @@ pub enum Stop {
     /// The best node covered fewer than [`Params::min_cover`] examples.
     MinCover,
     /// No remaining example can be covered without covering an example of another class
-    /// (contradictory examples: equal inputs, different classes).
+    /// (contradictory examples: equal inputs, different classes; only without
+    /// [`Params::relabel_duplicates`]).
     Inseparable,
     /// The quantized node covered no training example although the float node did.
     QuantizationLost,
@@ -291,6 +300,9 @@ pub struct Report {
     pub pruned: usize,
     /// Held-out rows used for pruning.
     pub validation_rows: usize,
+    /// Training rows given the majority class of their identical-input group
+    /// ([`Params::relabel_duplicates`]); accuracies below are on the original classes.
+    pub relabelled: usize,
     /// Accuracy of the final list on the held-out rows.
     pub validation_accuracy: Option<f64>,
     /// Float list's accuracy on the rows it was built from.
@@ -506,11 +518,35 @@ fn build(
     (nodes, defaults, stop, stats)
 }
 
+/// Majority vote within groups of `rows` with identical inputs: returns the number of rows whose
+/// class changed and the labels (rows outside `rows` keep theirs). Ties go to the lowest class.
+fn relabel_by_majority(s: &Sample<'_>, rows: &[usize]) -> (usize, Vec<usize>) {
+    let key = |i: usize| -> Vec<u64> {
+        // `+ 0.0` maps -0.0 to 0.0, so equal values share a key.
+        s.x[i].iter().map(|v| (v + 0.0).to_bits()).collect()
+    };
+    let mut groups: std::collections::HashMap<Vec<u64>, Vec<usize>> = std::collections::HashMap::new();
+    for &i in rows {
+        groups.entry(key(i)).or_default().push(i);
+    }
+    let mut y = s.y.to_vec();
+    let mut changed = 0;
+    for members in groups.values().filter(|m| m.len() > 1) {
+        let class = majority(s.y, members.iter().copied(), s.n_classes);
+        for &i in members {
+            changed += usize::from(y[i] != class);
+            y[i] = class;
+        }
+    }
+    (changed, y)
+}
+
 /// Learns a list from a sample (the algorithm without any file format).
 ///
 /// With [`Params::validation`] `> 0` a stratified, seeded part of the rows is held out, the list
 /// is built on the rest and cut after the prefix with the best held-out accuracy (the shortest
-/// on ties).
+/// on ties). With [`Params::relabel_duplicates`] the list is built on majority-relabelled
+/// training rows (validation rows keep their classes).
 ///
 /// # Errors
 /// [`TrainError::InvalidOption`] for a validation fraction outside `[0, 1)`, an `Hsi` shape on a
@@ -553,7 +589,10 @@ pub fn learn(s: &Sample<'_>, shape: Shape, p: &Params, seed: u64) -> Result<Lear
     } else {
         (all, Vec::new())
     };
-    let (mut nodes, defaults, stop, lp) = build(s, &train, shape, p, &mut rng);
+    let (relabelled, y_build) =
+        if p.relabel_duplicates { relabel_by_majority(s, &train) } else { (0, s.y.to_vec()) };
+    let built = Sample { y: &y_build, ..*s };
+    let (mut nodes, defaults, stop, lp) = build(&built, &train, shape, p, &mut rng);
     let mut default = *defaults.last().expect("nonempty");
     let mut pruned = 0;
     let mut validation_accuracy = None;
@@ -604,6 +643,7 @@ pub fn learn(s: &Sample<'_>, shape: Shape, p: &Params, seed: u64) -> Result<Lear
         node_info: learned.nodes.iter().map(|n| n.info.clone()).collect(),
         pruned,
         validation_rows: val.len(),
+        relabelled,
         validation_accuracy,
         float_train_accuracy: float_ok as f64 / n,
         quantized_train_accuracy: s.quant.map(|_| q_ok as f64 / n),
@@ -626,6 +666,7 @@ fn empty_report(lp: LpStats) -> Report {
         node_info: Vec::new(),
         pruned: 0,
         validation_rows: 0,
+        relabelled: 0,
         validation_accuracy: None,
         float_train_accuracy: 0.0,
         quantized_train_accuracy: None,
