@@ -7,10 +7,11 @@
 #![deny(missing_docs)]
 
 pub mod algo;
+pub mod commands;
+pub mod data;
 pub mod decision_list;
 pub mod encode;
 pub mod export;
 pub mod perceptron_tree;
-pub mod data;
 pub mod rng;
 pub mod split;
