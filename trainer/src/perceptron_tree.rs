@@ -347,6 +347,62 @@ impl FeatureSpace {
         }
         self.flat_edges[start as usize..(start + n) as usize].partition_point(|&e| e < v)
     }
+
+    /// Encodes raw inputs `x` once: the value of every feature and the count slot of every
+    /// input, so that [`PerceptronTree::update_encoded`] presenting it again (epoch after epoch)
+    /// neither bins raw values nor recomputes features.
+    ///
+    /// # Panics
+    /// If `x` is shorter than the number of inputs.
+    pub fn encode(&self, x: &[i32]) -> Encoded {
+        let x = &x[..self.inputs.len()];
+        Encoded {
+            raw: x.to_vec(),
+            features: self.features.iter().map(|f| f.value(x)).collect(),
+            // Slots are at most 65535 (`n_values` is a `u16`; at most 1023 edges).
+            slots: (0..x.len()).map(|a| self.slot(a, x[a]) as u16).collect(),
+        }
+    }
+}
+
+/// A training instance encoded by [`FeatureSpace::encode`]: its raw inputs (read by decision
+/// nodes), its feature values (read by LTUs) and its count slots (the split statistics of
+/// section 4.2.2). Presenting it with [`PerceptronTree::update_encoded`] has exactly the effect
+/// of presenting the raw inputs with [`PerceptronTree::update`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoded {
+    raw: Vec<i32>,
+    features: Vec<i32>,
+    slots: Vec<u16>,
+}
+
+impl Encoded {
+    /// The raw inputs.
+    pub fn raw(&self) -> &[i32] {
+        &self.raw
+    }
+
+    /// The value of every feature of the space, in the space's order.
+    pub fn features(&self) -> &[i32] {
+        &self.features
+    }
+}
+
+/// An instance as [`PerceptronTree::update`] receives it, or already encoded.
+#[derive(Clone, Copy)]
+enum Instance<'a> {
+    Raw(&'a [i32]),
+    Encoded(&'a Encoded),
+}
+
+impl<'a> Instance<'a> {
+    #[inline]
+    fn raw(self) -> &'a [i32] {
+        match self {
+            Instance::Raw(x) => x,
+            Instance::Encoded(e) => &e.raw,
+        }
+    }
 }
 
 /// Up to `bins - 1` distinct edges splitting `values` into about equally full bins; an edge `e`
@@ -595,13 +651,36 @@ impl PerceptronTree {
     /// # Panics
     /// If `x` is shorter than the number of inputs or `label >= n_classes`.
     pub fn update(&mut self, x: &[i32], label: usize) -> Step {
-        assert!(label < self.n_classes, "label {label} out of range 0..{}", self.n_classes);
         assert!(
             x.len() >= self.space.inputs.len(),
             "instance has {} inputs, expected {}",
             x.len(),
             self.space.inputs.len()
         );
+        self.present(Instance::Raw(x), label)
+    }
+
+    /// Presents an instance encoded by this tree's [`FeatureSpace::encode`]: the same step as
+    /// [`PerceptronTree::update`] on its raw inputs (the resulting trees are identical), without
+    /// binning or feature computation. Batch training ([`PerceptronTree::fit`],
+    /// [`PerceptronTree::learn`]) encodes every row once and presents it this way. Does not
+    /// allocate unless the tree grows.
+    ///
+    /// # Panics
+    /// If `e` was not encoded for a space with this tree's numbers of inputs and features, or
+    /// `label >= n_classes`.
+    pub fn update_encoded(&mut self, e: &Encoded, label: usize) -> Step {
+        assert!(
+            e.raw.len() == self.space.inputs.len() && e.features.len() == self.space.features.len(),
+            "instance encoded for another feature space"
+        );
+        self.present(Instance::Encoded(e), label)
+    }
+
+    /// Table II for one instance (inputs checked by the caller).
+    fn present(&mut self, inst: Instance<'_>, label: usize) -> Step {
+        assert!(label < self.n_classes, "label {label} out of range 0..{}", self.n_classes);
+        let x = inst.raw();
         self.history.instances += 1;
         let mut step = Step::default();
         // Steps 1–2: traverse decision nodes, growing a missing branch.
@@ -647,11 +726,22 @@ impl PerceptronTree {
         }
         let NodeState::Ltu(ltu) = &mut self.nodes[id] else { unreachable!() };
         // Steps 4–6.
-        ltu.count(&self.space, x, label);
-        for (s, &f) in self.scratch.iter_mut().zip(&ltu.active) {
-            *s = self.space.features[f as usize].value(x);
+        let f = &mut self.scratch[..ltu.active.len()];
+        match inst {
+            Instance::Raw(x) => {
+                ltu.count(label, |a| self.space.slot(a, x[a]));
+                for (s, &j) in f.iter_mut().zip(&ltu.active) {
+                    *s = self.space.features[j as usize].value(x);
+                }
+            }
+            Instance::Encoded(e) => {
+                ltu.count(label, |a| usize::from(e.slots[a]));
+                for (s, &j) in f.iter_mut().zip(&ltu.active) {
+                    *s = e.features[j as usize];
+                }
+            }
         }
-        let f = &self.scratch[..ltu.active.len()];
+        let f = &*f;
         let outcome = ltu.correct(f, label, self.pocket);
         step.correct = outcome.is_none();
         let Some(range_changed) = outcome else { return step };
@@ -750,14 +840,29 @@ impl PerceptronTree {
     /// # Panics
     /// If `x` is shorter than the number of inputs.
     pub fn predict(&self, x: &[i32]) -> usize {
-        self.predict_from(0, x)
+        self.predict_from(0, Instance::Raw(x))
     }
 
-    fn predict_from(&self, mut id: usize, x: &[i32]) -> usize {
+    /// The class the tree assigns to an instance encoded by this tree's
+    /// [`FeatureSpace::encode`] (the same as [`PerceptronTree::predict`] on its raw inputs).
+    ///
+    /// # Panics
+    /// If `e` was encoded for a space with fewer inputs or features.
+    pub fn predict_encoded(&self, e: &Encoded) -> usize {
+        self.predict_from(0, Instance::Encoded(e))
+    }
+
+    fn predict_from(&self, mut id: usize, inst: Instance<'_>) -> usize {
+        let x = inst.raw();
         loop {
             match &self.nodes[id] {
                 NodeState::Empty { .. } => return 0,
-                NodeState::Ltu(l) => return l.predict(&self.space, x, self.pocket),
+                NodeState::Ltu(l) => {
+                    return match inst {
+                        Instance::Raw(x) => l.predict(|i| self.space.features[i].value(x), self.pocket),
+                        Instance::Encoded(e) => l.predict(|i| e.features[i], self.pocket),
+                    }
+                }
                 NodeState::Decision(d) => match d.child(x) {
                     Some(c) => id = c,
                     None => return d.fallback,
@@ -800,6 +905,13 @@ impl PerceptronTree {
     /// Presents `rows` (raw inputs) with `labels` epoch after epoch in `p.order` until the tree
     /// is consistent or `p.epochs` passes are done; reports `(epoch, epochs)` to `progress`.
     /// Returns the number of epochs run.
+    ///
+    /// Every row is encoded once ([`FeatureSpace::encode`]) and presented with
+    /// [`PerceptronTree::update_encoded`]; the tree is the one [`PerceptronTree::update`] on the
+    /// raw rows in the same order would give.
+    ///
+    /// # Panics
+    /// If a row is shorter than the number of inputs or a label is out of range.
     pub fn fit(
         &mut self,
         rows: &[Vec<i32>],
@@ -808,17 +920,33 @@ impl PerceptronTree {
         seed: u64,
         progress: &dyn Fn(u64, u64),
     ) -> usize {
+        let encoded: Vec<Encoded> = rows.iter().map(|r| self.space.encode(r)).collect();
+        self.fit_encoded(&encoded, labels, p, seed, progress)
+    }
+
+    /// [`PerceptronTree::fit`] on rows already encoded by this tree's [`FeatureSpace::encode`].
+    ///
+    /// # Panics
+    /// If a row was encoded for another space or a label is out of range.
+    pub fn fit_encoded(
+        &mut self,
+        rows: &[Encoded],
+        labels: &[usize],
+        p: &Params,
+        seed: u64,
+        progress: &dyn Fn(u64, u64),
+    ) -> usize {
         let mut order: Vec<usize> = (0..rows.len()).collect();
         let mut rng = Rng::new(seed);
         for epoch in 0..p.epochs {
-            if self.is_consistent(rows, labels) {
+            if rows.iter().zip(labels).all(|(e, &y)| self.predict_encoded(e) == y) {
                 return epoch;
             }
             if p.order == Order::Shuffled {
                 rng.shuffle(&mut order);
             }
             for &i in &order {
-                self.update(&rows[i], labels[i]);
+                self.update_encoded(&rows[i], labels[i]);
             }
             progress(epoch as u64 + 1, p.epochs as u64);
         }
@@ -853,9 +981,9 @@ impl PerceptronTree {
             }
             let errors =
                 |f: &dyn Fn(&[i32]) -> usize| reach[id].iter().filter(|&&i| f(&rows[i]) != labels[i]).count();
-            let subtree = errors(&|x| self.predict_from(id, x));
+            let subtree = errors(&|x| self.predict_from(id, Instance::Raw(x)));
             let prior = Ltu::frozen(&self.space, self.n_classes, self.log_base, d);
-            let as_ltu = errors(&|x| prior.predict(&self.space, x, false));
+            let as_ltu = errors(&|x| prior.predict(|i| self.space.features[i].value(x), false));
             let as_class = errors(&|_| d.fallback);
             if as_ltu <= subtree && as_ltu <= as_class {
                 self.nodes[id] = NodeState::Ltu(prior);
@@ -1137,14 +1265,15 @@ impl Ltu {
     }
 
     /// Updates the split statistics of section 4.2.2.
+    /// `slot(a)`: the count slot of the instance's value of input `a`.
     #[inline]
-    fn count(&mut self, space: &FeatureSpace, x: &[i32], label: usize) {
+    fn count(&mut self, label: usize, slot: impl Fn(usize) -> usize) {
         self.seen += 1;
         self.class_counts[label] += 1;
         let k = self.class_counts.len();
         for (&a, &off) in self.attrs.iter().zip(&self.offsets) {
-            let s = off as usize + space.slot(a as usize, x[a as usize]);
-            self.counts[s * k + label] = self.counts[s * k + label].saturating_add(1);
+            let c = &mut self.counts[(off as usize + slot(a as usize)) * k + label];
+            *c = c.saturating_add(1);
         }
     }
 
@@ -1162,10 +1291,11 @@ impl Ltu {
         }
     }
 
-    fn predict(&self, space: &FeatureSpace, x: &[i32], pocket: bool) -> usize {
+    /// `feature(i)`: the instance's value of feature `i` of the space.
+    fn predict(&self, feature: impl Fn(usize) -> i32, pocket: bool) -> usize {
         let w = self.predicting_weights(pocket);
         let dim = self.active.len() + 1;
-        let value = |j: usize| space.features[self.active[j] as usize].value(x);
+        let value = |j: usize| feature(self.active[j] as usize);
         if self.n_rows == 1 {
             let s = (0..dim - 1).fold(w[dim - 1], |acc, j| acc + w[j] * Weight::from(value(j)));
             return usize::from(s > 0);
@@ -1186,7 +1316,8 @@ impl Ltu {
     #[inline]
     fn correct(&mut self, f: &[i32], label: usize, pocket: bool) -> Option<bool> {
         let dim = f.len() + 1;
-        let norm2: Weight = 1 + f.iter().map(|&v| Weight::from(v) * Weight::from(v)).sum::<Weight>();
+        // |I|², θ included; only needed when correcting.
+        let norm2 = || 1 + f.iter().map(|&v| Weight::from(v) * Weight::from(v)).sum::<Weight>();
         // (row, multiplier) adjustments: W_row ← W_row − k·I.
         let mut adj = [(0usize, 0 as Weight); 2];
         let n_adj;
@@ -1197,7 +1328,8 @@ impl Ltu {
                 return None;
             }
             // Step 5 (negative, y ≥ 0) or step 6 (positive, y ≤ 0).
-            let k = if label == 0 { y.div_euclid(norm2) + 1 } else { y.div_euclid(norm2) - 1 };
+            let q = y.div_euclid(norm2());
+            let k = if label == 0 { q + 1 } else { q - 1 };
             adj[0] = (0, k);
             n_adj = 1;
         } else {
@@ -1214,7 +1346,7 @@ impl Ltu {
                 self.on_correct(pocket);
                 return None;
             }
-            let c = (worst.0 - yi).div_euclid(2 * norm2) + 1;
+            let c = (worst.0 - yi).div_euclid(2 * norm2()) + 1;
             adj = [(label, -c), (worst.1, c)];
             n_adj = 2;
         }
