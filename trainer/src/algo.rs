@@ -43,7 +43,7 @@ impl fmt::Display for Algo {
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
     /// The algorithm is not available yet.
-    #[error("algorithm `{0}` is not implemented yet (available: ptree, ndl, hsi)")]
+    #[error("algorithm `{0}` is not implemented yet (available: ptree, ndl, hsi, sparse)")]
     NotImplemented(Algo),
     /// An option value is invalid for this algorithm or data.
     #[error("invalid option: {0}")]
@@ -108,6 +108,8 @@ pub struct Options {
     pub ptree: crate::perceptron_tree::Params,
     /// Neural decision list / halfspace intersection options.
     pub ndl: crate::decision_list::Params,
+    /// Sparse perceptron options.
+    pub sparse: crate::sparse_perceptron::Params,
 }
 
 /// A trained, exported and verified model.
@@ -133,6 +135,7 @@ pub fn train(algo: Algo, ctx: &Context<'_>, opts: &Options, with_names: bool) ->
         Algo::Ptree => crate::perceptron_tree::train(ctx, &opts.ptree)?,
         Algo::Ndl => crate::decision_list::train_ndl(ctx, &opts.ndl)?,
         Algo::Hsi => crate::decision_list::train_hsi(ctx, &opts.ndl)?,
+        Algo::Sparse => crate::sparse_perceptron::train(ctx, &opts.sparse)?,
         other => return Err(TrainError::NotImplemented(other)),
     };
     finish(spec, ctx, with_names)

@@ -14,4 +14,5 @@ pub mod encode;
 pub mod export;
 pub mod perceptron_tree;
 pub mod rng;
+pub mod sparse_perceptron;
 pub mod split;

@@ -1,0 +1,818 @@
+//! Sparse perceptrons learned by boosting conjunctions (Jackson & Craven 1996, "Learning Sparse
+//! Perceptrons"): a single linear threshold unit over a few conjunctions of at most `k` literals,
+//! found by AdaBoost with an exhaustive search over those conjunctions as the weak learner.
+//!
+//! # The method
+//!
+//! - **Hypothesis class** (section 2): a `k`-perceptron is `sign(Σ h_i(x))` over conjunctions
+//!   `h_i ∈ C_k` of at most `k` inputs, each used in a positive (`+1` = true) or negated (`−1` =
+//!   true) sense; `C_k` includes the empty conjunction (the constant `+1`, i.e. the bias).
+//! - **Booster** (section 3.1, Figure 1): AdaBoost. With the distribution `D_i` over the training
+//!   rows the weak learner returns `h_i`; `ε_i = Σ_{h_i(x) ≠ f(x)} D_i(x)`,
+//!   `β_i = ε_i / (1 − ε_i)`, the weight of every correctly classified row is multiplied by
+//!   `β_i`, and the final hypothesis is `sign(Σ −ln(β_i) · h_i(x))`.
+//! - **Weak learner** (sections 3.2 and 3.3): exhaustive search of `C_k` for the conjunction with
+//!   the largest correlation `|E_D[f · h]|` (its sign chooses the positive or negated sense),
+//!   where the correlation of every high-order conjunction (two literals or more) is multiplied
+//!   by `1/k`, so simple features are preferred. The search is exact but pruned (branch and
+//!   bound): adding literals only shrinks the set of rows a conjunction covers, which bounds the
+//!   correlation of every extension (see [`Params::max_literals`] for the cost).
+//! - **Stopping** (section 3.3): at most as many rounds as an ordinary perceptron has weights
+//!   ([`Params::rounds`]), the number of rounds chosen by cross-validation on the training data
+//!   ([`Params::validation_folds`]); boosting also stops when the combined hypothesis is
+//!   consistent with the training data (section 3.2's consistency algorithm) or when no
+//!   conjunction has weighted error below 1/2.
+//!
+//! # Beyond the paper
+//!
+//! - **Literals.** The paper has Boolean inputs (one per nominal value, section 3.3) and leaves
+//!   real-valued features to future work (section 5). Here a categorical attribute gives the
+//!   literals `x = v` (and, with [`Params::negated_literals`], `x ≠ v`); a numeric attribute gives
+//!   `x > t` and `x ≤ t` for cut points `t` halfway between consecutive distinct training values,
+//!   thinned to [`Params::max_cuts`] quantiles. Two literals on one attribute form a conjunction
+//!   only when that is neither empty nor equal to one of them (`t₁ < x ≤ t₂`, `x ≠ v ∧ x ≠ w`).
+//! - **Consistent weak hypothesis.** If some conjunction has weighted error 0 (`β = 0`,
+//!   `−ln β = ∞`), it alone classifies every training row correctly and becomes the whole
+//!   hypothesis.
+//! - **Multi-class.** The paper only has two classes. With `K > 2` classes one booster per class
+//!   learns that class against the rest; the exported unit is a linear machine with one row per
+//!   class over the union of their conjunctions (zero weight where a class does not use one), and
+//!   predicts the class with the largest score (ties to the lowest class).
+//! - **Integer weights.** The paper's perceptrons have real weights (section 3.2 notes integer
+//!   weights would need a different booster). [`fit`] multiplies all weights of the unit by one
+//!   scale, the largest for which every weight and the accumulator bound fit the weight kind, and
+//!   rounds; [`Quantization::changed_rows`] lists the training rows whose prediction changed.
+//!
+//! See `docs/SPARSE_PERCEPTRON.md` for the reproduction of section 4 and measurements.
+
+use crate::algo::{Context, TrainError};
+use crate::export::{
+    weight_range, Feature, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Structure, Unit, WeightKind,
+};
+use crate::split;
+
+/// Sparse perceptron options. The defaults are the paper's configuration (section 3.3) where it
+/// has one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// `k`: the most literals in one conjunction (section 3.3 uses `k = 2` throughout). The search
+    /// is exhaustive, so its cost grows as `L^k` in the number of candidate literals `L` in the
+    /// worst case; branch and bound usually prunes most of it.
+    pub max_literals: usize,
+    /// Most boosting rounds. `None`: the number of weights of an ordinary perceptron for the
+    /// task, one per categorical value and one per numeric attribute (section 3.3).
+    pub rounds: Option<usize>,
+    /// Folds of the cross-validation on the training data that chooses the number of rounds
+    /// (section 3.3: "we use cross validation to determine an appropriate termination point"; the
+    /// paper does not say how many folds). 0 disables it: boost until [`Params::rounds`] or an
+    /// early stop. Skipped when the training data has fewer than `2 · validation_folds` rows.
+    pub validation_folds: usize,
+    /// Multiply the correlation of conjunctions of two or more literals by `1/k` when choosing
+    /// the weak hypothesis, preferring simple features (section 3.3).
+    pub prefer_simple: bool,
+    /// Also offer `x ≠ v` literals for categorical attributes (not in the paper, whose
+    /// conjunctions are over the positive Boolean inputs).
+    pub negated_literals: bool,
+    /// Most cut points per numeric attribute (not in the paper, which has only discrete inputs).
+    pub max_cuts: usize,
+    /// Stop boosting as soon as the combined hypothesis classifies every training row correctly
+    /// (the consistency algorithm of section 3.2). Off: keep boosting (AdaBoost keeps widening
+    /// the margins) until the round limit or the cross-validated number of rounds.
+    pub stop_when_consistent: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            max_literals: 2,
+            rounds: None,
+            validation_folds: 5,
+            prefer_simple: true,
+            negated_literals: false,
+            max_cuts: 16,
+            stop_when_consistent: true,
+        }
+    }
+}
+
+/// One boosting stage's weak hypothesis: a conjunction in its positive or negated sense and its
+/// vote `−ln β` (Figure 1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeakHypothesis {
+    /// The conjunction's literals (empty: the constant `+1`), sorted.
+    pub literals: Vec<Literal>,
+    /// `+1`: the conjunction in its positive sense (`+1` when true); `−1`: negated.
+    pub sign: i32,
+    /// Vote `−ln β_i` in the final sum.
+    pub alpha: f64,
+    /// Weighted training error `ε_i` under the stage's distribution.
+    pub error: f64,
+}
+
+impl WeakHypothesis {
+    /// `h_i(x)`: `±1`.
+    pub fn value(&self, x: &[i32]) -> i32 {
+        if self.literals.iter().all(|l| l.holds(x)) {
+            self.sign
+        } else {
+            -self.sign
+        }
+    }
+}
+
+/// Why a booster stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// It ran the allowed number of rounds.
+    Rounds,
+    /// The combined hypothesis classifies every training row correctly.
+    Consistent,
+    /// No conjunction has weighted error below 1/2.
+    NoWeakHypothesis,
+}
+
+/// One AdaBoost run: a class against the rest (or class 1 against class 0).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Booster {
+    /// The class whose rows are the positive examples.
+    pub class: usize,
+    /// The weak hypotheses, in boosting order.
+    pub hypotheses: Vec<WeakHypothesis>,
+    /// Rounds allowed (chosen by cross-validation, or the limit).
+    pub rounds_allowed: usize,
+    /// Why boosting stopped.
+    pub stop: Stop,
+}
+
+impl Booster {
+    /// `Σ α_i h_i(x)`, summed in boosting order.
+    pub fn score(&self, x: &[i32]) -> f64 {
+        self.hypotheses.iter().map(|h| h.alpha * f64::from(h.value(x))).sum()
+    }
+}
+
+/// How the real-valued votes became integer weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quantization {
+    /// Kind of the stored weights.
+    pub kind: WeightKind,
+    /// Stored weight = `round(vote · scale)`.
+    pub scale: f64,
+    /// Training rows whose predicted class differs between the real-valued hypothesis
+    /// ([`SparsePerceptron::predict`]) and the exported model ([`ModelSpec::predict`]).
+    pub changed_rows: Vec<usize>,
+}
+
+/// A learned sparse perceptron: the boosted real-valued hypothesis and its integer export.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SparsePerceptron {
+    /// Number of classes.
+    pub n_classes: usize,
+    /// One booster for two classes (class 1 positive), else one per class.
+    pub boosters: Vec<Booster>,
+    /// The exported model: one binary LTU or linear machine over conjunction features.
+    pub spec: ModelSpec,
+    /// How the weights were quantized.
+    pub quantization: Quantization,
+}
+
+impl SparsePerceptron {
+    /// The real-valued hypothesis's class for raw inputs `x`: two classes, class 1 iff
+    /// `Σ α_i h_i(x) > 0`; more, the class with the largest score, ties to the lowest.
+    pub fn predict(&self, x: &[i32]) -> usize {
+        if let [b] = self.boosters.as_slice() {
+            return usize::from(b.score(x) > 0.0);
+        }
+        let mut best = (f64::NEG_INFINITY, 0);
+        for (i, b) in self.boosters.iter().enumerate() {
+            let s = b.score(x);
+            if i == 0 || s > best.0 {
+                best = (s, b.class);
+            }
+        }
+        best.1
+    }
+
+    /// Distinct conjunctions (features) of the exported unit.
+    pub fn n_conjunctions(&self) -> usize {
+        self.spec.features.len()
+    }
+}
+
+/// Candidate literals for the weak learner (see the module docs): `x = v` for every value `v` of a
+/// categorical input seen in `rows` (and `x ≠ v` with [`Params::negated_literals`]); `x > t` and
+/// `x ≤ t` for at most [`Params::max_cuts`] cut points of each numeric input.
+pub fn candidate_literals(inputs: &[InputSpec], rows: &[Vec<i32>], p: &Params) -> Vec<Literal> {
+    let mut literals = Vec::new();
+    let mut column: Vec<i32> = Vec::with_capacity(rows.len());
+    for (attr, spec) in inputs.iter().enumerate() {
+        column.clear();
+        column.extend(rows.iter().map(|r| r[attr]));
+        column.sort_unstable();
+        match spec.kind {
+            InputKind::Categorical { n_values } => {
+                column.dedup();
+                for &value in column.iter().filter(|&&v| (0..i32::from(n_values)).contains(&v)) {
+                    literals.push(Literal { attr, op: LiteralOp::Eq, value });
+                    if p.negated_literals {
+                        literals.push(Literal { attr, op: LiteralOp::Ne, value });
+                    }
+                }
+            }
+            InputKind::Numeric { .. } => {
+                for t in cut_points(&column, p.max_cuts) {
+                    literals.push(Literal { attr, op: LiteralOp::Gt, value: t });
+                    literals.push(Literal { attr, op: LiteralOp::Le, value: t });
+                }
+            }
+        }
+    }
+    literals
+}
+
+/// Cut points of a sorted column: `⌊(a + b) / 2⌋` between consecutive distinct values `a < b`
+/// (so `x > t ⇔ x ≥ b` on the data); with more than `max_cuts` of them, the ones whose rank is
+/// nearest to the `max_cuts` evenly spaced quantiles.
+fn cut_points(sorted: &[i32], max_cuts: usize) -> Vec<i32> {
+    // (number of values <= a, cut) for every boundary.
+    let mut cuts: Vec<(usize, i32)> = Vec::new();
+    for (i, w) in sorted.windows(2).enumerate() {
+        if w[0] < w[1] {
+            let mid = (i64::from(w[0]) + i64::from(w[1])).div_euclid(2);
+            cuts.push((i + 1, mid as i32));
+        }
+    }
+    if cuts.len() <= max_cuts {
+        return cuts.into_iter().map(|c| c.1).collect();
+    }
+    let n = sorted.len() as f64;
+    let mut chosen: Vec<i32> = (1..=max_cuts)
+        .map(|q| {
+            let target = n * q as f64 / (max_cuts + 1) as f64;
+            let i = cuts.partition_point(|c| (c.0 as f64) < target);
+            // The nearer of the boundaries either side of the quantile.
+            let below = i.checked_sub(1).map(|j| (target - cuts[j].0 as f64, cuts[j].1));
+            let above = cuts.get(i).map(|c| (c.0 as f64 - target, c.1));
+            match (below, above) {
+                (Some(b), Some(a)) => {
+                    if b.0 <= a.0 {
+                        b.1
+                    } else {
+                        a.1
+                    }
+                }
+                (Some(b), None) => b.1,
+                (None, Some(a)) => a.1,
+                (None, None) => unreachable!("cuts is not empty"),
+            }
+        })
+        .collect();
+    chosen.dedup();
+    chosen
+}
+
+/// Whether two literals may share a conjunction: always on different attributes; on the same one
+/// only when the conjunction is neither empty nor equal to one of them.
+fn compatible(a: &Literal, b: &Literal) -> bool {
+    if a.attr != b.attr {
+        return true;
+    }
+    match (a.op, b.op) {
+        (LiteralOp::Ne, LiteralOp::Ne) => a.value != b.value,
+        (LiteralOp::Gt, LiteralOp::Le) => a.value < b.value,
+        (LiteralOp::Le, LiteralOp::Gt) => b.value < a.value,
+        _ => false,
+    }
+}
+
+/// How a literal tests its group's bucket index `b` (see [`Space`]).
+#[derive(Clone, Copy)]
+enum Test {
+    /// `b == c` (`x = v`, `c` the value's position).
+    Eq(u32),
+    /// `b != c`.
+    Ne(u32),
+    /// `b > c` (`x > t_c`: more than `c` thresholds lie below `x`).
+    Gt(u32),
+    /// `b <= c`.
+    Le(u32),
+}
+
+impl Test {
+    fn holds(self, b: u32) -> bool {
+        match self {
+            Test::Eq(c) => b == c,
+            Test::Ne(c) => b != c,
+            Test::Gt(c) => b > c,
+            Test::Le(c) => b <= c,
+        }
+    }
+}
+
+/// A run of consecutive literals on one attribute, all equality tests or all thresholds.
+struct Group {
+    /// Literals `start..end`.
+    start: usize,
+    end: usize,
+    /// Number of bucket indices.
+    n_buckets: usize,
+}
+
+/// The training rows seen through the literals: each group of literals on one attribute splits
+/// the rows into buckets (the distinct compared values plus "other", or the intervals between
+/// the thresholds), so the weight of the rows satisfying every literal of a group is found with
+/// one pass over the rows and prefix sums over the buckets.
+struct Space<'a> {
+    literals: &'a [Literal],
+    tests: Vec<Test>,
+    /// Group of each literal.
+    group_of: Vec<usize>,
+    groups: Vec<Group>,
+    /// Bucket of row `i` in group `q`: `bucket[q * m + i]`.
+    bucket: Vec<u32>,
+    m: usize,
+    /// `+1` / `−1` label of each row.
+    f: Vec<f64>,
+}
+
+impl<'a> Space<'a> {
+    fn new(literals: &'a [Literal], rows: &[&[i32]], positive: &[bool]) -> Self {
+        let m = rows.len();
+        let threshold = |l: &Literal| matches!(l.op, LiteralOp::Gt | LiteralOp::Le);
+        let (mut tests, mut group_of, mut groups, mut bucket) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut start = 0;
+        while start < literals.len() {
+            let first = &literals[start];
+            let end = start
+                + literals[start..]
+                    .iter()
+                    .take_while(|l| l.attr == first.attr && threshold(l) == threshold(first))
+                    .count();
+            let mut values: Vec<i32> = literals[start..end].iter().map(|l| l.value).collect();
+            values.sort_unstable();
+            values.dedup();
+            let pos = |v: i32| values.binary_search(&v).expect("a group's own value") as u32;
+            for l in &literals[start..end] {
+                tests.push(match l.op {
+                    LiteralOp::Eq => Test::Eq(pos(l.value)),
+                    LiteralOp::Ne => Test::Ne(pos(l.value)),
+                    LiteralOp::Gt => Test::Gt(pos(l.value)),
+                    LiteralOp::Le => Test::Le(pos(l.value)),
+                });
+                group_of.push(groups.len());
+            }
+            for x in rows {
+                let v = x[first.attr];
+                bucket.push(if threshold(first) {
+                    values.partition_point(|&t| t < v) as u32
+                } else {
+                    values.binary_search(&v).unwrap_or(values.len()) as u32
+                });
+            }
+            groups.push(Group { start, end, n_buckets: values.len() + 1 });
+            start = end;
+        }
+        let f = positive.iter().map(|&p| if p { 1.0 } else { -1.0 }).collect();
+        Space { literals, tests, group_of, groups, bucket, m, f }
+    }
+
+    /// Whether literal `l` holds for row `i`.
+    fn holds(&self, l: usize, i: usize) -> bool {
+        self.tests[l].holds(self.bucket[self.group_of[l] * self.m + i])
+    }
+}
+
+/// Weight of the positive rows, weight of the negative rows, and number of rows.
+#[derive(Clone, Copy, Default)]
+struct Mass {
+    pos: f64,
+    neg: f64,
+    n: usize,
+}
+
+/// The weak learner's answer.
+struct Choice {
+    /// Indices into the literal list.
+    path: Vec<usize>,
+    /// Signed correlation `E_D[f · c]` of the conjunction `c` in its positive sense.
+    corr: f64,
+    /// `|corr|` times the simplicity factor.
+    score: f64,
+}
+
+/// The exhaustive weak learner of sections 3.2–3.3, pruned by branch and bound.
+struct Search<'s, 'a> {
+    space: &'s Space<'a>,
+    /// `D(x) · f(x)`.
+    g: Vec<f64>,
+    /// `Σ g`: the correlation of the constant `+1`.
+    total: f64,
+    k: usize,
+    /// Factor of conjunctions of two or more literals.
+    factor: f64,
+    /// Per depth: the rows the current path covers (depth 0: all rows).
+    rows: Vec<Vec<u32>>,
+    /// Per depth: bucket masses then their prefix sums, for the largest group.
+    prefix: Vec<Vec<Mass>>,
+    path: Vec<usize>,
+    best: Choice,
+}
+
+impl<'s, 'a> Search<'s, 'a> {
+    fn new(space: &'s Space<'a>, k: usize, factor: f64) -> Self {
+        let widest = space.groups.iter().map(|g| g.n_buckets).max().unwrap_or(0);
+        let mut rows = vec![Vec::with_capacity(space.m); k.max(1)];
+        rows[0].extend(0..space.m as u32);
+        Search {
+            space,
+            g: vec![0.0; space.m],
+            total: 0.0,
+            k,
+            factor,
+            rows,
+            prefix: vec![vec![Mass::default(); widest + 1]; k],
+            path: Vec::with_capacity(k),
+            best: Choice { path: Vec::with_capacity(k), corr: 0.0, score: 0.0 },
+        }
+    }
+
+    fn run(&mut self) {
+        // The empty conjunction: the constant +1, covering every row.
+        self.best.path.clear();
+        self.best.corr = self.total;
+        self.best.score = self.total.abs();
+        if self.k > 0 && !self.space.literals.is_empty() {
+            self.extend(0, 0);
+        }
+    }
+
+    /// Tries every compatible literal from `from` on after the current path of `depth` literals,
+    /// whose rows are `self.rows[depth]`.
+    fn extend(&mut self, depth: usize, from: usize) {
+        let space = self.space;
+        let parent = std::mem::take(&mut self.rows[depth]);
+        let mut prefix = std::mem::take(&mut self.prefix[depth]);
+        let order = depth + 1;
+        for q in space.group_of[from]..space.groups.len() {
+            let group = &space.groups[q];
+            // Bucket masses of the parent's rows, then prefix sums: prefix[b] = Σ buckets < b.
+            let nb = group.n_buckets;
+            prefix[..=nb].fill(Mass::default());
+            let buckets = &space.bucket[q * space.m..(q + 1) * space.m];
+            for &i in &parent {
+                let v = self.g[i as usize];
+                let b = &mut prefix[buckets[i as usize] as usize + 1];
+                if v > 0.0 {
+                    b.pos += v;
+                } else {
+                    b.neg -= v;
+                }
+                b.n += 1;
+            }
+            for b in 1..=nb {
+                let (lo, hi) = (prefix[b - 1], &mut prefix[b]);
+                hi.pos += lo.pos;
+                hi.neg += lo.neg;
+                hi.n += lo.n;
+            }
+            let range = |a: usize, b: usize| Mass {
+                pos: prefix[b].pos - prefix[a].pos,
+                neg: prefix[b].neg - prefix[a].neg,
+                n: prefix[b].n - prefix[a].n,
+            };
+            for l in group.start.max(from)..group.end {
+                let lit = &space.literals[l];
+                if !self.path.iter().all(|&q| compatible(&space.literals[q], lit)) {
+                    continue;
+                }
+                let mass = match space.tests[l] {
+                    Test::Eq(c) => range(c as usize, c as usize + 1),
+                    Test::Ne(c) => {
+                        let (a, b) = (range(0, c as usize), range(c as usize + 1, nb));
+                        Mass { pos: a.pos + b.pos, neg: a.neg + b.neg, n: a.n + b.n }
+                    }
+                    Test::Gt(c) => range(c as usize + 1, nb),
+                    Test::Le(c) => range(0, c as usize + 1),
+                };
+                // Empty: the constant −1; everything: the parent again. Both tried already.
+                if mass.n == 0 || mass.n == parent.len() {
+                    continue;
+                }
+                let corr = 2.0 * (mass.pos - mass.neg) - self.total;
+                let score = if order >= 2 { corr.abs() * self.factor } else { corr.abs() };
+                self.path.push(l);
+                if score > self.best.score {
+                    self.best.score = score;
+                    self.best.corr = corr;
+                    self.best.path.clear();
+                    self.best.path.extend_from_slice(&self.path);
+                }
+                // An extension covers a subset: its Σ g lies in [−neg, pos].
+                let bound = self.factor
+                    * (2.0 * mass.pos - self.total).abs().max((2.0 * mass.neg + self.total).abs());
+                if order < self.k && bound > self.best.score && l + 1 < space.literals.len() {
+                    let child = &mut self.rows[depth + 1];
+                    child.clear();
+                    child.extend(parent.iter().copied().filter(|&i| space.holds(l, i as usize)));
+                    self.extend(depth + 1, l + 1);
+                }
+                self.path.pop();
+            }
+        }
+        self.rows[depth] = parent;
+        self.prefix[depth] = prefix;
+    }
+}
+
+/// Held-out rows whose errors a run records after every round.
+struct Validation<'v> {
+    rows: &'v [&'v [i32]],
+    positive: &'v [bool],
+}
+
+/// Result of one AdaBoost run.
+struct Run {
+    hypotheses: Vec<WeakHypothesis>,
+    stop: Stop,
+    /// Validation errors after rounds `1..=hypotheses.len()`.
+    validation_errors: Vec<usize>,
+}
+
+/// AdaBoost (Figure 1) with the weak learner of section 3.3, for at most `max_rounds` rounds.
+fn boost(
+    literals: &[Literal],
+    rows: &[&[i32]],
+    positive: &[bool],
+    p: &Params,
+    max_rounds: usize,
+    validation: Option<&Validation<'_>>,
+) -> Run {
+    let m = rows.len();
+    let space = Space::new(literals, rows, positive);
+    let k = p.max_literals;
+    let factor = if p.prefer_simple && k > 1 { 1.0 / k as f64 } else { 1.0 };
+    let mut d = vec![1.0 / m as f64; m];
+    let mut score = vec![0.0; m];
+    let mut vscore = vec![0.0; validation.map_or(0, |v| v.rows.len())];
+    let mut run = Run { hypotheses: Vec::new(), stop: Stop::Rounds, validation_errors: Vec::new() };
+    let mut search = Search::new(&space, k, factor);
+    for _ in 0..max_rounds {
+        for ((gi, di), fi) in search.g.iter_mut().zip(&d).zip(&space.f) {
+            *gi = di * fi;
+        }
+        search.total = search.g.iter().sum();
+        search.run();
+        let sign = if search.best.corr >= 0.0 { 1 } else { -1 };
+        // h(x) = sign if covered else −sign.
+        let chosen = &search.best.path;
+        let h = |i: usize| if chosen.iter().all(|&l| space.holds(l, i)) { sign } else { -sign };
+        let error: f64 = (0..m).filter(|&i| f64::from(h(i)) != space.f[i]).map(|i| d[i]).sum();
+        if error >= 0.5 {
+            run.stop = Stop::NoWeakHypothesis;
+            break;
+        }
+        let mut lits: Vec<Literal> = search.best.path.iter().map(|&l| literals[l]).collect();
+        lits.sort();
+        if error == 0.0 {
+            // β = 0: this conjunction alone is consistent with the training rows.
+            let hyp = WeakHypothesis { literals: lits, sign, alpha: 1.0, error };
+            if let Some(v) = validation {
+                let errors = v.rows.iter().zip(v.positive).filter(|(x, &y)| (hyp.value(x) > 0) != y).count();
+                run.validation_errors.push(errors);
+            }
+            run.hypotheses = vec![hyp];
+            run.stop = Stop::Consistent;
+            break;
+        }
+        let beta = error / (1.0 - error);
+        let alpha = -beta.ln();
+        let mut total = 0.0;
+        let mut wrong = 0;
+        for i in 0..m {
+            let hi = f64::from(h(i));
+            if hi == space.f[i] {
+                d[i] *= beta;
+            }
+            total += d[i];
+            score[i] += alpha * hi;
+            wrong += usize::from((score[i] > 0.0) != positive[i]);
+        }
+        for di in &mut d {
+            *di /= total;
+        }
+        let hyp = WeakHypothesis { literals: lits, sign, alpha, error };
+        if let Some(v) = validation {
+            let mut errors = 0;
+            for ((s, x), &y) in vscore.iter_mut().zip(v.rows).zip(v.positive) {
+                *s += alpha * f64::from(hyp.value(x));
+                errors += usize::from((*s > 0.0) != y);
+            }
+            run.validation_errors.push(errors);
+        }
+        run.hypotheses.push(hyp);
+        if wrong == 0 && p.stop_when_consistent {
+            run.stop = Stop::Consistent;
+            break;
+        }
+    }
+    run
+}
+
+/// The number of rounds with the fewest validation errors summed over the folds (the smallest
+/// such number); a run that stopped early keeps its last hypothesis for later rounds.
+fn best_rounds(runs: &[Run], max_rounds: usize) -> usize {
+    let mut best = (usize::MAX, max_rounds);
+    for t in 1..=max_rounds {
+        let errors: usize =
+            runs.iter().filter_map(|r| r.validation_errors.get(t - 1).or(r.validation_errors.last())).sum();
+        if errors < best.0 {
+            best = (errors, t);
+        }
+    }
+    best.1
+}
+
+/// Number of weights of an ordinary perceptron over `inputs`: one per categorical value, one per
+/// numeric input (the round limit of section 3.3).
+pub fn ordinary_perceptron_weights(inputs: &[InputSpec]) -> usize {
+    inputs
+        .iter()
+        .map(|i| match i.kind {
+            InputKind::Categorical { n_values } => usize::from(n_values),
+            InputKind::Numeric { .. } => 1,
+        })
+        .sum()
+}
+
+/// Learns a sparse perceptron: per booster, the number of rounds by cross-validation
+/// ([`Params::validation_folds`]), then AdaBoost on all training rows; then quantizes the votes
+/// to `ctx.weight_kind` (`I16` when not given). Reports `(runs done, runs)` to `ctx.progress`.
+///
+/// # Errors
+/// [`TrainError::InvalidOption`] for no training rows, fewer than two classes, `rounds` of 0,
+/// `max_cuts` of 0 or `validation_folds` of 1.
+pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError> {
+    let m = ctx.raw.len();
+    let n_classes = ctx.n_classes();
+    if m == 0 {
+        return Err(TrainError::InvalidOption("sparse: no training rows".into()));
+    }
+    if n_classes < 2 {
+        return Err(TrainError::InvalidOption("sparse: needs at least two classes".into()));
+    }
+    if p.rounds == Some(0) || p.max_cuts == 0 || p.validation_folds == 1 {
+        return Err(TrainError::InvalidOption(format!(
+            "sparse: rounds must be at least 1, max_cuts at least 1 and validation_folds 0 or at least 2 \
+             (got rounds {:?}, max_cuts {}, validation_folds {})",
+            p.rounds, p.max_cuts, p.validation_folds
+        )));
+    }
+    let max_rounds = p.rounds.unwrap_or_else(|| ordinary_perceptron_weights(&ctx.inputs).max(1));
+    let literals = candidate_literals(&ctx.inputs, &ctx.raw, p);
+    let rows: Vec<&[i32]> = ctx.raw.iter().map(Vec::as_slice).collect();
+    let labels = ctx.labels();
+    let classes: Vec<usize> = if n_classes == 2 { vec![1] } else { (0..n_classes).collect() };
+    let folds = if p.validation_folds >= 2 && m >= 2 * p.validation_folds {
+        split::stratified_kfold(labels, n_classes, p.validation_folds, ctx.seed)
+            .map_err(|e| TrainError::InvalidOption(format!("sparse: validation folds: {e}")))?
+    } else {
+        Vec::new()
+    };
+    let total_runs = (classes.len() * (folds.len() + 1)) as u64;
+    let mut done = 0;
+    let mut boosters = Vec::new();
+    for &class in &classes {
+        let positive: Vec<bool> = labels.iter().map(|&y| y == class).collect();
+        let rounds_allowed = if folds.is_empty() {
+            max_rounds
+        } else {
+            let mut runs = Vec::new();
+            for fold in &folds {
+                let train = split::complement(fold, m);
+                let train_rows: Vec<&[i32]> = train.iter().map(|&i| rows[i]).collect();
+                let train_pos: Vec<bool> = train.iter().map(|&i| positive[i]).collect();
+                let valid_rows: Vec<&[i32]> = fold.iter().map(|&i| rows[i]).collect();
+                let valid_pos: Vec<bool> = fold.iter().map(|&i| positive[i]).collect();
+                let v = Validation { rows: &valid_rows, positive: &valid_pos };
+                runs.push(boost(&literals, &train_rows, &train_pos, p, max_rounds, Some(&v)));
+                done += 1;
+                (ctx.progress)(done, total_runs);
+            }
+            best_rounds(&runs, max_rounds)
+        };
+        let run = boost(&literals, &rows, &positive, p, rounds_allowed, None);
+        done += 1;
+        (ctx.progress)(done, total_runs);
+        boosters.push(Booster { class, hypotheses: run.hypotheses, rounds_allowed, stop: run.stop });
+    }
+    let kind = ctx.weight_kind.unwrap_or(WeightKind::I16);
+    let (spec, scale) = export(ctx, &boosters, kind);
+    let mut model = SparsePerceptron {
+        n_classes,
+        boosters,
+        spec,
+        quantization: Quantization { kind, scale, changed_rows: Vec::new() },
+    };
+    let mut values = vec![0; model.spec.features.len()];
+    let Structure::Linear(u) = model.spec.structure else { unreachable!("export builds a linear model") };
+    for (i, x) in ctx.raw.iter().enumerate() {
+        for (v, f) in values.iter_mut().zip(&model.spec.features) {
+            *v = f.value(x);
+        }
+        if model.spec.units[u].decide(&values) != model.predict(x) {
+            model.quantization.changed_rows.push(i);
+        }
+    }
+    Ok(model)
+}
+
+/// [`fit`], returning the exported model (for [`crate::algo::train`]).
+///
+/// # Errors
+/// As [`fit`].
+pub fn train(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
+    Ok(fit(ctx, p)?.spec)
+}
+
+/// The feature a conjunction becomes and the sign relating them: a single `x = v` / `x > t`
+/// literal is an [`Feature::Equals`] / [`Feature::Greater`] (`x ≠ v`, `x ≤ t` their negation);
+/// the empty conjunction is the bias (`None`).
+fn feature_of(literals: &[Literal]) -> Option<(Feature, f64)> {
+    match literals {
+        [] => None,
+        [l] => Some(match l.op {
+            LiteralOp::Eq => (Feature::Equals { attr: l.attr, value: l.value }, 1.0),
+            LiteralOp::Ne => (Feature::Equals { attr: l.attr, value: l.value }, -1.0),
+            LiteralOp::Gt => (Feature::Greater { attr: l.attr, value: l.value }, 1.0),
+            LiteralOp::Le => (Feature::Greater { attr: l.attr, value: l.value }, -1.0),
+        }),
+        _ => Some((Feature::Conjunction(literals.to_vec()), 1.0)),
+    }
+}
+
+/// Merges identical conjunctions (summing their votes) into one unit with a row per booster,
+/// scales every weight by the largest factor that fits `kind` and rounds. Returns the model and
+/// the scale.
+fn export(ctx: &Context<'_>, boosters: &[Booster], kind: WeightKind) -> (ModelSpec, f64) {
+    let mut features: Vec<Feature> = Vec::new();
+    // Per booster: votes per feature, then the bias.
+    let mut votes: Vec<Vec<f64>> = vec![Vec::new(); boosters.len()];
+    let mut bias = vec![0.0; boosters.len()];
+    for (b, booster) in boosters.iter().enumerate() {
+        for h in &booster.hypotheses {
+            let vote = h.alpha * f64::from(h.sign);
+            match feature_of(&h.literals) {
+                None => bias[b] += vote,
+                Some((feature, s)) => {
+                    let j = features.iter().position(|f| *f == feature).unwrap_or_else(|| {
+                        features.push(feature);
+                        features.len() - 1
+                    });
+                    votes[b].resize(features.len(), 0.0);
+                    votes[b][j] += s * vote;
+                }
+            }
+        }
+    }
+    let n = features.len();
+    for (v, &b) in votes.iter_mut().zip(&bias) {
+        v.resize(n, 0.0);
+        v.push(b);
+    }
+    let (_, hi) = weight_range(kind);
+    let limit = kind.accumulator_limit() as f64;
+    let largest = votes.iter().flatten().fold(0.0f64, |a, w| a.max(w.abs()));
+    let widest = votes.iter().map(|r| r.iter().map(|w| w.abs()).sum::<f64>()).fold(0.0f64, f64::max);
+    // Each rounded weight may grow by 1/2: keep that much room under the accumulator limit.
+    let mut scale =
+        if largest > 0.0 { (hi as f64 / largest).min((limit - (n + 1) as f64) / widest) } else { 1.0 };
+    let classes: Vec<usize> = if boosters.len() == 1 {
+        vec![0, boosters[0].class]
+    } else {
+        boosters.iter().map(|b| b.class).collect()
+    };
+    loop {
+        let rows: Vec<Vec<i64>> =
+            votes.iter().map(|r| r.iter().map(|w| (w * scale).round() as i64).collect()).collect();
+        // Drop features whose weight rounded to 0 in every row.
+        let keep: Vec<usize> = (0..n).filter(|&j| rows.iter().any(|r| r[j] != 0)).collect();
+        let spec = ModelSpec {
+            n_classes: ctx.n_classes(),
+            weight_kind: kind,
+            inputs: ctx.inputs.clone(),
+            features: keep.iter().map(|&j| features[j].clone()).collect(),
+            units: vec![Unit {
+                terms: (0..keep.len()).collect(),
+                rows: rows.iter().map(|r| keep.iter().map(|&j| r[j]).chain([r[n]]).collect()).collect(),
+                classes: classes.clone(),
+            }],
+            structure: Structure::Linear(0),
+            names: None,
+        };
+        if spec.fits(kind) || scale < f64::MIN_POSITIVE {
+            return (spec, scale);
+        }
+        scale /= 2.0;
+    }
+}
