@@ -15,7 +15,7 @@ use crate::encode;
 use crate::export::{
     Feature, InputKind, InputSpec, LiteralOp, ModelSpec, Node, Stats, Structure, WeightKind,
 };
-use crate::{decision_list, perceptron_tree, split};
+use crate::{decision_list, perceptron_tree, sparse_perceptron, split};
 
 /// Weight representation as given on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -100,6 +100,9 @@ pub struct LearnArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub ndl: NdlArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub sparse: SparseArgs,
 }
 
 /// Perceptron tree options (`--algo ptree`); unset options keep their defaults.
@@ -188,6 +191,47 @@ pub struct NdlArgs {
     pub positive: Option<String>,
 }
 
+/// Sparse perceptron options (`--algo sparse`); unset options keep their defaults.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Sparse perceptron options (--algo sparse)")]
+pub struct SparseArgs {
+    /// Most literals in one conjunction (k).
+    #[arg(long)]
+    pub max_literals: Option<usize>,
+    /// Most boosting rounds (default: the weights of an ordinary perceptron).
+    #[arg(long)]
+    pub rounds: Option<usize>,
+    /// Folds of the inner cross-validation that picks the number of rounds (0 = off).
+    #[arg(long)]
+    pub validation_folds: Option<usize>,
+    /// Prefer single literals over conjunctions: `--prefer-simple true|false`.
+    #[arg(long)]
+    pub prefer_simple: Option<bool>,
+    /// Also offer `attribute != value` literals: `--negated-literals true|false`.
+    #[arg(long)]
+    pub negated_literals: Option<bool>,
+    /// Most threshold cut points per numeric attribute.
+    #[arg(long)]
+    pub max_cuts: Option<usize>,
+    /// Stop boosting once the training data are classified correctly: `true|false`.
+    #[arg(long)]
+    pub stop_when_consistent: Option<bool>,
+}
+
+impl SparseArgs {
+    fn params(&self) -> sparse_perceptron::Params {
+        let mut p = sparse_perceptron::Params::default();
+        if self.rounds.is_some() {
+            p.rounds = self.rounds;
+        }
+        macro_rules! set {
+            ($($f:ident),*) => {$( if let Some(v) = self.$f { p.$f = v; } )*};
+        }
+        set!(max_literals, validation_folds, prefer_simple, negated_literals, max_cuts, stop_when_consistent);
+        p
+    }
+}
+
 /// Shape of an `hsi` model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum HsiShapeArg {
@@ -249,6 +293,7 @@ impl LearnArgs {
             numeric_max_abs: None,
             ptree: PtreeArgs::default(),
             ndl: NdlArgs::default(),
+            sparse: SparseArgs::default(),
         }
     }
 
@@ -267,7 +312,7 @@ impl LearnArgs {
             ptree.numeric_max_abs = n;
             ndl.feature_max_abs = n;
         }
-        Ok(Options { ptree, ndl, ..Options::default() })
+        Ok(Options { ptree, ndl, sparse: self.sparse.params() })
     }
 }
 
