@@ -52,7 +52,8 @@ fn bench_updates(
     name: &str,
     (inputs, rows, labels): (Vec<InputSpec>, Vec<Vec<i32>>, Vec<usize>),
 ) {
-    let p = Params::default();
+    // Depth 6, as measured before the noise defaults, so that figures stay comparable.
+    let p = Params { max_depth: 6, ..Params::default() };
     let space = FeatureSpace::standard(&inputs, &rows, p.numeric_max_abs, p.numeric_bins);
     assert!(encode::standard_features(&inputs, &rows, p.numeric_max_abs).len() == space.features().len());
     // Batch training encodes every row once, outside the epochs (`PerceptronTree::fit`).

@@ -135,6 +135,13 @@ pub struct Params {
     /// bottom-up after training: a decision subtree is replaced by the LTU it replaced, or by its
     /// majority class, when that makes no more errors on the held-out rows. 0 disables pruning.
     pub prune_fraction: f64,
+    /// Error-based pruning on the training rows themselves (C4.5, Quinlan 1993), used when
+    /// `prune_fraction` is 0: a node's error estimate is the upper limit of a one-sided
+    /// confidence interval of its error rate, `z` standard deviations wide (`0.6745` = C4.5's
+    /// confidence factor 25%); a decision subtree is replaced by the LTU it replaced, or by its
+    /// majority class, when that estimate is not above the sum of its leaves' estimates.
+    /// 0 disables it.
+    pub prune_z: f64,
     /// Numeric attributes become one feature quantized to `[-numeric_max_abs, numeric_max_abs]`
     /// over the training range (section 5.5).
     pub numeric_max_abs: u16,
@@ -153,8 +160,9 @@ impl Default for Params {
             log_base: LogBase::E,
             pocket: true,
             min_split: 30,
-            max_depth: 6,
+            max_depth: 4,
             prune_fraction: 0.0,
+            prune_z: 0.6745,
             numeric_max_abs: 32,
             numeric_bins: 16,
         }
@@ -172,6 +180,7 @@ impl Params {
             min_split: 0,
             max_depth: usize::MAX,
             prune_fraction: 0.0,
+            prune_z: 0.0,
             ..Params::default()
         }
     }
@@ -183,6 +192,9 @@ impl Params {
         }
         if !(0.0..0.9).contains(&self.prune_fraction) {
             return bad(format!("ptree prune fraction must be in [0, 0.9), got {}", self.prune_fraction));
+        }
+        if !(0.0..=10.0).contains(&self.prune_z) {
+            return bad(format!("ptree prune z must be in [0, 10], got {}", self.prune_z));
         }
         if self.numeric_max_abs == 0 || self.numeric_max_abs > 32767 {
             return bad(format!("ptree numeric max_abs must be in 1..=32767, got {}", self.numeric_max_abs));
@@ -999,6 +1011,85 @@ impl PerceptronTree {
         pruned
     }
 
+    /// Error-based pruning with the training `rows` (C4.5's pessimistic pruning, with the LTU a
+    /// decision node replaced as a candidate leaf): bottom-up, a decision subtree is replaced by
+    /// that LTU, or by its majority class, when the candidate's estimated errors are at most the
+    /// sum of the subtree leaves' estimates. The estimate for `e` errors among `n` rows is `n`
+    /// times the upper limit of the error rate's confidence interval `z` standard deviations
+    /// wide ([`pessimistic_errors`]). Returns the number of subtrees replaced.
+    pub fn prune_pessimistic(&mut self, rows: &[Vec<i32>], labels: &[usize], z: f64) -> usize {
+        let reach = self.reach(rows);
+        // Estimated errors of the (pruned) subtree at each node; children have larger ids.
+        let mut est = vec![0.0f64; self.nodes.len()];
+        let mut pruned = 0;
+        for id in (0..self.nodes.len()).rev() {
+            let rows_here = &reach[id];
+            let n = rows_here.len() as f64;
+            let errors = |f: &dyn Fn(&[i32]) -> usize| {
+                rows_here.iter().filter(|&&i| f(&rows[i]) != labels[i]).count() as f64
+            };
+            match &self.nodes[id] {
+                NodeState::Empty { .. } => est[id] = pessimistic_errors(errors(&|_| 0), n, z),
+                NodeState::Ltu(l) => {
+                    let e = errors(&|x| l.predict(|i| self.space.features[i].value(x), self.pocket));
+                    est[id] = pessimistic_errors(e, n, z);
+                }
+                NodeState::Decision(d) => {
+                    // Leaves below: grown children, and the fallback class of missing branches.
+                    let mut missing = (0.0, 0.0);
+                    for &i in rows_here {
+                        if d.child(&rows[i]).is_none() {
+                            missing.0 += 1.0;
+                            missing.1 += f64::from(u8::from(labels[i] != d.fallback));
+                        }
+                    }
+                    let subtree = d.children.iter().flatten().map(|&c| est[c]).sum::<f64>()
+                        + pessimistic_errors(missing.1, missing.0, z);
+                    let prior = Ltu::frozen(&self.space, self.n_classes, self.log_base, d);
+                    let as_ltu = pessimistic_errors(
+                        errors(&|x| prior.predict(|i| self.space.features[i].value(x), false)),
+                        n,
+                        z,
+                    );
+                    let as_class = pessimistic_errors(errors(&|_| d.fallback), n, z);
+                    let fallback = d.fallback;
+                    est[id] = subtree;
+                    if as_ltu <= subtree && as_ltu <= as_class {
+                        self.nodes[id] = NodeState::Ltu(prior);
+                        est[id] = as_ltu;
+                        pruned += 1;
+                    } else if as_class <= subtree {
+                        let mut leaf = prior;
+                        leaf.set_constant(fallback);
+                        self.nodes[id] = NodeState::Ltu(leaf);
+                        est[id] = as_class;
+                        pruned += 1;
+                    }
+                }
+            }
+        }
+        pruned
+    }
+
+    /// Indices of the `rows` reaching each node.
+    fn reach(&self, rows: &[Vec<i32>]) -> Vec<Vec<usize>> {
+        let mut reach: Vec<Vec<usize>> = vec![Vec::new(); self.nodes.len()];
+        for (i, x) in rows.iter().enumerate() {
+            let mut id = 0;
+            loop {
+                reach[id].push(i);
+                match &self.nodes[id] {
+                    NodeState::Decision(d) => match d.child(x) {
+                        Some(c) => id = c,
+                        None => break,
+                    },
+                    _ => break,
+                }
+            }
+        }
+        reach
+    }
+
     /// The tree as a [`ModelSpec`] over the space's inputs: decision nodes become
     /// [`Node::Categorical`] / [`Node::Threshold`], LTUs [`Node::Unit`] over exactly their
     /// features, missing branches [`Node::Class`] with the node's majority class. Only the
@@ -1129,7 +1220,13 @@ impl PerceptronTree {
         let epochs = tree.fit(&fit_rows, &fit_labels, p, rng.fork(0).next_u64(), progress);
         let consistent = tree.is_consistent(&fit_rows, &fit_labels);
         let before = tree.stats();
-        let pruned = if val_rows.is_empty() { 0 } else { tree.prune(&val_rows, &val_labels) };
+        let pruned = if !val_rows.is_empty() {
+            tree.prune(&val_rows, &val_labels)
+        } else if p.prune_z > 0.0 {
+            tree.prune_pessimistic(&fit_rows, &fit_labels, p.prune_z)
+        } else {
+            0
+        };
         Ok((tree, Report { epochs, consistent, before_pruning: before, pruned, held_out: val_rows.len() }))
     }
 }
@@ -1166,6 +1263,38 @@ fn ltu_n_values(space: &FeatureSpace, attr: usize) -> u16 {
         InputKind::Categorical { n_values } => n_values,
         InputKind::Numeric { .. } => 2,
     }
+}
+
+/// C4.5's pessimistic error count for `e` errors among `n` instances: `n` times the upper limit
+/// of the one-sided confidence interval of the error rate, `z` standard deviations wide (the
+/// Wilson score interval with continuity correction, as in C4.5's `AddErrs`; for `e = 0`,
+/// `n·(1 − cf^(1/n))`, `cf` being the normal tail beyond `z`).
+pub fn pessimistic_errors(e: f64, n: f64, z: f64) -> f64 {
+    if n <= 0.0 {
+        return 0.0;
+    }
+    if e < 1e-9 {
+        return n * (1.0 - normal_tail(z).powf(1.0 / n));
+    }
+    if e + 0.5 >= n {
+        return e + 0.67 * (n - e);
+    }
+    let f = (e + 0.5) / n;
+    let z2 = z * z;
+    let r = (f + z2 / (2.0 * n) + z * (f / n - f * f / n + z2 / (4.0 * n * n)).sqrt()) / (1.0 + z2 / n);
+    r * n
+}
+
+/// `P(Z > z)` for a standard normal `Z` (Abramowitz & Stegun 26.2.17, error < 7.5e-8).
+fn normal_tail(z: f64) -> f64 {
+    if z < 0.0 {
+        return 1.0 - normal_tail(-z);
+    }
+    let t = 1.0 / (1.0 + 0.231_641_9 * z);
+    let poly = t
+        * (0.319_381_530
+            + t * (-0.356_563_782 + t * (1.781_477_937 + t * (-1.821_255_978 + t * 1.330_274_429))));
+    (-z * z / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt() * poly
 }
 
 /// Index of the largest count, ties to the lowest.

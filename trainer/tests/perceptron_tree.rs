@@ -313,3 +313,37 @@ fn encoded_and_raw_updates_give_identical_trees() {
     }
     assert!(splits > 10, "the trees must grow for the comparison to mean anything");
 }
+
+/// C4.5's error estimate: above the observed errors, shrinking towards them with more data, and
+/// `n·(1 − 0.25^(1/n))` for no errors at z = 0.6745 (confidence factor 25%).
+#[test]
+fn pessimistic_error_estimate() {
+    use perceptron_tree::pessimistic_errors as pe;
+    let z = 0.6745;
+    assert!((pe(0.0, 1.0, z) - 0.75).abs() < 1e-3);
+    for (e, n) in [(1.0, 10.0), (5.0, 20.0), (30.0, 1000.0)] {
+        assert!(pe(e, n, z) > e, "{e}/{n}");
+        assert!(pe(e, n, z) / n > pe(10.0 * e, 10.0 * n, z) / (10.0 * n), "{e}/{n}");
+    }
+    assert_eq!(pe(3.0, 0.0, z), 0.0);
+}
+
+/// Section 5.4: on led7digit (10% label noise) error-based pruning on the training rows shrinks
+/// the tree that keeps splitting on noise, and the pruned tree still agrees with its export.
+#[test]
+fn pessimistic_pruning_shrinks_noisy_trees() {
+    let data = load("led7digit.csv", &[]);
+    let ctx = Context::new(&data, 0, None);
+    let learn = |p: &Params| {
+        PerceptronTree::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), p, 0, &|_, _| {}).unwrap()
+    };
+    let (pruned, report) = learn(&Params { epochs: 10, ..Params::default() });
+    let (full, _) = learn(&Params { epochs: 10, prune_z: 0.0, ..Params::default() });
+    assert!(report.pruned > 0);
+    assert_eq!(report.before_pruning, full.stats());
+    assert!(pruned.stats().ltus < full.stats().ltus, "{:?} vs {:?}", pruned.stats(), full.stats());
+    let spec = pruned.to_model_spec();
+    for x in &ctx.raw {
+        assert_eq!(pruned.predict(x), spec.predict(x));
+    }
+}
