@@ -175,7 +175,7 @@ fn table3(out: &mut String, quick: bool) {
     writeln!(
         out,
         "`Build_NDL` / multi-class heuristic (sections 5.1, 5.2, `ndl` with default options: max-margin fine-tuning, \
-         weights quantized to i16 in the loop, no pruning, duplicated inputs relabelled by majority vote before building —          beyond the paper, it changes only rows whose identical inputs carry different classes, counted in the table); per trial a random 2/3 of the rows train and the other 1/3 test. \
+         weights quantized to i16 in the loop, no pruning, duplicated inputs relabelled by majority vote before building — beyond the paper, it changes only rows whose identical inputs carry different classes, counted in the table); per trial a random 2/3 of the rows train and the other 1/3 test. \
          Gen = accuracy of the exported integer model (`ModelSpec::predict`, which the runtime matches bit for bit); \
          float = the same list with unrounded weights; k counts the constant last node. \
          Def-acc = majority class share. C4 = the paper's quote of Holte (1991).\n"

@@ -253,7 +253,8 @@ pub enum Stop {
     /// (contradictory examples: equal inputs, different classes; only without
     /// [`Params::relabel_duplicates`]).
     Inseparable,
-    /// The quantized node covered no training example although the float node did.
+    /// The quantized unit of every candidate entry (one per class) covered no training example
+    /// although the float halfspace did.
     QuantizationLost,
 }
 
@@ -394,6 +395,59 @@ fn search(
     }
 }
 
+/// The list entry for `cover` (max-margin fine-tuning and quantization in the loop) and the
+/// examples of `alive` its exported unit leaves for later entries.
+fn make_node(
+    s: &Sample<'_>,
+    alive: &[usize],
+    class: usize,
+    cover: &Cover,
+    excl: &[usize],
+    p: &Params,
+    stats: &mut LpStats,
+) -> (Node, Vec<usize>) {
+    let mut h = cover.halfspace.clone();
+    if p.max_margin || matches!(p.search, Search::Pocket { .. }) {
+        // i8/i16: the stored range limits the scale, so the margin is taken in the box of
+        // representable units (bias as coarse as the weights); otherwise `‖w‖∞ <= 1`.
+        let tuned = match s.quant {
+            Some(q) if matches!(q.kind, WeightKind::I8 | WeightKind::I16) => {
+                let bounds: Vec<f64> = q.max_abs.iter().map(|&m| m as f64).collect();
+                inclp::max_margin_boxed(s.x, &cover.covered, excl, &h, &bounds, 1.0)
+            }
+            _ => inclp::max_margin(s.x, &cover.covered, excl, &h),
+        };
+        match tuned {
+            Some(m) => h = m,
+            None => stats.margin_fallbacks += 1,
+        }
+    }
+    let unit = s.quant.map(|qz| quantize(&h, qz.max_abs, qz.kind));
+    let mut node = Node {
+        halfspace: h,
+        unit,
+        class,
+        info: NodeInfo { class, covered: 0, float_covered: 0, changed_by_quantization: 0, wrong_class: 0 },
+    };
+    let mut next = Vec::with_capacity(alive.len());
+    for &i in alive {
+        let fl = node.halfspace.covers(&s.x[i]);
+        let ex = match (&node.unit, s.quant) {
+            (Some(u), Some(qz)) => u.score(&qz.features[i]) > 0,
+            _ => fl,
+        };
+        node.info.float_covered += usize::from(fl);
+        node.info.changed_by_quantization += usize::from(fl != ex);
+        if ex {
+            node.info.covered += 1;
+            node.info.wrong_class += usize::from(s.y[i] != class);
+        } else {
+            next.push(i);
+        }
+    }
+    (node, next)
+}
+
 /// Builds a list on `rows` of the sample (greedy covering, sections 3 and 5); `defaults[r]` is
 /// the class to use after keeping the first `r` nodes.
 fn build(
@@ -449,68 +503,47 @@ fn build(
         }
         // Sections 5.1 steps 4–6 / 5.2 steps 3–4: the largest covered fraction wins; ties go to
         // the larger count, then the lower class.
-        let mut best: Option<(usize, Cover, Vec<usize>)> = None;
+        let mut ranked: Vec<(usize, Cover, Vec<usize>)> = Vec::new();
         for &t in &targets {
             let cands: Vec<usize> = alive.iter().copied().filter(|&i| s.y[i] == t).collect();
             let excl: Vec<usize> = alive.iter().copied().filter(|&i| s.y[i] != t).collect();
             let cover = search(s, &cands, &excl, p, rng, &mut stats);
-            let better = match &best {
-                None => true,
-                Some((bt, bc, _)) => {
-                    let (a, b) = (cover.covered.len() * count[*bt], bc.covered.len() * count[t]);
-                    a > b || a == b && cover.covered.len() > bc.covered.len()
-                }
-            };
-            if better {
-                best = Some((t, cover, excl));
-            }
+            ranked.push((t, cover, excl));
         }
-        let Some((class, cover, excl)) = best else { break Stop::Inseparable };
-        if cover.covered.is_empty() {
+        // Best first: larger covered fraction (cross-multiplied), then larger count, then lower
+        // class (the stable sort keeps the class order of `targets`).
+        ranked.sort_by(|(ta, ca, _), (tb, cb, _)| {
+            let (a, b) = (ca.covered.len() * count[*tb], cb.covered.len() * count[*ta]);
+            b.cmp(&a).then(cb.covered.len().cmp(&ca.covered.len()))
+        });
+        let Some((_, first, _)) = ranked.first() else { break Stop::Inseparable };
+        if first.covered.is_empty() {
             break Stop::Inseparable;
         }
-        if cover.covered.len() < p.min_cover {
+        if first.covered.len() < p.min_cover {
             break Stop::MinCover;
         }
-        let mut h = cover.halfspace.clone();
-        if p.max_margin || matches!(p.search, Search::Pocket { .. }) {
-            match inclp::max_margin(s.x, &cover.covered, &excl, &h) {
-                Some(m) => h = m,
-                None => stats.margin_fallbacks += 1,
+        // Beyond the paper: rounding can empty a node with a tiny margin or make it cover
+        // examples of other classes. Take the best-ranked node whose quantized unit covers only
+        // its own class; if there is none, the best-ranked one that covers anything.
+        let mut accepted = None;
+        let mut fallback = None;
+        for (class, cover, excl) in ranked.into_iter().filter(|(_, c, _)| !c.covered.is_empty()) {
+            if cover.covered.len() < p.min_cover {
+                break;
+            }
+            let (node, next) = make_node(s, &alive, class, &cover, &excl, p, &mut stats);
+            if node.info.covered > 0 && node.info.wrong_class == 0 {
+                accepted = Some((node, next));
+                break;
+            }
+            stats.quantization_rejected += 1;
+            if node.info.covered > 0 && fallback.is_none() {
+                fallback = Some((node, next));
             }
         }
-        let unit = s.quant.map(|qz| quantize(&h, qz.max_abs, qz.kind));
-        let mut node = Node {
-            halfspace: h,
-            unit,
-            class,
-            info: NodeInfo {
-                class,
-                covered: 0,
-                float_covered: 0,
-                changed_by_quantization: 0,
-                wrong_class: 0,
-            },
-        };
-        let mut next = Vec::with_capacity(alive.len());
-        for &i in &alive {
-            let fl = node.halfspace.covers(&s.x[i]);
-            let ex = match (&node.unit, s.quant) {
-                (Some(u), Some(qz)) => u.score(&qz.features[i]) > 0,
-                _ => fl,
-            };
-            node.info.float_covered += usize::from(fl);
-            node.info.changed_by_quantization += usize::from(fl != ex);
-            if ex {
-                node.info.covered += 1;
-                node.info.wrong_class += usize::from(s.y[i] != class);
-            } else {
-                next.push(i);
-            }
-        }
-        if node.info.covered == 0 {
-            break Stop::QuantizationLost;
-        }
+        let accepted = accepted.or(fallback);
+        let Some((node, next)) = accepted else { break Stop::QuantizationLost };
         alive = next;
         nodes.push(node);
         defaults.push(majority_left);

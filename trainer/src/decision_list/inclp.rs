@@ -127,6 +127,9 @@ pub struct LpStats {
     pub numerical_rejections: u64,
     /// Max-margin fine-tunings that fell back to the IncLP halfspace.
     pub margin_fallbacks: u64,
+    /// Candidate list entries passed over because their quantized unit covered no training
+    /// example or an example of another class (the next-ranked class was tried instead).
+    pub quantization_rejected: u64,
 }
 
 impl LpStats {
@@ -139,6 +142,7 @@ impl LpStats {
         self.rows += other.rows;
         self.numerical_rejections += other.numerical_rejections;
         self.margin_fallbacks += other.margin_fallbacks;
+        self.quantization_rejected += other.quantization_rejected;
     }
 }
 
@@ -551,13 +555,35 @@ pub fn max_margin(
     start: &Halfspace,
 ) -> Option<Halfspace> {
     let d = start.w.len();
+    max_margin_boxed(points, covered, excluded, start, &vec![1.0; d], d as f64 + 1.0)
+}
+
+/// [`max_margin`] under the box `|w_j| <= weight_bound[j]`, `|b| <= bias_bound`. With
+/// `weight_bound[j] = M_j` (the feature's integer bound, `x_j = f_j / M_j`) and `bias_bound = 1`
+/// the box is exactly the set of units whose stored weights `s·w_j / M_j` and bias `s·b` fit one
+/// common range, so the largest margin in it is the one that survives rounding to a weight kind
+/// whose range (not the accumulator) limits the scale, as `i8` and `i16` do: the bias is then
+/// rounded as coarsely as the weights, which an unbounded bias ignores.
+///
+/// # Panics
+/// If `weight_bound` has not one entry per input.
+pub fn max_margin_boxed(
+    points: &[Vec<f64>],
+    covered: &[usize],
+    excluded: &[usize],
+    start: &Halfspace,
+    weight_bound: &[f64],
+    bias_bound: f64,
+) -> Option<Halfspace> {
+    let d = start.w.len();
+    assert_eq!(weight_bound.len(), d, "one bound per weight");
     if covered.is_empty() || excluded.is_empty() {
         return None;
     }
-    let bound = d as f64 + 1.0;
+    let bound = weight_bound.iter().sum::<f64>() + bias_bound;
     let mut p = Problem::new(OptimizationDirection::Maximize);
-    let mut vars: Vec<Variable> = (0..d).map(|_| p.add_var(0.0, (-1.0, 1.0))).collect();
-    vars.push(p.add_var(0.0, (-bound, bound)));
+    let mut vars: Vec<Variable> = weight_bound.iter().map(|&m| p.add_var(0.0, (-m, m))).collect();
+    vars.push(p.add_var(0.0, (-bias_bound, bias_bound)));
     let delta = p.add_var(1.0, (0.0, bound));
     let row = |x: &[f64], cover: bool| {
         let mut e = row_expr(&vars, x);
