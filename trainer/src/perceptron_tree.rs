@@ -42,9 +42,10 @@
 //!   consecutive correct classifications, predicts with them and initialises its children from
 //!   them after a split.
 //! - **Noise** (section 5.4): a split needs [`Params::min_split`] instances at the LTU, depth is
-//!   bounded by [`Params::max_depth`], and [`train`] can hold out [`Params::prune_fraction`] of
-//!   the data to replace decision subtrees by the LTU they replaced (or a class leaf) when that
-//!   is not worse on the held-out data.
+//!   bounded by [`Params::max_depth`], and [`train`] prunes after training: by default with C4.5's
+//!   error-based estimate on the training rows ([`Params::prune_z`],
+//!   [`PerceptronTree::prune_pessimistic`]), or on a hold-out of [`Params::prune_fraction`] of
+//!   the data; a decision subtree is replaced by the LTU it replaced (or a class leaf).
 //!
 //! See `docs/PERCEPTRON_TREE.md` for the reproduction of section 4.3 and measurements.
 
