@@ -129,6 +129,14 @@ pub struct Params {
     /// the list stops at the first step where only such examples can be covered
     /// ([`Stop::Inseparable`]). Inputs that occur once are never changed.
     pub relabel_duplicates: bool,
+    /// Multi-class lists (three or more classes left, section 5.2): keep each class's cover
+    /// from the step where it was searched, and search again only for classes that lost a
+    /// covered example since (the winner's class, or an example a quantized unit took). The
+    /// cover stays valid, because the examples it must exclude only become fewer; a fresh
+    /// search might find a larger one. Beyond the paper (5.2 searches every class at every
+    /// step); it saves most of the searches of a long list. Two-class lists (5.1) always
+    /// search both classes.
+    pub reuse_covers: bool,
 }
 
 impl Default for Params {
@@ -144,6 +152,7 @@ impl Default for Params {
             positive: None,
             feature_max_abs: 1024,
             relabel_duplicates: true,
+            reuse_covers: true,
         }
     }
 }
@@ -462,6 +471,7 @@ fn build(
     let mut nodes: Vec<Node> = Vec::new();
     let mut defaults = vec![majority(s.y, rows.iter().copied(), q)];
     let mut stats = LpStats::default();
+    let mut cache: Vec<Option<Cover>> = vec![None; q];
     let stop = loop {
         let mut count = vec![0usize; q];
         for &i in &alive {
@@ -503,11 +513,30 @@ fn build(
         }
         // Sections 5.1 steps 4–6 / 5.2 steps 3–4: the largest covered fraction wins; ties go to
         // the larger count, then the lower class.
+        let mut is_alive = vec![false; s.x.len()];
+        for &i in &alive {
+            is_alive[i] = true;
+        }
+        let reuse = p.reuse_covers && targets.len() >= 3;
         let mut ranked: Vec<(usize, Cover, Vec<usize>)> = Vec::new();
         for &t in &targets {
-            let cands: Vec<usize> = alive.iter().copied().filter(|&i| s.y[i] == t).collect();
             let excl: Vec<usize> = alive.iter().copied().filter(|&i| s.y[i] != t).collect();
-            let cover = search(s, &cands, &excl, p, rng, &mut stats);
+            // A cover found at an earlier step still excludes every remaining example of other
+            // classes (that set only shrinks); reuse it while all it covered is still there.
+            let cached = cache[t].take().filter(|c: &Cover| reuse && c.covered.iter().all(|&i| is_alive[i]));
+            let cover = match cached {
+                Some(c) => {
+                    stats.reused_covers += 1;
+                    c
+                }
+                None => {
+                    let cands: Vec<usize> = alive.iter().copied().filter(|&i| s.y[i] == t).collect();
+                    search(s, &cands, &excl, p, rng, &mut stats)
+                }
+            };
+            if reuse {
+                cache[t] = Some(cover.clone());
+            }
             ranked.push((t, cover, excl));
         }
         // Best first: larger covered fraction (cross-multiplied), then larger count, then lower

@@ -130,6 +130,9 @@ pub struct LpStats {
     /// Candidate list entries passed over because their quantized unit covered no training
     /// example or an example of another class (the next-ranked class was tried instead).
     pub quantization_rejected: u64,
+    /// Multi-class steps that reused a class's cover from an earlier step instead of searching
+    /// (`Params::reuse_covers`).
+    pub reused_covers: u64,
 }
 
 impl LpStats {
@@ -143,6 +146,7 @@ impl LpStats {
         self.numerical_rejections += other.numerical_rejections;
         self.margin_fallbacks += other.margin_fallbacks;
         self.quantization_rejected += other.quantization_rejected;
+        self.reused_covers += other.reused_covers;
     }
 }
 
