@@ -584,7 +584,9 @@ pub fn max_margin_boxed(
     if covered.is_empty() || excluded.is_empty() {
         return None;
     }
-    let bound = weight_bound.iter().sum::<f64>() + bias_bound;
+    // No margin exceeds `Σ bounds` on `[-1, 1]^d`; `+ 1` keeps the bound of the original
+    // `‖w‖∞ <= 1` LP (`d + 1`), so `max_margin` pivots exactly as before.
+    let bound = weight_bound.iter().sum::<f64>() + 1.0;
     let mut p = Problem::new(OptimizationDirection::Maximize);
     let mut vars: Vec<Variable> = weight_bound.iter().map(|&m| p.add_var(0.0, (-m, m))).collect();
     vars.push(p.add_var(0.0, (-bias_bound, bias_bound)));
