@@ -35,8 +35,8 @@ pub struct Model<'a> {
     n_units: usize,
 }
 
-/// Where [`Model::scores_with`] reads inputs from.
-type Source<'s> = &'s mut dyn FnMut(usize) -> Option<i32>;
+/// Rows of a linear machine scored together, so each feature is computed once per chunk.
+const ROW_CHUNK: usize = 8;
 
 fn count(table: &[u8], size: usize) -> Result<usize> {
     if table.len() % size != 0 {
@@ -346,13 +346,17 @@ impl<'a> Model<'a> {
         self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), Some(scores))
     }
 
-    fn evaluate(&self, src: Source<'_>, mut scores: Option<&mut [i64]>) -> Result<usize> {
+    fn evaluate<S: FnMut(usize) -> Option<i32>>(
+        &self,
+        src: &mut S,
+        mut scores: Option<&mut [i64]>,
+    ) -> Result<usize> {
         match self.repr.structure {
             StructureRepr::Linear { unit } => self.decide(unit as usize, src, scores),
             StructureRepr::List { entries, default_class } => {
                 for e in 0..entries.len() / ListEntryRec::SIZE {
                     let rec = ListEntryRec::parse(&entries[e * ListEntryRec::SIZE..]);
-                    let s = self.row_score(&self.unit(rec.unit as usize), 0, src)?;
+                    let s = self.binary_score(&self.unit(rec.unit as usize), src)?;
                     if s > 0 {
                         if let Some(out) = scores.as_deref_mut() {
                             out[rec.class as usize] = s;
@@ -394,7 +398,7 @@ impl<'a> Model<'a> {
                             }
                         }
                         _ => {
-                            if self.row_score(&self.unit(rec.a as usize), 0, src)? <= 0 {
+                            if self.binary_score(&self.unit(rec.a as usize), src)? <= 0 {
                                 rec.b as usize
                             } else {
                                 rec.c as usize
@@ -415,10 +419,15 @@ impl<'a> Model<'a> {
     }
 
     /// The class a unit chooses (binary: score > 0 is positive; machine: argmax, lowest row on ties).
-    fn decide(&self, u: usize, src: Source<'_>, mut scores: Option<&mut [i64]>) -> Result<usize> {
+    fn decide<S: FnMut(usize) -> Option<i32>>(
+        &self,
+        u: usize,
+        src: &mut S,
+        mut scores: Option<&mut [i64]>,
+    ) -> Result<usize> {
         let rec = self.unit(u);
         if rec.n_out == 1 {
-            let s = self.row_score(&rec, 0, src)?;
+            let s = self.binary_score(&rec, src)?;
             let (neg, pos) = (self.unit_class(&rec, 0), self.unit_class(&rec, 1));
             if let Some(out) = scores {
                 out[neg] = -s;
@@ -427,61 +436,108 @@ impl<'a> Model<'a> {
             return Ok(if s > 0 { pos } else { neg });
         }
         let mut best = (i64::MIN, 0);
-        for o in 0..rec.n_out as usize {
-            let s = self.row_score(&rec, o, src)?;
-            let class = self.unit_class(&rec, o);
-            if let Some(out) = scores.as_deref_mut() {
-                out[class] = out[class].max(s);
-            }
-            if s > best.0 || o == 0 {
-                best = (s, class);
+        let n_out = rec.n_out as usize;
+        let mut chunk = [0i64; ROW_CHUNK];
+        for first in (0..n_out).step_by(ROW_CHUNK) {
+            let n = ROW_CHUNK.min(n_out - first);
+            self.row_scores(&rec, first, &mut chunk[..n], src)?;
+            for (k, &s) in chunk[..n].iter().enumerate() {
+                let o = first + k;
+                let class = self.unit_class(&rec, o);
+                if let Some(out) = scores.as_deref_mut() {
+                    out[class] = out[class].max(s);
+                }
+                if s > best.0 || o == 0 {
+                    best = (s, class);
+                }
             }
         }
         Ok(best.1)
     }
 
-    /// Score of row `o` of a unit: bias plus the weighted features, in the kind's accumulator.
-    fn row_score(&self, rec: &UnitRec, o: usize, src: Source<'_>) -> Result<i64> {
+    /// Score of a binary unit.
+    fn binary_score<S: FnMut(usize) -> Option<i32>>(&self, rec: &UnitRec, src: &mut S) -> Result<i64> {
+        let mut s = [0i64; 1];
+        self.row_scores(rec, 0, &mut s, src)?;
+        Ok(s[0])
+    }
+
+    /// Scores of rows `first..first + out.len()` of a unit (at most [`ROW_CHUNK`]): bias plus the
+    /// weighted features, in the kind's accumulator. Each feature is computed at most once, and
+    /// not at all when every weight on it is zero (so a lazy source is not asked for it).
+    fn row_scores<S: FnMut(usize) -> Option<i32>>(
+        &self,
+        rec: &UnitRec,
+        first: usize,
+        out: &mut [i64],
+        src: &mut S,
+    ) -> Result<()> {
         let terms = rec.n_terms as usize;
-        let row = rec.weight_start as usize + o * (terms + 1);
-        let w = self.repr.weights;
-        match self.repr.weight_kind {
-            WeightKind::Fixed => {
-                let mut acc = I48F16::from(I16F16::from_bits(weight(w, WeightKind::Fixed, row + terms)));
-                for j in 0..terms {
-                    let wj = weight(w, WeightKind::Fixed, row + j);
-                    // A zero weight needs no input: a lazy source is not asked for it.
-                    if wj != 0 {
-                        let f = self.feature(term_feature(&self.repr, rec, j), src)?;
-                        acc += I48F16::from(I16F16::from_bits(wj)) * i64::from(f);
-                    }
-                }
-                Ok(acc.to_bits())
+        let stride = terms + 1;
+        let base = rec.weight_start as usize + first * stride;
+        let (w, kind) = (self.repr.weights, self.repr.weight_kind);
+        let n = out.len().min(ROW_CHUNK);
+        if kind == WeightKind::Fixed {
+            let mut acc = [I48F16::ZERO; ROW_CHUNK];
+            for (r, a) in acc[..n].iter_mut().enumerate() {
+                *a = I48F16::from(I16F16::from_bits(weight(w, kind, base + r * stride + terms)));
             }
-            kind => {
-                // The loader proved |bias| + sum |w_j| * max|f_j| <= i32::MAX for this row.
-                let mut acc = weight(w, kind, row + terms);
-                for j in 0..terms {
-                    let wj = weight(w, kind, row + j);
-                    // A zero weight needs no input: a lazy source is not asked for it.
+            for j in 0..terms {
+                let mut f = None;
+                for (r, a) in acc[..n].iter_mut().enumerate() {
+                    let wj = weight(w, kind, base + r * stride + j);
                     if wj != 0 {
-                        acc += wj * self.feature(term_feature(&self.repr, rec, j), src)?;
+                        let v = match f {
+                            Some(v) => v,
+                            None => *f.insert(self.feature(term_feature(&self.repr, rec, j), src)?),
+                        };
+                        *a += I48F16::from(I16F16::from_bits(wj)) * i64::from(v);
                     }
                 }
-                Ok(i64::from(acc))
+            }
+            for (o, a) in out.iter_mut().zip(&acc[..n]) {
+                *o = a.to_bits();
+            }
+        } else {
+            // The loader proved |bias| + sum |w_j| * max|f_j| <= i32::MAX for every row.
+            let mut acc = [0i32; ROW_CHUNK];
+            for (r, a) in acc[..n].iter_mut().enumerate() {
+                *a = weight(w, kind, base + r * stride + terms);
+            }
+            for j in 0..terms {
+                let mut f = None;
+                for (r, a) in acc[..n].iter_mut().enumerate() {
+                    let wj = weight(w, kind, base + r * stride + j);
+                    if wj != 0 {
+                        let v = match f {
+                            Some(v) => v,
+                            None => *f.insert(self.feature(term_feature(&self.repr, rec, j), src)?),
+                        };
+                        *a += wj * v;
+                    }
+                }
+            }
+            for (o, &a) in out.iter_mut().zip(&acc[..n]) {
+                *o = i64::from(a);
             }
         }
+        Ok(())
     }
 
     /// Value of feature `f` for the current input.
-    fn feature(&self, f: usize, src: Source<'_>) -> Result<i32> {
+    fn feature<S: FnMut(usize) -> Option<i32>>(&self, f: usize, src: &mut S) -> Result<i32> {
         let rec = FeatureRec::parse(&self.repr.features[f * FeatureRec::SIZE..]);
         let sign = |b: bool| if b { 1 } else { -1 };
         Ok(match rec.kind {
             feature_kind::NUMERIC => {
-                let x = i64::from(raw(src, rec.attr as usize)?);
-                // |x - offset| < 2^33 and |mul| <= 2^15, so the product fits in i64.
-                let q = ((x - i64::from(rec.value)) * i64::from(rec.mul)) >> rec.shift;
+                let x = raw(src, rec.attr as usize)?;
+                // |x - offset| < 2^33 and |mul| <= 2^15, so the product fits in i64; when the
+                // difference fits in i32 (the usual case) one 32x32->64 multiply does it.
+                let product = match x.checked_sub(rec.value) {
+                    Some(d) => i64::from(d) * i64::from(rec.mul),
+                    None => (i64::from(x) - i64::from(rec.value)) * i64::from(rec.mul),
+                };
+                let q = product >> rec.shift;
                 let m = i64::from(rec.max_abs);
                 q.clamp(-m, m) as i32
             }
@@ -508,7 +564,7 @@ impl<'a> Model<'a> {
     }
 }
 
-fn raw(src: Source<'_>, i: usize) -> Result<i32> {
+fn raw<S: FnMut(usize) -> Option<i32>>(src: &mut S, i: usize) -> Result<i32> {
     src(i).ok_or(Error::PredictInputUnavailable)
 }
 
