@@ -133,7 +133,9 @@ fn test(root: &Path) -> ExitCode {
         prereq::rust(&prereq::CROSS_TARGETS, true)?;
         prereq::qemu_and_gcc()
     });
-    steps.run("cargo test --workspace --no-fail-fast", || cmd::run(cmd::cargo(root).args(["test", "--workspace", "--no-fail-fast"])));
+    steps.run("cargo test --workspace --no-fail-fast", || {
+        cmd::run(cmd::cargo(root).args(["test", "--workspace", "--no-fail-fast"]))
+    });
     for target in prereq::CROSS_TARGETS {
         for features in [None, Some("defmt")] {
             let mut cargo = cmd::cargo(root);
