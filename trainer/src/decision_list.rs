@@ -53,6 +53,15 @@
 //!   [`Report`], never silently. [`fit`] returns the report; [`train_ndl`] and [`train_hsi`]
 //!   return only the model.
 //!
+//! * **Noise.** With [`Params::relabel_duplicates`] (default) training rows with identical
+//!   inputs and different classes get their group's majority class before building; the exact
+//!   method can never cover them and would stop ([`Stop::Inseparable`]).
+//! * **Quantization-aware nodes.** For `i8`/`i16` the max-margin LP bounds the bias like the
+//!   weights ([`inclp::max_margin_boxed`]), and a node whose quantized unit covers nothing or
+//!   another class gives way to the next-ranked class.
+//! * **Cover reuse.** With [`Params::reuse_covers`] (default) a multi-class step searches again
+//!   only the classes that lost a covered example since their last search.
+//!
 //! The reproduction of the paper's tables and figure 4 is `cargo run --release -p ltu
 //! --example reproduce_ndl` (writes `docs/REPRODUCTION.md`); the design is in
 //! `docs/DECISION_LIST.md`.
