@@ -499,27 +499,48 @@ impl<'a> Model<'a> {
                 *o = a.to_bits();
             }
         } else {
-            // The loader proved |bias| + sum |w_j| * max|f_j| <= i32::MAX for every row.
-            let mut acc = [0i32; ROW_CHUNK];
-            for (r, a) in acc[..n].iter_mut().enumerate() {
-                *a = weight(w, kind, base + r * stride + terms);
+            // One copy of the loop per width, so the weight read is not a match per term.
+            match kind {
+                WeightKind::I8 => self.int_rows::<1, S>(rec, base, out, src)?,
+                WeightKind::I16 => self.int_rows::<2, S>(rec, base, out, src)?,
+                _ => self.int_rows::<4, S>(rec, base, out, src)?,
             }
-            for j in 0..terms {
-                let mut f = None;
-                for (r, a) in acc[..n].iter_mut().enumerate() {
-                    let wj = weight(w, kind, base + r * stride + j);
-                    if wj != 0 {
-                        let v = match f {
-                            Some(v) => v,
-                            None => *f.insert(self.feature(term_feature(&self.repr, rec, j), src)?),
-                        };
-                        *a += wj * v;
-                    }
+        }
+        Ok(())
+    }
+
+    /// [`Model::row_scores`] for integer weights of `W` bytes, rows starting at weight `base`.
+    fn int_rows<const W: usize, S: FnMut(usize) -> Option<i32>>(
+        &self,
+        rec: &UnitRec,
+        base: usize,
+        out: &mut [i64],
+        src: &mut S,
+    ) -> Result<()> {
+        let terms = rec.n_terms as usize;
+        let stride = terms + 1;
+        let w = self.repr.weights;
+        let n = out.len().min(ROW_CHUNK);
+        // The loader proved |bias| + sum |w_j| * max|f_j| <= i32::MAX for every row.
+        let mut acc = [0i32; ROW_CHUNK];
+        for (r, a) in acc[..n].iter_mut().enumerate() {
+            *a = int_weight::<W>(w, base + r * stride + terms);
+        }
+        for j in 0..terms {
+            let mut f = None;
+            for (r, a) in acc[..n].iter_mut().enumerate() {
+                let wj = int_weight::<W>(w, base + r * stride + j);
+                if wj != 0 {
+                    let v = match f {
+                        Some(v) => v,
+                        None => *f.insert(self.feature(term_feature(&self.repr, rec, j), src)?),
+                    };
+                    *a += wj * v;
                 }
             }
-            for (o, &a) in out.iter_mut().zip(&acc[..n]) {
-                *o = i64::from(a);
-            }
+        }
+        for (o, &a) in out.iter_mut().zip(&acc[..n]) {
+            *o = i64::from(a);
         }
         Ok(())
     }
@@ -574,6 +595,16 @@ fn term_feature(repr: &ModelRepr<'_>, rec: &UnitRec, j: usize) -> usize {
         u16_at(repr.term_features, rec.term_start as usize + j) as usize
     } else {
         j
+    }
+}
+
+/// Weight `e` of a table of `W`-byte little-endian integers.
+#[inline(always)]
+fn int_weight<const W: usize>(table: &[u8], e: usize) -> i32 {
+    match W {
+        1 => i32::from(table[e] as i8),
+        2 => i32::from(i16::from_le_bytes([table[2 * e], table[2 * e + 1]])),
+        _ => i32::from_le_bytes([table[4 * e], table[4 * e + 1], table[4 * e + 2], table[4 * e + 3]]),
     }
 }
 
