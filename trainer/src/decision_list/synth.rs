@@ -137,6 +137,10 @@ pub fn figure4_point(n: usize, m: usize, targets: usize, runs: usize, seed: u64)
         let u = unit_vector(n, &mut target_rng);
         for _ in 0..runs {
             let x: Vec<Vec<f64>> = (0..m).map(|_| uniform(n, &mut rng)).collect();
+            // The searches get their own stream: the baselines run to a wall-clock deadline and
+            // draw a time-dependent amount of randomness, which must not reach the next set.
+            let stream = rng.next_u64();
+            let mut rng = rng.fork(stream);
             let neg: Vec<usize> = (0..m).filter(|&i| dot(&u, &x[i]).abs() >= 0.25).collect();
             let pos: Vec<usize> = (0..m).filter(|&i| dot(&u, &x[i]).abs() < 0.25).collect();
             let mut stats = LpStats::default();
