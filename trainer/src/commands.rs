@@ -189,6 +189,14 @@ pub struct NdlArgs {
     /// `hsi`: name of the positive class (default: try both, keep the shorter list).
     #[arg(long, value_name = "CLASS")]
     pub positive: Option<String>,
+    /// Give rows with identical inputs their majority class before building (`false`: the
+    /// paper's exact method, which stops at contradictory examples).
+    #[arg(long)]
+    pub relabel_duplicates: Option<bool>,
+    /// Reuse a class's earlier cover while it is intact instead of searching every class at
+    /// every step (`false`: the paper's section 5.2).
+    #[arg(long)]
+    pub reuse_covers: Option<bool>,
 }
 
 /// Sparse perceptron options (`--algo sparse`); unset options keep their defaults.
@@ -263,6 +271,12 @@ impl NdlArgs {
         }
         if let Some(v) = self.max_margin {
             p.max_margin = v;
+        }
+        if let Some(v) = self.relabel_duplicates {
+            p.relabel_duplicates = v;
+        }
+        if let Some(v) = self.reuse_covers {
+            p.reuse_covers = v;
         }
         if let Some(shape) = self.hsi_shape {
             p.hsi_shape = match shape {
