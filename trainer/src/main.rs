@@ -107,7 +107,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let show_progress = !cli.quiet && !cli.json && std::io::stderr().is_terminal();
     match cli.command {
         Command::Train { data, output, learn } => {
-            let bar = show_progress.then(indicatif::ProgressBar::new_spinner);
+            let bar = show_progress.then(|| {
+                let style =
+                    indicatif::ProgressStyle::with_template("training {bar:30} {pos}/{len} {elapsed}")
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+                indicatif::ProgressBar::new(0).with_style(style)
+            });
             let progress = |done: u64, total: u64| {
                 if let Some(bar) = &bar {
                     bar.set_length(total);
