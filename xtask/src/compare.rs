@@ -53,7 +53,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',')]
     datasets: Vec<String>,
     /// ltu algorithms to compare, comma-separated
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Algo::Ptree, Algo::Ndl, Algo::Hsi])]
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Algo::Ptree, Algo::Ndl, Algo::Hsi, Algo::Sparse])]
     algos: Vec<Algo>,
     /// ltu folds trained in parallel (default: available cores)
     #[arg(long)]
