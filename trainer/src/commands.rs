@@ -598,6 +598,13 @@ fn read_for_model(
 pub fn eval(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<EvalReport> {
     let loaded = LoadedModel::open(model_path)?;
     let (data, raw, align) = read_for_model(&loaded, data_path, args)?;
+    if align.unlabeled {
+        bail!(
+            "{}: no class column (every column is an attribute of the model); eval needs labels, \
+             predict does not",
+            data_path.display()
+        );
+    }
     let model = loaded.model();
     let k = model.n_classes();
     let mut confusion = vec![vec![0usize; k]; k + 1];

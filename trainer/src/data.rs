@@ -542,6 +542,9 @@ pub struct AlignReport {
     pub unseen_values: Vec<UnseenValue>,
     /// Class names the schema does not know, in order of first appearance.
     pub unseen_classes: Vec<UnseenClass>,
+    /// The file has no class column (every column is an attribute of the schema): fine for
+    /// predicting; every `y` is then 0.
+    pub unlabeled: bool,
 }
 
 /// A categorical value not in the schema (see [`AlignReport`]).
@@ -599,9 +602,11 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
 /// Reads a CSV or ARFF file and maps it onto `schema` **by name**, to
 /// evaluate a model trained on another file.
 ///
-/// - The target column is `opts.target`, or the last column; the other
-///   options are not used (the schema fixes which columns are read and
-///   their types).
+/// - The target column is `opts.target`; else the last column, unless that
+///   is a schema attribute, in which case the one column that is not a
+///   schema attribute, or none ([`AlignReport::unlabeled`], every `y` 0:
+///   enough for predicting). The other options are not used (the schema
+///   fixes which columns are read and their types).
 /// - Each schema attribute is read from the column of the same name, in
 ///   whatever order the columns come; other columns are skipped (listed in
 ///   [`AlignReport::ignored_columns`]).
@@ -891,9 +896,30 @@ fn align(
     opts: &LoadOptions,
     schema: &Schema,
 ) -> Result<(Dataset, AlignReport), DataError> {
-    let target = target_column(source, table, opts)?;
-    let target_name = &table.columns[target].name;
-    if schema.attribute_index(target_name).is_some() {
+    // The class column: `--target`; else the last column unless it is a schema attribute; else
+    // the one column that is not an attribute; none at all means the file is unlabeled.
+    let is_attr = |c: usize| schema.attribute_index(&table.columns[c].name).is_some();
+    let last = table.columns.len().saturating_sub(1);
+    let target = if opts.target.is_some() || !is_attr(last) {
+        Some(target_column(source, table, opts)?)
+    } else {
+        let others: Vec<usize> = (0..table.columns.len()).filter(|&c| !is_attr(c)).collect();
+        match others.as_slice() {
+            [] => None,
+            [one] => Some(*one),
+            _ => {
+                return Err(DataError::ConflictingOptions {
+                    path: source.to_string(),
+                    name: table.columns[others[0]].name.clone(),
+                    reason: "and other columns are not attributes of the model, so the class column is \
+                             ambiguous; name it with --target",
+                })
+            }
+        }
+    };
+    if let Some(target_name) =
+        target.map(|t| &table.columns[t].name).filter(|n| schema.attribute_index(n).is_some())
+    {
         return Err(DataError::ConflictingOptions {
             path: source.to_string(),
             name: target_name.clone(),
@@ -921,9 +947,10 @@ fn align(
             .columns
             .iter()
             .enumerate()
-            .filter(|&(i, _)| i != target && !attr_cols.contains(&i))
+            .filter(|&(i, _)| Some(i) != target && !attr_cols.contains(&i))
             .map(|(_, c)| c.name.clone())
             .collect(),
+        unlabeled: target.is_none(),
         ..AlignReport::default()
     };
 
@@ -972,6 +999,11 @@ fn align(
 
     let mut classes = schema.classes.clone();
     let mut class_index = first_index(&classes);
+    let Some(target) = target else {
+        let dataset = Dataset { schema: schema.clone(), x, y: vec![0; n_rows], source: source.to_string() };
+        return Ok((dataset, report));
+    };
+    let target_name = &table.columns[target].name;
     let mut y = Vec::with_capacity(n_rows);
     for row in &table.rows {
         let cell = &row.cells[target];

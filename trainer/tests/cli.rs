@@ -138,8 +138,8 @@ fn eval_maps_columns_values_and_classes_by_name() {
     // Columns reordered, an unseen colour, an unseen class.
     write(d, "test.csv", b"size,class,colour\n1,yes,red\n2,no,blue\n3,maybe,green\n");
     json(d, &["train", "train.csv", "--algo", "ptree", "-o", "m.ltu", "--json"]);
-    // The class column is not last here, so it is named.
-    let e = json(d, &["eval", "m.ltu", "test.csv", "--target", "class", "--json"]);
+    // The class column is not last, but it is the only column that is not an attribute.
+    let e = json(d, &["eval", "m.ltu", "test.csv", "--json"]);
     assert_eq!(e["n"], 3);
     assert_eq!(e["unseen_values"], 1);
     assert_eq!(e["unseen_class_rows"], 1);
@@ -228,4 +228,17 @@ fn readme_example_utgoff_4_3_tree() {
     assert_eq!(t["train_accuracy"], 1.0, "{t}");
     assert_eq!(t["decision_nodes"], 2, "the paper's tree has 2 decision nodes: {t}");
     assert_eq!(t["ltus"], 3, "and 3 LTUs: {t}");
+}
+
+#[test]
+fn predict_reads_unlabeled_files_and_eval_refuses_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "train.csv", b"colour,size,class\nred,1,yes\nblue,2,no\nred,3,yes\nblue,4,no\n");
+    write(d, "new.csv", b"size,colour\n1,red\n4,blue\n");
+    json(d, &["train", "train.csv", "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    let p = ltu(d, &["predict", "m.ltu", "new.csv"]);
+    assert!(p.status.success(), "{}", stderr(&p));
+    assert_eq!(stdout(&p).lines().count(), 2);
+    fails(d, &["eval", "m.ltu", "new.csv"], "no class column");
 }

@@ -723,10 +723,24 @@ fn align_errors() {
     check(
         "c.csv",
         "class,size,colour,weight\napple,1,red,2\n",
-        &opts(),
+        &LoadOptions { target: Some("weight".into()), ..opts() },
         "F: column `weight` is the target (class) column but is also an attribute of the model; name the class \
          column with --target",
     );
+    check(
+        "c2.csv",
+        "class,id,size,colour,weight\napple,7,1,red,2\n",
+        &opts(),
+        "F: column `class` and other columns are not attributes of the model, so the class column is ambiguous; \
+         name it with --target",
+    );
+    // The class column found by elimination, and a file with no class column at all.
+    let path = files.write("c3.csv", "class,size,colour,weight\npear,1,red,2\n");
+    let (d, report) = load_with_schema(&path, &opts(), &schema).unwrap();
+    assert_eq!((d.y.as_slice(), report.unlabeled), (&[1][..], false));
+    let path = files.write("c4.csv", "size,colour,weight\n1,red,2\n3,green,4\n");
+    let (d, report) = load_with_schema(&path, &opts(), &schema).unwrap();
+    assert_eq!((d.y.as_slice(), report.unlabeled, d.n_rows()), (&[0, 0][..], true, 2));
     check(
         "d.csv",
         "size,colour,weight,class\n1,red,2,\n",
