@@ -242,3 +242,22 @@ fn predict_reads_unlabeled_files_and_eval_refuses_them() {
     assert_eq!(stdout(&p).lines().count(), 2);
     fails(d, &["eval", "m.ltu", "new.csv"], "no class column");
 }
+
+/// Regression: `ltu predict ... | head -1` panicked with "failed printing to stdout".
+#[test]
+fn closed_stdout_pipe_is_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    json(d, &["train", iris.to_str().unwrap(), "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    // `true` exits without reading, so ltu writes into a pipe whose reader is gone.
+    let script = format!(
+        "set -o pipefail; '{}' predict m.ltu '{}' 2>err.txt | true",
+        env!("CARGO_BIN_EXE_ltu"),
+        iris.display()
+    );
+    let out = Command::new("bash").current_dir(d).args(["-c", &script]).output().unwrap();
+    let err = std::fs::read_to_string(d.join("err.txt")).unwrap();
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
