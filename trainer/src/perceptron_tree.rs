@@ -971,20 +971,7 @@ impl PerceptronTree {
     /// held-out rows reaching it (section 5.4). Returns the number of subtrees replaced.
     pub fn prune(&mut self, rows: &[Vec<i32>], labels: &[usize]) -> usize {
         // Held-out rows reaching each node; pruning below a node does not change who reaches it.
-        let mut reach: Vec<Vec<usize>> = vec![Vec::new(); self.nodes.len()];
-        for (i, x) in rows.iter().enumerate() {
-            let mut id = 0;
-            loop {
-                reach[id].push(i);
-                match &self.nodes[id] {
-                    NodeState::Decision(d) => match d.child(x) {
-                        Some(c) => id = c,
-                        None => break,
-                    },
-                    _ => break,
-                }
-            }
-        }
+        let reach = self.reach(rows);
         let mut pruned = 0;
         // Children have larger ids than their parents.
         for id in (0..self.nodes.len()).rev() {
