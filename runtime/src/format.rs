@@ -235,10 +235,6 @@ fn i32_le(b: &[u8]) -> i32 {
     i32::from_le_bytes([b[0], b[1], b[2], b[3]])
 }
 
-fn u32_le(b: &[u8]) -> u32 {
-    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-}
-
 fn u16_le(b: &[u8]) -> u16 {
     u16::from_le_bytes([b[0], b[1]])
 }
@@ -438,14 +434,22 @@ impl UnitRec {
     /// Encoded size.
     pub const SIZE: usize = 16;
     /// Decodes one record; the second value is the OR of the padding bytes (must be 0).
+    ///
+    /// # Panics
+    /// If `b` is shorter than [`UnitRec::SIZE`].
     pub fn parse(b: &[u8]) -> (Self, u8) {
+        Self::from_array(b[..Self::SIZE].try_into().expect("16 bytes"))
+    }
+    /// Decodes one record from exactly its bytes (no bounds checks).
+    #[inline(always)]
+    pub fn from_array(b: [u8; Self::SIZE]) -> (Self, u8) {
         let rec = UnitRec {
             flags: b[0],
-            n_out: u16_le(&b[2..]),
-            n_terms: u16_le(&b[4..]),
-            term_start: u16_le(&b[8..]),
-            class_start: u16_le(&b[10..]),
-            weight_start: u32_le(&b[12..]),
+            n_out: u16::from_le_bytes([b[2], b[3]]),
+            n_terms: u16::from_le_bytes([b[4], b[5]]),
+            term_start: u16::from_le_bytes([b[8], b[9]]),
+            class_start: u16::from_le_bytes([b[10], b[11]]),
+            weight_start: u32::from_le_bytes([b[12], b[13], b[14], b[15]]),
         };
         (rec, b[1] | b[6] | b[7])
     }

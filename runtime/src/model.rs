@@ -1,7 +1,5 @@
 //! The validated model and its evaluation.
 
-use fixed::types::{I16F16, I48F16};
-
 use crate::error::{Error, Result};
 use crate::format::{
     self, feature_kind, input_kind, literal_op, node_kind, u16_at, unit_flags, FeatureRec, InputRec,
@@ -37,6 +35,9 @@ pub struct Model<'a> {
 
 /// Rows of a linear machine scored together, so each feature is computed once per chunk.
 const ROW_CHUNK: usize = 8;
+/// Terms whose feature values are computed together into a stack buffer before the rows' dot
+/// products run over them.
+const TERM_CHUNK: usize = 16;
 
 fn count(table: &[u8], size: usize) -> Result<usize> {
     if table.len() % size != 0 {
@@ -137,27 +138,29 @@ impl<'a> Model<'a> {
         }
 
         let feature_abs = |f: usize| -> u64 {
-            let rec = FeatureRec::parse(&repr.features[f * FeatureRec::SIZE..]);
-            if rec.kind == feature_kind::NUMERIC {
-                rec.max_abs as u64
+            let rec: [u8; FeatureRec::SIZE] = record(repr.features, f);
+            if rec[0] == feature_kind::NUMERIC {
+                u64::from(le16(&rec, 10))
             } else {
                 1
             }
         };
         let kind = repr.weight_kind;
+        let width = kind.width();
         let limit = kind.accumulator_limit();
-        for u in 0..n_units {
-            let (rec, pad) = UnitRec::parse(&repr.units[u * UnitRec::SIZE..]);
+        for u in repr.units.chunks_exact(UnitRec::SIZE) {
+            let (rec, pad) = UnitRec::parse(u);
             check(pad == 0 && rec.flags & !unit_flags::SPARSE == 0 && rec.n_out >= 1, Error::UnitInvalid)?;
             let terms = rec.n_terms as usize;
-            if rec.flags & unit_flags::SPARSE != 0 {
-                let start = rec.term_start as usize;
-                check(start + terms <= n_terms, Error::UnitInvalid)?;
-                for t in start..start + terms {
+            let sparse = rec.flags & unit_flags::SPARSE != 0;
+            let term_start = rec.term_start as usize;
+            if sparse {
+                check(term_start + terms <= n_terms, Error::UnitInvalid)?;
+                for t in term_start..term_start + terms {
                     check((u16_at(repr.term_features, t) as usize) < n_features, Error::UnitInvalid)?;
                 }
             } else {
-                check(terms == n_features && rec.term_start == 0, Error::UnitInvalid)?;
+                check(terms == n_features && term_start == 0, Error::UnitInvalid)?;
             }
             let start = rec.class_start as usize;
             check(start + rec.n_classes() <= n_unit_classes, Error::UnitInvalid)?;
@@ -169,12 +172,12 @@ impl<'a> Model<'a> {
             // Checked: on 32-bit targets `weight_start` (a u32) plus the rows can overflow `usize`.
             let end = (rec.n_out as usize).checked_mul(row_len).and_then(|n| n.checked_add(first));
             check(end.is_some_and(|end| end <= n_weights), Error::UnitInvalid)?;
-            for o in 0..rec.n_out as usize {
-                let row = first + o * row_len;
-                let mut bound = weight(repr.weights, kind, row + terms).unsigned_abs() as u64;
+            let rows = repr.weights.get(first * width..).unwrap_or(&[]);
+            for row in rows.chunks_exact(row_len * width).take(rec.n_out as usize) {
+                let mut bound = weight(row, kind, terms).unsigned_abs() as u64;
                 for j in 0..terms {
-                    let f = term_feature(&repr, &rec, j);
-                    let w = weight(repr.weights, kind, row + j).unsigned_abs() as u64;
+                    let f = if sparse { u16_at(repr.term_features, term_start + j) as usize } else { j };
+                    let w = weight(row, kind, j).unsigned_abs() as u64;
                     bound = bound.saturating_add(w.saturating_mul(feature_abs(f)));
                 }
                 check(bound <= limit, Error::AccumulatorMayOverflow)?;
@@ -354,68 +357,64 @@ impl<'a> Model<'a> {
         match self.repr.structure {
             StructureRepr::Linear { unit } => self.decide(unit as usize, src, scores),
             StructureRepr::List { entries, default_class } => {
-                for e in 0..entries.len() / ListEntryRec::SIZE {
-                    let rec = ListEntryRec::parse(&entries[e * ListEntryRec::SIZE..]);
-                    let s = self.binary_score(&self.unit(rec.unit as usize), src)?;
+                for e in entries.chunks_exact(ListEntryRec::SIZE) {
+                    let (unit, class) = (le16(e, 0) as usize, le16(e, 2) as usize);
+                    let s = self.binary_score(&self.unit(unit), src)?;
                     if s > 0 {
-                        if let Some(out) = scores.as_deref_mut() {
-                            out[rec.class as usize] = s;
-                        }
-                        return Ok(rec.class as usize);
+                        set_score(&mut scores, class, s);
+                        return Ok(class);
                     }
                 }
-                if let Some(out) = scores {
-                    out[default_class as usize] = 0;
-                }
+                set_score(&mut scores, default_class as usize, 0);
                 Ok(default_class as usize)
             }
             StructureRepr::Tree { nodes, children } => {
                 let mut i = 0;
                 // Every link points forward, so this visits at most `n_nodes` nodes.
                 loop {
-                    let (rec, _) = NodeRec::parse(&nodes[i * NodeRec::SIZE..]);
-                    i = match rec.kind {
-                        node_kind::CLASS => {
-                            if let Some(out) = scores {
-                                out[rec.a as usize] = 0;
-                            }
-                            return Ok(rec.a as usize);
-                        }
-                        node_kind::UNIT => return self.decide(rec.a as usize, src, scores),
-                        node_kind::CATEGORICAL => {
-                            let v = raw(src, rec.a as usize)?;
-                            if v >= 0 && v < i32::from(rec.c) {
-                                u16_at(children, rec.value as usize + v as usize) as usize
-                            } else {
-                                rec.b as usize
-                            }
-                        }
+                    let n: [u8; NodeRec::SIZE] = record(nodes, i);
+                    let (a, value, b, c) = (le16(&n, 2), le32(&n, 4), le16(&n, 8), le16(&n, 10));
+                    i = match n[0] {
                         node_kind::THRESHOLD => {
-                            if raw(src, rec.a as usize)? <= rec.value {
-                                rec.b as usize
+                            if raw(src, a as usize)? <= value {
+                                b
                             } else {
-                                rec.c as usize
+                                c
                             }
                         }
+                        node_kind::CATEGORICAL => {
+                            let v = raw(src, a as usize)?;
+                            if v >= 0 && v < i32::from(c) {
+                                let k = value as usize + v as usize;
+                                u16::from_le_bytes(record(children, k))
+                            } else {
+                                b
+                            }
+                        }
+                        node_kind::UNIT_SPLIT => {
+                            if self.binary_score(&self.unit(a as usize), src)? <= 0 {
+                                b
+                            } else {
+                                c
+                            }
+                        }
+                        node_kind::UNIT => return self.decide(a as usize, src, scores),
                         _ => {
-                            if self.binary_score(&self.unit(rec.a as usize), src)? <= 0 {
-                                rec.b as usize
-                            } else {
-                                rec.c as usize
-                            }
+                            set_score(&mut scores, a as usize, 0);
+                            return Ok(a as usize);
                         }
-                    };
+                    } as usize;
                 }
             }
         }
     }
 
     fn unit(&self, u: usize) -> UnitRec {
-        UnitRec::parse(&self.repr.units[u * UnitRec::SIZE..]).0
+        UnitRec::from_array(record(self.repr.units, u)).0
     }
 
     fn unit_class(&self, rec: &UnitRec, k: usize) -> usize {
-        u16_at(self.repr.unit_classes, rec.class_start as usize + k) as usize
+        u16::from_le_bytes(record(self.repr.unit_classes, rec.class_start as usize + k)) as usize
     }
 
     /// The class a unit chooses (binary: score > 0 is positive; machine: argmax, lowest row on ties).
@@ -429,10 +428,8 @@ impl<'a> Model<'a> {
         if rec.n_out == 1 {
             let s = self.binary_score(&rec, src)?;
             let (neg, pos) = (self.unit_class(&rec, 0), self.unit_class(&rec, 1));
-            if let Some(out) = scores {
-                out[neg] = -s;
-                out[pos] = s;
-            }
+            set_score(&mut scores, neg, -s);
+            set_score(&mut scores, pos, s);
             return Ok(if s > 0 { pos } else { neg });
         }
         let mut best = (i64::MIN, 0);
@@ -444,8 +441,8 @@ impl<'a> Model<'a> {
             for (k, &s) in chunk[..n].iter().enumerate() {
                 let o = first + k;
                 let class = self.unit_class(&rec, o);
-                if let Some(out) = scores.as_deref_mut() {
-                    out[class] = out[class].max(s);
+                if let Some(out) = scores.as_deref_mut().and_then(|out| out.get_mut(class)) {
+                    *out = (*out).max(s);
                 }
                 if s > best.0 || o == 0 {
                     best = (s, class);
@@ -463,8 +460,9 @@ impl<'a> Model<'a> {
     }
 
     /// Scores of rows `first..first + out.len()` of a unit (at most [`ROW_CHUNK`]): bias plus the
-    /// weighted features, in the kind's accumulator. Each feature is computed at most once, and
-    /// not at all when every weight on it is zero (so a lazy source is not asked for it).
+    /// weighted features, in the kind's accumulator. Features are computed [`TERM_CHUNK`] terms at
+    /// a time into a stack buffer, each once per chunk of rows, and every row of the chunk then
+    /// takes one multiply-accumulate loop over exactly sized slices (no bounds checks inside).
     fn row_scores<S: FnMut(usize) -> Option<i32>>(
         &self,
         rec: &UnitRec,
@@ -472,108 +470,109 @@ impl<'a> Model<'a> {
         out: &mut [i64],
         src: &mut S,
     ) -> Result<()> {
+        // One copy of the loop per width, so the weight read is not a match per term. The loader
+        // proved |bias| + sum |w_j| * max|f_j| <= i32::MAX (i64::MAX for Fixed) for every row.
+        match self.repr.weight_kind {
+            WeightKind::I8 => self.rows::<1, i32, S>(rec, first, out, src, |a, w, f| {
+                w.iter().zip(f).fold(a, |a, (&w, &f)| a + i32::from(w as i8) * f)
+            }),
+            WeightKind::I16 => self.rows::<2, i32, S>(rec, first, out, src, |a, w, f| {
+                w.chunks_exact(2)
+                    .zip(f)
+                    .fold(a, |a, (w, &f)| a + i32::from(i16::from_le_bytes([w[0], w[1]])) * f)
+            }),
+            WeightKind::I32 => self.rows::<4, i32, S>(rec, first, out, src, |a, w, f| {
+                w.chunks_exact(4).zip(f).fold(a, |a, (w, &f)| a + le32(w, 0) * f)
+            }),
+            // I16F16 weight bits times an integer feature are I48F16 bits.
+            WeightKind::Fixed => self.rows::<4, i64, S>(rec, first, out, src, |a, w, f| {
+                w.chunks_exact(4).zip(f).fold(a, |a, (w, &f)| a + i64::from(le32(w, 0)) * i64::from(f))
+            }),
+        }
+    }
+
+    /// [`Model::row_scores`] for weights of `W` bytes accumulated in `A` by `dot`.
+    #[inline(always)]
+    fn rows<const W: usize, A, S>(
+        &self,
+        rec: &UnitRec,
+        first: usize,
+        out: &mut [i64],
+        src: &mut S,
+        dot: impl Fn(A, &[u8], &[i32]) -> A,
+    ) -> Result<()>
+    where
+        A: Copy + Default + From<i32> + Into<i64>,
+        S: FnMut(usize) -> Option<i32>,
+    {
         let terms = rec.n_terms as usize;
-        let stride = terms + 1;
-        let base = rec.weight_start as usize + first * stride;
-        let (w, kind) = (self.repr.weights, self.repr.weight_kind);
+        let stride = (terms + 1) * W;
+        let start = (rec.weight_start as usize + first * (terms + 1)) * W;
         let n = out.len().min(ROW_CHUNK);
-        if kind == WeightKind::Fixed {
-            let mut acc = [I48F16::ZERO; ROW_CHUNK];
-            for (r, a) in acc[..n].iter_mut().enumerate() {
-                *a = I48F16::from(I16F16::from_bits(weight(w, kind, base + r * stride + terms)));
+        // In range: the loader checked every unit's weights against the table.
+        let w = self.repr.weights.get(start..start + n * stride).unwrap_or(&[]);
+        let mut acc = [A::default(); ROW_CHUNK];
+        for (a, row) in acc.iter_mut().zip(w.chunks_exact(stride)) {
+            *a = A::from(le_int::<W>(&row[terms * W..]));
+        }
+        let mut f = [0i32; TERM_CHUNK];
+        let mut j = 0;
+        while j < terms {
+            let len = TERM_CHUNK.min(terms - j);
+            let f = &mut f[..len];
+            for (k, v) in f.iter_mut().enumerate() {
+                *v = self.feature(self.term_feature(rec, j + k), src)?;
             }
-            for j in 0..terms {
-                let mut f = None;
-                for (r, a) in acc[..n].iter_mut().enumerate() {
-                    let wj = weight(w, kind, base + r * stride + j);
-                    if wj != 0 {
-                        let v = match f {
-                            Some(v) => v,
-                            None => *f.insert(self.feature(term_feature(&self.repr, rec, j), src)?),
-                        };
-                        *a += I48F16::from(I16F16::from_bits(wj)) * i64::from(v);
-                    }
-                }
+            let cols = j * W..(j + len) * W;
+            for (a, row) in acc.iter_mut().zip(w.chunks_exact(stride)) {
+                *a = dot(*a, row.get(cols.clone()).unwrap_or(&[]), f);
             }
-            for (o, a) in out.iter_mut().zip(&acc[..n]) {
-                *o = a.to_bits();
-            }
-        } else {
-            // One copy of the loop per width, so the weight read is not a match per term.
-            match kind {
-                WeightKind::I8 => self.int_rows::<1, S>(rec, base, out, src)?,
-                WeightKind::I16 => self.int_rows::<2, S>(rec, base, out, src)?,
-                _ => self.int_rows::<4, S>(rec, base, out, src)?,
-            }
+            j += len;
+        }
+        for (o, a) in out.iter_mut().zip(acc) {
+            *o = a.into();
         }
         Ok(())
     }
 
-    /// [`Model::row_scores`] for integer weights of `W` bytes, rows starting at weight `base`.
-    fn int_rows<const W: usize, S: FnMut(usize) -> Option<i32>>(
-        &self,
-        rec: &UnitRec,
-        base: usize,
-        out: &mut [i64],
-        src: &mut S,
-    ) -> Result<()> {
-        let terms = rec.n_terms as usize;
-        let stride = terms + 1;
-        let w = self.repr.weights;
-        let n = out.len().min(ROW_CHUNK);
-        // The loader proved |bias| + sum |w_j| * max|f_j| <= i32::MAX for every row.
-        let mut acc = [0i32; ROW_CHUNK];
-        for (r, a) in acc[..n].iter_mut().enumerate() {
-            *a = int_weight::<W>(w, base + r * stride + terms);
+    /// Feature index of term `j` of a unit.
+    #[inline(always)]
+    fn term_feature(&self, rec: &UnitRec, j: usize) -> usize {
+        if rec.flags & unit_flags::SPARSE != 0 {
+            u16::from_le_bytes(record(self.repr.term_features, rec.term_start as usize + j)) as usize
+        } else {
+            j
         }
-        for j in 0..terms {
-            let mut f = None;
-            for (r, a) in acc[..n].iter_mut().enumerate() {
-                let wj = int_weight::<W>(w, base + r * stride + j);
-                if wj != 0 {
-                    let v = match f {
-                        Some(v) => v,
-                        None => *f.insert(self.feature(term_feature(&self.repr, rec, j), src)?),
-                    };
-                    *a += wj * v;
-                }
-            }
-        }
-        for (o, &a) in out.iter_mut().zip(&acc[..n]) {
-            *o = i64::from(a);
-        }
-        Ok(())
     }
 
     /// Value of feature `f` for the current input.
     fn feature<S: FnMut(usize) -> Option<i32>>(&self, f: usize, src: &mut S) -> Result<i32> {
-        let rec = FeatureRec::parse(&self.repr.features[f * FeatureRec::SIZE..]);
+        let rec: [u8; FeatureRec::SIZE] = record(self.repr.features, f);
+        let (attr, value) = (le16(&rec, 2) as usize, le32(&rec, 4));
         let sign = |b: bool| if b { 1 } else { -1 };
-        Ok(match rec.kind {
+        Ok(match rec[0] {
             feature_kind::NUMERIC => {
-                let x = raw(src, rec.attr as usize)?;
-                // |x - offset| < 2^33 and |mul| <= 2^15, so the product fits in i64; when the
-                // difference fits in i32 (the usual case) one 32x32->64 multiply does it.
-                let product = match x.checked_sub(rec.value) {
-                    Some(d) => i64::from(d) * i64::from(rec.mul),
-                    None => (i64::from(x) - i64::from(rec.value)) * i64::from(rec.mul),
-                };
-                let q = product >> rec.shift;
-                let m = i64::from(rec.max_abs);
+                let x = raw(src, attr)?;
+                let (shift, mul, max_abs) = (rec[1], le16(&rec, 8) as i16, le16(&rec, 10));
+                // |x - offset| < 2^33 and |mul| <= 2^15: the product fits in i64. The loader
+                // checked shift <= 32; the mask only spares the compiler a panic path.
+                let q = ((i64::from(x) - i64::from(value)) * i64::from(mul)) >> (shift & 63);
+                let m = i64::from(max_abs);
                 q.clamp(-m, m) as i32
             }
-            feature_kind::EQUALS => sign(raw(src, rec.attr as usize)? == rec.value),
-            feature_kind::GREATER => sign(raw(src, rec.attr as usize)? > rec.value),
+            feature_kind::EQUALS => sign(raw(src, attr)? == value),
+            feature_kind::GREATER => sign(raw(src, attr)? > value),
             _ => {
-                let first = rec.value as usize;
-                for l in first..first + rec.attr as usize {
-                    let (lit, _) = LiteralRec::parse(&self.repr.literals[l * LiteralRec::SIZE..]);
-                    let x = raw(src, lit.attr as usize)?;
-                    let holds = match lit.op {
-                        literal_op::EQ => x == lit.value,
-                        literal_op::NE => x != lit.value,
-                        literal_op::GT => x > lit.value,
-                        _ => x <= lit.value,
+                let first = value as usize;
+                let lits =
+                    self.repr.literals.get(first * LiteralRec::SIZE..(first + attr) * LiteralRec::SIZE);
+                for lit in lits.unwrap_or(&[]).chunks_exact(LiteralRec::SIZE) {
+                    let (x, v) = (raw(src, le16(lit, 0) as usize)?, le32(lit, 4));
+                    let holds = match lit[2] {
+                        literal_op::EQ => x == v,
+                        literal_op::NE => x != v,
+                        literal_op::GT => x > v,
+                        _ => x <= v,
                     };
                     if !holds {
                         return Ok(-1);
@@ -589,22 +588,48 @@ fn raw<S: FnMut(usize) -> Option<i32>>(src: &mut S, i: usize) -> Result<i32> {
     src(i).ok_or(Error::PredictInputUnavailable)
 }
 
-/// Feature index of term `j` of a unit.
-fn term_feature(repr: &ModelRepr<'_>, rec: &UnitRec, j: usize) -> usize {
-    if rec.flags & unit_flags::SPARSE != 0 {
-        u16_at(repr.term_features, rec.term_start as usize + j) as usize
-    } else {
-        j
+fn set_score(scores: &mut Option<&mut [i64]>, class: usize, s: i64) {
+    if let Some(out) = scores.as_deref_mut().and_then(|out| out.get_mut(class)) {
+        *out = s;
     }
 }
 
-/// Weight `e` of a table of `W`-byte little-endian integers.
+/// Record `i` of a table of `N`-byte records. The loader checked every index the evaluator uses,
+/// so the zero record is never returned for a loaded model; it only spares the evaluator a panic
+/// path.
 #[inline(always)]
-fn int_weight<const W: usize>(table: &[u8], e: usize) -> i32 {
+fn record<const N: usize>(table: &[u8], i: usize) -> [u8; N] {
+    match table.get(i * N..).and_then(|t| t.first_chunk::<N>()) {
+        Some(r) => *r,
+        None => [0; N],
+    }
+}
+
+/// Little-endian `u16` at byte `at` of `b` (0 if out of range).
+#[inline(always)]
+fn le16(b: &[u8], at: usize) -> u16 {
+    match b.get(at..).and_then(|b| b.first_chunk::<2>()) {
+        Some(r) => u16::from_le_bytes(*r),
+        None => 0,
+    }
+}
+
+/// Little-endian `i32` at byte `at` of `b` (0 if out of range).
+#[inline(always)]
+fn le32(b: &[u8], at: usize) -> i32 {
+    match b.get(at..).and_then(|b| b.first_chunk::<4>()) {
+        Some(r) => i32::from_le_bytes(*r),
+        None => 0,
+    }
+}
+
+/// The first `W`-byte little-endian signed integer of `b`, as an `i32` (0 if `b` is shorter).
+#[inline(always)]
+fn le_int<const W: usize>(b: &[u8]) -> i32 {
     match W {
-        1 => i32::from(table[e] as i8),
-        2 => i32::from(i16::from_le_bytes([table[2 * e], table[2 * e + 1]])),
-        _ => i32::from_le_bytes([table[4 * e], table[4 * e + 1], table[4 * e + 2], table[4 * e + 3]]),
+        1 => b.first().map_or(0, |&v| i32::from(v as i8)),
+        2 => le16(b, 0) as i16 as i32,
+        _ => le32(b, 0),
     }
 }
 
@@ -612,11 +637,9 @@ fn int_weight<const W: usize>(table: &[u8], e: usize) -> i32 {
 #[inline]
 fn weight(table: &[u8], kind: WeightKind, e: usize) -> i32 {
     match kind {
-        WeightKind::I8 => i32::from(table[e] as i8),
-        WeightKind::I16 => i32::from(i16::from_le_bytes([table[2 * e], table[2 * e + 1]])),
-        WeightKind::I32 | WeightKind::Fixed => {
-            i32::from_le_bytes([table[4 * e], table[4 * e + 1], table[4 * e + 2], table[4 * e + 3]])
-        }
+        WeightKind::I8 => le_int::<1>(table.get(e..).unwrap_or(&[])),
+        WeightKind::I16 => le_int::<2>(table.get(2 * e..).unwrap_or(&[])),
+        WeightKind::I32 | WeightKind::Fixed => le_int::<4>(table.get(4 * e..).unwrap_or(&[])),
     }
 }
 
