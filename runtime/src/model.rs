@@ -520,9 +520,7 @@ impl<'a> Model<'a> {
         while j < terms {
             let len = TERM_CHUNK.min(terms - j);
             let f = &mut f[..len];
-            for (k, v) in f.iter_mut().enumerate() {
-                *v = self.feature(self.term_feature(rec, j + k), src)?;
-            }
+            self.features_into(rec, j, f, src)?;
             let cols = j * W..(j + len) * W;
             for (a, row) in acc.iter_mut().zip(w.chunks_exact(stride)) {
                 *a = dot(*a, row.get(cols.clone()).unwrap_or(&[]), f);
@@ -535,30 +533,42 @@ impl<'a> Model<'a> {
         Ok(())
     }
 
-    /// Feature index of term `j` of a unit.
-    #[inline(always)]
-    fn term_feature(&self, rec: &UnitRec, j: usize) -> usize {
+    /// Values of terms `j..j + out.len()` of a unit (one copy for every weight kind).
+    fn features_into<S: FnMut(usize) -> Option<i32>>(
+        &self,
+        rec: &UnitRec,
+        j: usize,
+        out: &mut [i32],
+        src: &mut S,
+    ) -> Result<()> {
+        let features = self.repr.features;
         if rec.flags & unit_flags::SPARSE != 0 {
-            u16::from_le_bytes(record(self.repr.term_features, rec.term_start as usize + j)) as usize
+            let at = (rec.term_start as usize + j) * 2;
+            let terms = self.repr.term_features.get(at..at + 2 * out.len()).unwrap_or(&[]);
+            for (v, t) in out.iter_mut().zip(terms.chunks_exact(2)) {
+                *v = self.feature(&record(features, le16(t, 0) as usize), src)?;
+            }
         } else {
-            j
+            let recs = features.get(j * FeatureRec::SIZE..).unwrap_or(&[]);
+            for (v, r) in out.iter_mut().zip(recs.chunks_exact(FeatureRec::SIZE)) {
+                *v = self.feature(r.try_into().unwrap_or(&[0; FeatureRec::SIZE]), src)?;
+            }
         }
+        Ok(())
     }
 
-    /// Value of feature `f` for the current input.
-    fn feature<S: FnMut(usize) -> Option<i32>>(&self, f: usize, src: &mut S) -> Result<i32> {
-        let rec: [u8; FeatureRec::SIZE] = record(self.repr.features, f);
-        let (attr, value) = (le16(&rec, 2) as usize, le32(&rec, 4));
+    /// Value of the feature of record `rec` for the current input.
+    #[inline(always)]
+    fn feature<S: FnMut(usize) -> Option<i32>>(
+        &self,
+        rec: &[u8; FeatureRec::SIZE],
+        src: &mut S,
+    ) -> Result<i32> {
+        let (attr, value) = (le16(rec, 2) as usize, le32(rec, 4));
         let sign = |b: bool| if b { 1 } else { -1 };
         Ok(match rec[0] {
             feature_kind::NUMERIC => {
-                let x = raw(src, attr)?;
-                let (shift, mul, max_abs) = (rec[1], le16(&rec, 8) as i16, le16(&rec, 10));
-                // |x - offset| < 2^33 and |mul| <= 2^15: the product fits in i64. The loader
-                // checked shift <= 32; the mask only spares the compiler a panic path.
-                let q = ((i64::from(x) - i64::from(value)) * i64::from(mul)) >> (shift & 63);
-                let m = i64::from(max_abs);
-                q.clamp(-m, m) as i32
+                quantize(raw(src, attr)?, value, le16(rec, 8) as i16, rec[1], le16(rec, 10))
             }
             feature_kind::EQUALS => sign(raw(src, attr)? == value),
             feature_kind::GREATER => sign(raw(src, attr)? > value),
@@ -581,6 +591,30 @@ impl<'a> Model<'a> {
                 1
             }
         })
+    }
+}
+
+/// `clamp(((x - offset) * mul) >> shift, -max_abs, max_abs)`, computed exactly as in `i64`.
+///
+/// `|x - offset| < 2^33` and `|mul| <= 2^15`, so the product fits in `i64`; when the difference
+/// fits in `i32` (the usual case) one 32x32->64 multiply does it, and the clamp runs on the low
+/// word whenever the shifted product fits in `i32`. The loader checked `shift <= 32`; the mask
+/// only spares the compiler a panic path.
+#[inline(always)]
+fn quantize(x: i32, offset: i32, mul: i16, shift: u8, max_abs: u16) -> i32 {
+    let p = match x.checked_sub(offset) {
+        Some(d) => i64::from(d) * i64::from(mul),
+        None => (i64::from(x) - i64::from(offset)) * i64::from(mul),
+    };
+    let q = p >> (shift & 63);
+    let m = i32::from(max_abs);
+    let low = q as i32;
+    if i64::from(low) == q {
+        low.clamp(-m, m)
+    } else if q < 0 {
+        -m
+    } else {
+        m
     }
 }
 
