@@ -594,28 +594,41 @@ impl<'a> Model<'a> {
     }
 }
 
-/// `clamp(((x - offset) * mul) >> shift, -max_abs, max_abs)`, computed exactly as in `i64`.
+/// `clamp(((x - offset) * mul) >> shift, -max_abs, max_abs)`, exactly as computed in `i64`.
 ///
-/// `|x - offset| < 2^33` and `|mul| <= 2^15`, so the product fits in `i64`; when the difference
-/// fits in `i32` (the usual case) one 32x32->64 multiply does it, and the clamp runs on the low
-/// word whenever the shifted product fits in `i32`. The loader checked `shift <= 32`; the mask
-/// only spares the compiler a panic path.
+/// When `d = x - offset` fits in `i32` (the usual case), `|p| = |d * mul| <= 2^46` is one 32x32->64
+/// multiply, and 32-bit operations finish it: `t = p >> 16` fits in `i32`; for `shift >= 16` the
+/// result is `t >> (shift - 16)`; for a smaller shift, `p` itself fits in `i32` when `t` fits in
+/// `i16` (then the result is `(p as i32) >> shift`), and otherwise `|p >> shift| >= 2^16 > max_abs`
+/// saturates to the sign of `t`. Arithmetic shifts round towards minus infinity, so shifting in
+/// two steps gives the same result as one. The loader checked `shift <= 32` and `max_abs <= 32767`.
 #[inline(always)]
 fn quantize(x: i32, offset: i32, mul: i16, shift: u8, max_abs: u16) -> i32 {
-    let p = match x.checked_sub(offset) {
-        Some(d) => i64::from(d) * i64::from(mul),
-        None => (i64::from(x) - i64::from(offset)) * i64::from(mul),
-    };
-    let q = p >> (shift & 63);
     let m = i32::from(max_abs);
-    let low = q as i32;
-    if i64::from(low) == q {
-        low.clamp(-m, m)
-    } else if q < 0 {
+    let Some(d) = x.checked_sub(offset) else {
+        return quantize_wide(x, offset, mul, shift, m);
+    };
+    let p = i64::from(d) * i64::from(mul);
+    let t = (p >> 16) as i32;
+    let shift = u32::from(shift);
+    let q = if shift >= 16 {
+        t >> ((shift - 16) & 31)
+    } else if i32::from(t as i16) == t {
+        (p as i32) >> shift
+    } else if t < 0 {
         -m
     } else {
         m
-    }
+    };
+    q.clamp(-m, m)
+}
+
+/// [`quantize`] when `x - offset` overflows `i32`: in `i64` (`|x - offset| < 2^33`, `|mul| <= 2^15`).
+#[inline(never)]
+#[cold]
+fn quantize_wide(x: i32, offset: i32, mul: i16, shift: u8, m: i32) -> i32 {
+    let q = ((i64::from(x) - i64::from(offset)) * i64::from(mul)) >> (shift & 63);
+    q.clamp(-i64::from(m), i64::from(m)) as i32
 }
 
 fn raw<S: FnMut(usize) -> Option<i32>>(src: &mut S, i: usize) -> Result<i32> {
@@ -718,5 +731,50 @@ impl<'a> Names<'a> {
         let values: usize =
             (0..self.model.n_inputs()).map(|j| self.model.input(j).map_or(0, |r| r.n_values as usize)).sum();
         self.line(self.model.n_inputs() + values + c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quantize;
+
+    /// The 32-bit quantization equals the plain `i64` formula on edge and pseudo-random values.
+    #[test]
+    fn quantize_matches_i64() {
+        let xs =
+            [i32::MIN, i32::MIN + 1, -65_537, -32_768, -1, 0, 1, 3, 32_767, 65_536, i32::MAX - 1, i32::MAX];
+        let muls = [i16::MIN, -300, -1, 0, 1, 2, 7, 300, i16::MAX];
+        let maxes = [1u16, 2, 127, 1000, 32_767];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for shift in 0..=32u8 {
+            for &m in &maxes {
+                for &mul in &muls {
+                    for &x in &xs {
+                        for &offset in &xs {
+                            let want = ((i64::from(x) - i64::from(offset)) * i64::from(mul)) >> shift;
+                            let want = want.clamp(-i64::from(m), i64::from(m)) as i32;
+                            assert_eq!(
+                                quantize(x, offset, mul, shift, m),
+                                want,
+                                "{x} {offset} {mul} {shift} {m}"
+                            );
+                        }
+                    }
+                }
+                for _ in 0..2000 {
+                    let r = next();
+                    let (x, offset, mul) = (r as i32, (r >> 32) as i32 >> (r % 31), (r >> 17) as i16);
+                    let want = ((i64::from(x) - i64::from(offset)) * i64::from(mul)) >> shift;
+                    let want = want.clamp(-i64::from(m), i64::from(m)) as i32;
+                    assert_eq!(quantize(x, offset, mul, shift, m), want, "{x} {offset} {mul} {shift} {m}");
+                }
+            }
+        }
     }
 }
