@@ -26,6 +26,13 @@ fn main() {
     });
     println!("cargo:rustc-env=LTU_MODEL_DIR={model_dir}");
     println!("cargo:rerun-if-env-changed=LTU_MODEL_DIR");
+    // The bench example's twin without a model (`cargo xtask bench-device` measures flash as the
+    // difference between the two images).
+    println!("cargo:rustc-check-cfg=cfg(ltu_bench_null)");
+    if env::var_os("LTU_BENCH_NULL").is_some_and(|v| v == "1") {
+        println!("cargo:rustc-cfg=ltu_bench_null");
+    }
+    println!("cargo:rerun-if-env-changed=LTU_BENCH_NULL");
     println!("cargo:rerun-if-changed=memory");
     println!("cargo:rerun-if-changed=build.rs");
 }

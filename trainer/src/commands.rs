@@ -650,6 +650,11 @@ pub fn eval(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<Eval
 pub struct PredictReport {
     /// One class name per data row.
     pub predictions: Vec<String>,
+    /// The class index `Model::predict` returned for each row (an index into the model's classes).
+    pub class_indices: Vec<usize>,
+    /// For each row, the exact integers handed to `Model::predict`: what firmware must compute
+    /// from its sensor readings to get the same prediction (an integration test's expected input).
+    pub inputs: Vec<Vec<i32>>,
 }
 
 impl fmt::Display for PredictReport {
@@ -674,12 +679,13 @@ pub fn predict(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<P
     let (_, raw, _) = read_for_model(&loaded, data_path, args)?;
     let model = loaded.model();
     let classes = loaded.schema()?.classes;
-    let predictions = raw
+    let class_indices = raw
         .iter()
-        .map(|x| Ok(classes[model.predict(x)?].clone()))
+        .map(|x| model.predict(x))
         .collect::<Result<Vec<_>, ltu_runtime::Error>>()
         .with_context(|| format!("{}: predicting", data_path.display()))?;
-    Ok(PredictReport { predictions })
+    let predictions = class_indices.iter().map(|&c| classes[c].clone()).collect();
+    Ok(PredictReport { predictions, class_indices, inputs: raw })
 }
 
 /// Result of `ltu cv`.

@@ -85,6 +85,39 @@ fn train_eval_predict_inspect_json_shapes() {
     assert_eq!(pj["predictions"].as_array().unwrap().len(), 150);
 }
 
+/// `predict --json` gives firmware developers what they need to test an integration: the exact
+/// integers handed to `Model::predict` and the class index it returned. Replaying `inputs` through
+/// the runtime must reproduce `class_indices`, which must name `predictions`.
+#[test]
+fn predict_json_inputs_replay_through_the_runtime() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (file, algo) in [("iris.csv", "ptree"), ("car.csv", "sparse"), ("house-votes-84.csv", "ndl")] {
+        let path = data(file);
+        let path = path.to_str().unwrap();
+        json(d, &["train", path, "--algo", algo, "-o", "m.ltu", "--json"]);
+        let pj = json(d, &["predict", "m.ltu", path, "--json"]);
+        let bytes = std::fs::read(d.join("m.ltu")).unwrap();
+        let model = ltu_runtime::Model::from_bytes(&bytes).unwrap();
+        let names = model.names().expect("the CLI stores names");
+        let inputs = pj["inputs"].as_array().unwrap();
+        let indices = pj["class_indices"].as_array().unwrap();
+        let predictions = pj["predictions"].as_array().unwrap();
+        assert_eq!(inputs.len(), predictions.len(), "{file}");
+        assert_eq!(indices.len(), predictions.len(), "{file}");
+        let mut seen = std::collections::BTreeSet::new();
+        for ((x, c), p) in inputs.iter().zip(indices).zip(predictions) {
+            let x: Vec<i32> = x.as_array().unwrap().iter().map(|v| v.as_i64().unwrap() as i32).collect();
+            assert_eq!(x.len(), model.n_inputs(), "{file}");
+            let c = c.as_u64().unwrap() as usize;
+            assert_eq!(model.predict(&x).unwrap(), c, "{file}: {x:?}");
+            assert_eq!(names.class(c), p.as_str().unwrap(), "{file}");
+            seen.insert(c);
+        }
+        assert!(seen.len() > 1, "{file}: a real model predicts more than one class");
+    }
+}
+
 #[test]
 fn cv_json_shape_and_determinism() {
     let dir = tempfile::tempdir().unwrap();

@@ -226,7 +226,7 @@ fn select(args: &Args) -> Result<Vec<&'static Spec>> {
 
 /// Makes the venv and installs the peers when missing; returns its python and notes for the
 /// report (emlearn failing to install is a note, not an error: its size is then estimated).
-fn ensure_venv(root: &Path) -> Result<(PathBuf, Vec<String>)> {
+pub fn ensure_venv(root: &Path) -> Result<(PathBuf, Vec<String>)> {
     let venv = root.join(VENV);
     let python = venv.join("bin/python");
     if !python.exists() {

@@ -21,19 +21,24 @@ pub struct Inputs {
     pub recordings: Vec<u8>,
     /// `expected.bin`: the host's predicted class index for each TEST recording.
     pub expected: Vec<u8>,
+    /// `rows.rs`: the window features of each TEST recording as Rust source, for the bench
+    /// example (`cargo run --release --example bench` measures the committed model on them).
+    pub rows: Vec<u8>,
 }
 
-const FILES: [&str; 3] = ["model.ltu", "recordings.bin", "expected.bin"];
+const FILES: [&str; 4] = ["model.ltu", "recordings.bin", "expected.bin", "rows.rs"];
 
 impl Inputs {
     /// Computes the recordings and the host's predictions for a model file.
     pub fn for_model(model: Vec<u8>, test: &[Recording]) -> Result<Inputs> {
         let expected = host_predictions(&load_model(&model)?, test)?;
-        Ok(Inputs { model, recordings: dataset::recordings_bin(test), expected })
+        let features = test.iter().map(Recording::features).collect::<Result<Vec<_>>>()?;
+        let rows = crate::bench_device::rows_rs(&features).into_bytes();
+        Ok(Inputs { model, recordings: dataset::recordings_bin(test), expected, rows })
     }
 
-    fn parts(&self) -> [&[u8]; 3] {
-        [&self.model, &self.recordings, &self.expected]
+    fn parts(&self) -> [&[u8]; 4] {
+        [&self.model, &self.recordings, &self.expected, &self.rows]
     }
 
     /// Writes the three files into `dir`.
@@ -51,7 +56,12 @@ impl Inputs {
             let path = dir.join(name);
             fs::read(&path).with_context(|| format!("reading {}", path.display()))
         };
-        Ok(Inputs { model: read(FILES[0])?, recordings: read(FILES[1])?, expected: read(FILES[2])? })
+        Ok(Inputs {
+            model: read(FILES[0])?,
+            recordings: read(FILES[1])?,
+            expected: read(FILES[2])?,
+            rows: read(FILES[3])?,
+        })
     }
 
     /// Names of the files whose bytes differ from `other`'s.
@@ -176,7 +186,7 @@ pub fn check_committed(root: &Path, committed_dir: &Path, split: &Split) -> Resu
             committed_dir.strip_prefix(root).unwrap_or(committed_dir).display()
         );
     }
-    println!("model.ltu, recordings.bin and expected.bin are current");
+    println!("{} are current", FILES.join(", "));
     Ok(())
 }
 
@@ -210,7 +220,7 @@ mod tests {
 
     #[test]
     fn differences_name_the_files() {
-        let a = Inputs { model: vec![1], recordings: vec![2], expected: vec![3] };
+        let a = Inputs { model: vec![1], recordings: vec![2], expected: vec![3], rows: vec![4] };
         let mut b = a.clone();
         assert!(a.differences(&b).is_empty());
         b.expected[0] = 4;

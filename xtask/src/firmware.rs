@@ -60,6 +60,8 @@ pub struct BuildOptions<'a> {
     pub target_dir: Option<&'a Path>,
     /// Build this example (`firmware-example/examples/`) instead of the application.
     pub example: Option<&'a str>,
+    /// Build the bench example's twin that holds no model (`LTU_BENCH_NULL=1`).
+    pub null_twin: bool,
 }
 
 /// Builds the firmware in release mode for `target`; returns the ELF's path.
@@ -74,6 +76,11 @@ pub fn build(root: &Path, target: Target, options: &BuildOptions) -> Result<Path
     }
     if let Some(example) = options.example {
         cargo.args(["--example", example]);
+    }
+    if options.null_twin {
+        cargo.env("LTU_BENCH_NULL", "1");
+    } else {
+        cargo.env_remove("LTU_BENCH_NULL");
     }
     let target_dir = options.target_dir.map_or_else(|| fw.join("target"), Path::to_path_buf);
     cargo.arg("--target-dir").arg(&target_dir);
@@ -126,6 +133,21 @@ pub struct Run {
 /// its defmt output. Gives up after `QEMU_TIMEOUT` seconds (default 120).
 pub fn run(elf: &Path, machine: &str, plugin: Option<&Path>) -> Result<Run> {
     let elf_bytes = fs::read(elf).with_context(|| format!("reading {}", elf.display()))?;
+    let (mut run, stdout) = run_raw(elf, machine, plugin)?;
+    run.log = decode(&elf_bytes, &stdout)?;
+    Ok(run)
+}
+
+/// Runs an ELF under QEMU like [`run`] for firmware that writes plain text over semihosting
+/// (the C bench firmware): one log entry per line of its output.
+pub fn run_text(elf: &Path, machine: &str, plugin: Option<&Path>) -> Result<Run> {
+    let (mut run, stdout) = run_raw(elf, machine, plugin)?;
+    run.log = String::from_utf8_lossy(&stdout).lines().map(String::from).collect();
+    Ok(run)
+}
+
+/// Runs an ELF under QEMU; returns the run without its log, and the semihosting output.
+fn run_raw(elf: &Path, machine: &str, plugin: Option<&Path>) -> Result<(Run, Vec<u8>)> {
     let mut qemu = Command::new("qemu-system-arm");
     // Nothing but semihosting reaches stdout; stdin is not read.
     qemu.args(["-machine", machine, "-display", "none", "-serial", "null", "-monitor", "none"])
@@ -163,8 +185,7 @@ pub fn run(elf: &Path, machine: &str, plugin: Option<&Path>) -> Result<Run> {
     let stderr = stderr.join().expect("stderr reader panicked")?;
     let code = status.code().with_context(|| format!("`{what}` was killed by a signal"))?;
 
-    let mut run =
-        Run { code, log: decode(&elf_bytes, &stdout)?, regions: Vec::new(), total: None, stderr: Vec::new() };
+    let mut run = Run { code, log: Vec::new(), regions: Vec::new(), total: None, stderr: Vec::new() };
     for line in String::from_utf8_lossy(&stderr).lines() {
         if let Some(rest) = line.strip_prefix("insncount region=") {
             let (k, n) = rest.split_once(" insns=").with_context(|| format!("bad plugin line `{line}`"))?;
@@ -182,7 +203,7 @@ pub fn run(elf: &Path, machine: &str, plugin: Option<&Path>) -> Result<Run> {
     if plugin.is_some() && run.total.is_none() {
         bail!("the instruction-count plugin printed no total; QEMU said: {}", run.stderr.join(" | "));
     }
-    Ok(run)
+    Ok((run, stdout))
 }
 
 /// Decodes the defmt frames the firmware wrote, with the string table from its ELF.

@@ -1,6 +1,7 @@
 //! `cargo xtask`: the project's automation. `cargo xtask test` is what CI runs; `cargo xtask demo`
 //! goes from raw sensor recordings to predictions on a simulated microcontroller.
 
+mod bench_device;
 mod cmd;
 mod compare;
 mod dataset;
@@ -45,6 +46,8 @@ enum Cmd {
     Test,
     /// ltu's learners against scikit-learn CART (and its emlearn size) on the same folds; writes docs/BENCHMARKS.md
     Compare(compare::Args),
+    /// ltu and emlearn on an emulated Cortex-M: instructions, flash, stack, accuracy; writes docs/DEVICE.md
+    BenchDevice(bench_device::Args),
     /// Cargo runner for firmware-example: run one ELF under QEMU and decode its defmt log
     #[command(hide = true)]
     RunElf {
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Cmd::Qemu { target } => qemu(&root, &target),
         Cmd::Test => Ok(test(&root)),
         Cmd::Compare(args) => compare::run(&root, &args).map(|()| ExitCode::SUCCESS),
+        Cmd::BenchDevice(args) => bench_device::run(&root, &args).map(|()| ExitCode::SUCCESS),
         Cmd::RunElf { machine, count, elf } => {
             qemu::run_elf(&elf, &machine, count).map(|code| ExitCode::from(u8::try_from(code).unwrap_or(1)))
         }
@@ -98,7 +102,7 @@ fn demo(root: &Path, triple: &str) -> Result<()> {
         let dir = firmware::model_dir(root);
         inputs.write(&dir)?;
         println!(
-            "wrote the firmware's inputs to {}: model.ltu, recordings.bin, expected.bin",
+            "wrote the firmware's inputs to {}: model.ltu, recordings.bin, expected.bin, rows.rs",
             dir.strip_prefix(root)?.display()
         );
         Ok(())
@@ -175,6 +179,10 @@ fn test(root: &Path) -> ExitCode {
     });
     if ready {
         qemu::all(root, &firmware::TARGETS, &mut steps);
+        steps.run(
+            "bench-device --quick: iris against emlearn on Cortex-M3; committed model's counts vs reference",
+            || cmd::run(cmd::cargo(root).args(["xtask", "bench-device", "--quick"])),
+        );
     }
     steps.finish()
 }

@@ -52,6 +52,30 @@ pub fn qemu_and_gcc() -> Result<()> {
         println!("{}", version.lines().next().unwrap_or_default());
         return Ok(());
     }
+    apt_install(&packages)
+}
+
+/// The C cross compiler for the Cortex-M peers of `cargo xtask bench-device`: arm-none-eabi-gcc
+/// with newlib's headers (emlearn's C includes <stdint.h>, <stdbool.h>, <math.h>).
+pub fn arm_gcc() -> Result<()> {
+    let mut packages = Vec::new();
+    if !cmd::exists("arm-none-eabi-gcc") {
+        packages.extend(["gcc-arm-none-eabi", "binutils-arm-none-eabi"]);
+    }
+    if !std::path::Path::new("/usr/lib/arm-none-eabi/newlib").exists() {
+        packages.push("libnewlib-arm-none-eabi");
+    }
+    if packages.is_empty() {
+        let version = cmd::output(Command::new("arm-none-eabi-gcc").arg("--version"))?;
+        println!("{}", version.lines().next().unwrap_or_default());
+        return Ok(());
+    }
+    apt_install(&packages)
+}
+
+/// `apt-get install`s `packages` as root or with password-less sudo; otherwise fails and says what
+/// to install.
+fn apt_install(packages: &[&str]) -> Result<()> {
     let sudo: &[&str] = if is_root() {
         &[]
     } else if Command::new("sudo").args(["-n", "true"]).status().is_ok_and(|s| s.success()) {
@@ -74,8 +98,7 @@ pub fn qemu_and_gcc() -> Result<()> {
         c
     };
     cmd::run(&mut apt(&["update"]))?;
-    cmd::run(apt(&["install", "-y", "--no-install-recommends"]).args(&packages))?;
-    Ok(())
+    cmd::run(apt(&["install", "-y", "--no-install-recommends"]).args(packages))
 }
 
 fn is_root() -> bool {

@@ -125,7 +125,11 @@ pub fn check_failures(root: &Path, target: Target, steps: &mut Steps) {
             corrupt(&mut inputs);
             let dir = base.join(format!("case{i}"));
             inputs.write(&dir)?;
-            let options = BuildOptions { model_dir: Some(&dir), target_dir: Some(&build_dir), example: None };
+            let options = BuildOptions {
+                model_dir: Some(&dir),
+                target_dir: Some(&build_dir),
+                ..BuildOptions::default()
+            };
             let elf = firmware::build(root, target, &options)?;
             let run = firmware::run(&elf, target.machine, None)?;
             print_log(&run);

@@ -1,0 +1,112 @@
+/*
+ * Bench firmware for C classifiers (emlearn's, or anything with the same entry point), the C side
+ * of `cargo xtask bench-device`. Built with arm-none-eabi-gcc for a QEMU Cortex-M machine.
+ *
+ * For each embedded row it paints the stack below the caller, marks a measured region around one
+ * call of `model_predict` (the markers the insncount plugin looks for), then finds how deep the call
+ * wrote into the painted stack, and prints "p <class> <stack bytes>" over semihosting. At the end it
+ * prints "done" and exits 0 through semihosting.
+ *
+ * `rows.h` (generated) defines N_ROWS, N_FEATURES and `static const int16_t ROWS[N_ROWS][N_FEATURES]`.
+ * `model_predict` (emlearn's entry point) lives in its own translation unit (the model's, or null.c for the twin used to
+ * measure flash), so the call is a real call and nothing is folded across the markers.
+ */
+#include <stdint.h>
+#include "rows.h"
+
+int32_t model_predict(const int16_t *features, int32_t features_length);
+
+#define PAINT_BYTES 8192u
+#define PATTERN 0xC5A3E1D7u
+
+/* Semihosting call (ARM "bkpt 0xab"). */
+static int semihost(int op, const void *arg)
+{
+    register int r0 __asm__("r0") = op;
+    register const void *r1 __asm__("r1") = arg;
+    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
+    return r0;
+}
+
+/* Standard output: ":tt" opened for writing (SYS_WRITE0 would go to QEMU's console, not stdout). */
+static int out_handle = -1;
+
+static void put(const char *s)
+{
+    uint32_t len = 0;
+    while (s[len]) {
+        len++;
+    }
+    if (out_handle < 0) {
+        const uint32_t open_args[3] = {(uint32_t)":tt", 4 /* "w" */, 3 /* strlen(":tt") */};
+        out_handle = semihost(0x01 /* SYS_OPEN */, open_args);
+    }
+    const uint32_t write_args[3] = {(uint32_t)out_handle, (uint32_t)s, len};
+    semihost(0x05 /* SYS_WRITE */, write_args);
+}
+
+static void exit_ok(void)
+{
+    semihost(0x18 /* SYS_EXIT */, (const void *)0x20026 /* ADP_Stopped_ApplicationExit */);
+    for (;;) {
+    }
+}
+
+static char *utoa10(uint32_t v, char *end)
+{
+    *--end = 0;
+    do {
+        *--end = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    return end;
+}
+
+static inline uint32_t sp_now(void)
+{
+    uint32_t sp;
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    return sp;
+}
+
+/* Paints PAINT_BYTES below this function's own frame; returns the lowest painted address. */
+__attribute__((noinline)) static uint32_t paint(void)
+{
+    uint32_t top = sp_now() & ~3u;
+    volatile uint32_t *p = (volatile uint32_t *)(top - PAINT_BYTES);
+    while ((uint32_t)p < top - 16u) {
+        *p++ = PATTERN;
+    }
+    return top - PAINT_BYTES;
+}
+
+/* Bytes between `caller_sp` and the deepest painted word that was overwritten. */
+__attribute__((noinline)) static uint32_t stack_used(uint32_t floor, uint32_t caller_sp)
+{
+    volatile const uint32_t *p = (volatile const uint32_t *)floor;
+    while ((uint32_t)p < caller_sp && *p == PATTERN) {
+        p++;
+    }
+    return caller_sp - (uint32_t)p;
+}
+
+int main(void)
+{
+    char buf[16];
+    for (uint32_t i = 0; i < N_ROWS; i++) {
+        uint32_t floor = paint();
+        uint32_t caller_sp = sp_now();
+        __asm__ volatile("mov r11, r11" ::: "memory");
+        int32_t c = model_predict(ROWS[i], N_FEATURES);
+        __asm__ volatile("mov r10, r10" ::: "memory");
+        uint32_t used = stack_used(floor, caller_sp);
+        put("p ");
+        put(utoa10((uint32_t)c, buf + sizeof buf));
+        put(" ");
+        put(utoa10(used, buf + sizeof buf));
+        put("\n");
+    }
+    put("done\n");
+    exit_ok();
+    return 0;
+}

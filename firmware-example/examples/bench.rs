@@ -1,0 +1,126 @@
+//! Bench firmware of `cargo xtask bench-device`: one embedded model, a few embedded input rows,
+//! exact instruction counts of loading and of every prediction, and the stack each prediction
+//! used (painted).
+//!
+//! Inputs come from the directory named by `LTU_MODEL_DIR` (the xtask writes them): `model.ltu`
+//! and `rows.rs`, which defines `Raw` (the integer type of the inputs), `N_INPUTS`, `N_ROWS` and
+//! `ROWS: [[Raw; N_INPUTS]; N_ROWS]` — the exact integers the host handed `Model::predict`.
+//!
+//! Measured regions, in order: `Model::from_bytes` once, then `predict` once per row. After each
+//! prediction the firmware logs `p <class> <stack bytes>`. Built with `--cfg ltu_bench_null`
+//! (the xtask sets `LTU_BENCH_NULL=1`), the same firmware holds no model and every prediction is
+//! 0: the flash of a model is the difference between the two images.
+#![no_std]
+#![no_main]
+
+#[allow(dead_code)] // only the handlers, the markers and `exit` are used here
+#[path = "../src/qemu.rs"]
+mod qemu;
+
+mod rows {
+    include!(concat!(env!("LTU_MODEL_DIR"), "/rows.rs"));
+}
+
+use core::hint::black_box;
+use rows::{Raw, N_INPUTS, N_ROWS, ROWS};
+
+/// Bytes of stack painted below the caller before each prediction.
+const PAINT_BYTES: usize = 8192;
+const PATTERN: u32 = 0xC5A3_E1D7;
+
+#[cfg(not(ltu_bench_null))]
+mod bench_model {
+    use super::*;
+    use ltu_runtime::Model;
+
+    static MODEL: &[u8] = include_bytes!(concat!(env!("LTU_MODEL_DIR"), "/model.ltu"));
+
+    /// Loads the model (measured as its own region).
+    pub fn load() -> Model<'static> {
+        qemu::region_start();
+        let model = Model::from_bytes(black_box(MODEL));
+        qemu::region_stop();
+        match model {
+            Ok(model) if model.n_inputs() == N_INPUTS => model,
+            Ok(model) => {
+                defmt::error!("model reads {=usize} inputs, rows have {=usize}", model.n_inputs(), N_INPUTS);
+                qemu::exit(qemu::EXIT_BAD_INPUT)
+            }
+            Err(e) => {
+                defmt::error!("model rejected: {}", e);
+                qemu::exit(qemu::EXIT_BAD_INPUT)
+            }
+        }
+    }
+
+    /// One prediction; a real call, with nothing folded across the markers.
+    #[inline(never)]
+    pub fn predict(model: &Model<'static>, row: &[Raw; N_INPUTS]) -> usize {
+        match black_box(model).predict(black_box(row)) {
+            Ok(class) => class,
+            Err(e) => {
+                defmt::error!("predict: {}", e);
+                qemu::exit(qemu::EXIT_BAD_INPUT)
+            }
+        }
+    }
+}
+
+#[cfg(ltu_bench_null)]
+mod bench_model {
+    use super::*;
+
+    pub fn load() {}
+
+    #[inline(never)]
+    pub fn predict(_model: &(), row: &[Raw; N_INPUTS]) -> usize {
+        black_box(row);
+        black_box(0)
+    }
+}
+
+fn sp() -> usize {
+    cortex_m::register::msp::read() as usize
+}
+
+/// Paints `PAINT_BYTES` below this function's own frame; returns the lowest painted address.
+#[inline(never)]
+fn paint() -> usize {
+    let top = sp() & !3;
+    let floor = top - PAINT_BYTES;
+    let mut a = floor;
+    while a < top - 16 {
+        // SAFETY: RAM below the stack pointer that nothing else uses: no interrupts are enabled,
+        // and the memory layout leaves far more than PAINT_BYTES of stack.
+        unsafe { core::ptr::write_volatile(a as *mut u32, PATTERN) };
+        a += 4;
+    }
+    floor
+}
+
+/// Bytes between `caller_sp` and the deepest overwritten painted word.
+#[inline(never)]
+fn stack_used(floor: usize, caller_sp: usize) -> usize {
+    let mut a = floor;
+    // SAFETY: reads the painted RAM below the stack pointer (see `paint`).
+    while a < caller_sp && unsafe { core::ptr::read_volatile(a as *const u32) } == PATTERN {
+        a += 4;
+    }
+    caller_sp - a
+}
+
+#[cortex_m_rt::entry]
+fn main() -> ! {
+    let model = bench_model::load();
+    for row in ROWS.iter().take(N_ROWS) {
+        let floor = paint();
+        let caller_sp = sp();
+        qemu::region_start();
+        let class = bench_model::predict(&model, row);
+        qemu::region_stop();
+        let used = stack_used(floor, caller_sp);
+        defmt::println!("p {=usize} {=usize}", class, used);
+    }
+    defmt::println!("done");
+    qemu::exit(qemu::EXIT_OK)
+}

@@ -1,0 +1,1247 @@
+//! `cargo xtask bench-device`: what one prediction costs on a microcontroller, ltu against
+//! emlearn, instruction for instruction. Writes `docs/DEVICE.md` and one SVG per dataset under
+//! `docs/device/`.
+//!
+//! The flow, per dataset: load it with the trainer library and make ltu's 10 stratified folds;
+//! hand data and folds to `bench/device.py` (scikit-learn + emlearn in a venv under `target/`),
+//! which picks the measured rows, cross-validates `DecisionTreeClassifier` and
+//! `RandomForestClassifier(10, max_depth=10)` on the same folds, and writes emlearn's C (inline and
+//! loadable, int16) with the rows and its host predictions; train every ltu variant on all rows and
+//! cross-validate it on the same folds; then, for every model, build a bench firmware that embeds
+//! the model and the rows (`firmware-example/examples/bench.rs` for ltu, `bench/c/harness.c` for
+//! emlearn) and its twin without a model, run it under QEMU with the instruction-count plugin, and
+//! record instructions per prediction, loading, flash (text + data minus the twin's), painted
+//! stack, and whether every on-chip prediction equals the host's.
+//!
+//! `--quick` measures one dataset on the Cortex-M3 and checks the committed firmware model's counts
+//! against `bench/device-reference.txt` (a regression guard: exact counts, never times).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use anyhow::{bail, ensure, Context as _, Result};
+use ltu::algo::{self, Algo, Context};
+use ltu::commands::LearnArgs;
+use ltu::data::{self, Dataset, LoadOptions};
+use serde_json::{json, Value};
+
+use crate::cmd;
+use crate::firmware::{self, BuildOptions, Target, TARGETS};
+
+/// Folds of the cross-validation (ltu's and the peers', the same rows).
+const FOLDS: usize = 10;
+/// Seed of the folds and of every ltu learner.
+const SEED: u64 = 0;
+/// Rows measured on the device per dataset.
+const ROWS: usize = 50;
+/// Scratch directory.
+const OUT_DIR: &str = "target/bench-device";
+/// The committed report and its pictures.
+const REPORT: &str = "docs/DEVICE.md";
+const PICTURES: &str = "docs/device";
+/// Recorded instruction counts of the committed firmware model (the regression guard).
+const REFERENCE: &str = "bench/device-reference.txt";
+
+/// Arguments of `cargo xtask bench-device`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// One dataset on the Cortex-M3, plus the regression guard on the committed firmware model
+    /// (the report goes to target/bench-device/)
+    #[arg(long)]
+    quick: bool,
+    /// Only these datasets, comma-separated (e.g. iris,car)
+    #[arg(long, value_delimiter = ',')]
+    datasets: Vec<String>,
+    /// Rewrite bench/device-reference.txt with today's counts of the committed firmware model
+    #[arg(long)]
+    update_reference: bool,
+}
+
+/// Where a dataset's rows come from.
+#[derive(Clone, Copy)]
+enum Source {
+    /// A CSV file under `data/`.
+    Csv(&'static str),
+    /// `data/basicmotions.csv` turned into the firmware's integer window features.
+    BasicMotions,
+}
+
+struct Spec {
+    name: &'static str,
+    source: Source,
+}
+
+const DATASETS: &[Spec] = &[
+    Spec { name: "iris", source: Source::Csv("iris.csv") },
+    Spec { name: "wdbc", source: Source::Csv("wdbc.csv") },
+    Spec { name: "vehicle", source: Source::Csv("vehicle.csv") },
+    Spec { name: "breast-cancer-wisconsin", source: Source::Csv("breast-cancer-wisconsin.csv") },
+    Spec { name: "basicmotions-window", source: Source::BasicMotions },
+    Spec { name: "kr-vs-kp", source: Source::Csv("kr-vs-kp.csv") },
+    Spec { name: "car", source: Source::Csv("car.csv") },
+];
+const QUICK: &[&str] = &["iris"];
+
+/// One ltu model configuration: a learner with its defaults, or with a budget setting.
+struct Variant {
+    /// Label in the report, e.g. `ptree --max-depth 2`.
+    label: &'static str,
+    algo: Algo,
+    /// A budget setting (reported as such) rather than the defaults.
+    budget: bool,
+    /// Applies the variant's options.
+    set: fn(&mut LearnArgs),
+}
+
+const VARIANTS: &[Variant] = &[
+    Variant { label: "ptree", algo: Algo::Ptree, budget: false, set: |_| {} },
+    Variant {
+        label: "ptree --max-depth 2",
+        algo: Algo::Ptree,
+        budget: true,
+        set: |a| a.ptree.max_depth = Some(2),
+    },
+    Variant { label: "ndl", algo: Algo::Ndl, budget: false, set: |_| {} },
+    Variant { label: "ndl --max-nodes 4", algo: Algo::Ndl, budget: true, set: |a| a.ndl.max_nodes = Some(4) },
+    Variant { label: "hsi", algo: Algo::Hsi, budget: false, set: |_| {} },
+    Variant { label: "sparse", algo: Algo::Sparse, budget: false, set: |_| {} },
+    Variant {
+        label: "sparse --rounds 8",
+        algo: Algo::Sparse,
+        budget: true,
+        set: |a| a.sparse.rounds = Some(8),
+    },
+];
+
+/// A dataset as loaded, with its folds.
+struct Prepared {
+    name: &'static str,
+    data: Dataset,
+    /// Test rows of each fold.
+    folds: Vec<Vec<usize>>,
+}
+
+/// Device measurements of one model on one target.
+#[derive(Debug, Clone)]
+struct Measure {
+    target: Target,
+    /// Instructions of `Model::from_bytes` (ltu only).
+    load: Option<u64>,
+    /// Instructions of each prediction.
+    predict: Vec<u64>,
+    /// Painted stack bytes of each prediction.
+    stack: Vec<u64>,
+    /// Flash of the model and all code it needs: text + data minus the twin's.
+    flash: u64,
+    /// On-chip predictions equal to the host's, of `predict.len()`.
+    agree: usize,
+}
+
+/// One model in the report.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// `ltu` or `emlearn`.
+    family: &'static str,
+    /// e.g. `ptree`, `ptree --max-depth 2`, `DT inline`.
+    name: String,
+    /// Colour group: the learner (`ptree`, ...) or the peer model (`DT`, `RF10`).
+    group: String,
+    /// 10-fold CV accuracy of what runs on the device.
+    accuracy: Option<f64>,
+    /// Model file bytes (ltu) — emlearn's model is code and tables, counted in flash only.
+    model_bytes: Option<usize>,
+    measures: Vec<Measure>,
+    notes: Vec<String>,
+}
+
+impl Entry {
+    fn on(&self, triple: &str) -> Option<&Measure> {
+        self.measures.iter().find(|m| m.target.triple == triple)
+    }
+}
+
+/// Runs the benchmark and writes the report.
+///
+/// # Errors
+/// Missing tools that cannot be installed, a dataset that does not load, a failing build or QEMU
+/// run, or a report that cannot be written. A learner that fails on a dataset is reported, not
+/// an error; an on-chip prediction that differs from the host's is reported and fails the command.
+pub fn run(root: &Path, args: &Args) -> Result<()> {
+    if cfg!(debug_assertions) {
+        // Training and cross-validation in a debug build take minutes: rerun optimized.
+        println!("bench-device: running the optimized xtask");
+        let mut cargo = cmd::cargo(root);
+        cargo.args(["run", "--release", "--quiet", "-p", "xtask", "--"]).args(std::env::args_os().skip(1));
+        return cmd::run(&mut cargo);
+    }
+    let specs = select(args)?;
+    let targets: Vec<Target> = if args.quick { vec![TARGETS[0]] } else { TARGETS.to_vec() };
+    let triples: Vec<&str> = targets.iter().map(|t| t.triple).collect();
+    crate::prereq::rust(&triples, false)?;
+    crate::prereq::qemu_and_gcc()?;
+    crate::prereq::arm_gcc()?;
+    let (python, _) = crate::compare::ensure_venv(root)?;
+    let out = root.join(OUT_DIR);
+    fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let plugin = firmware::plugin(root)?;
+
+    let mut guard = None;
+    if args.quick || args.update_reference {
+        guard = Some(reference_guard(root, &plugin, args.update_reference)?);
+        if args.update_reference && !args.quick && args.datasets.is_empty() {
+            return Ok(());
+        }
+    }
+
+    let prepared = specs.iter().map(|s| prepare(root, s)).collect::<Result<Vec<_>>>()?;
+    let data_path = out.join("data.json");
+    fs::write(&data_path, serde_json::to_string(&data_json(&prepared))?)
+        .with_context(|| format!("writing {}", data_path.display()))?;
+    println!("peers: scikit-learn and emlearn (bench/device.py)");
+    let peers_path = out.join("peers.json");
+    cmd::run(
+        Command::new(&python)
+            .arg(root.join("bench/device.py"))
+            .arg("--data")
+            .arg(&data_path)
+            .arg("--work")
+            .arg(out.join("emlearn"))
+            .arg("--out")
+            .arg(&peers_path),
+    )?;
+    let peers: Value = serde_json::from_str(
+        &fs::read_to_string(&peers_path).with_context(|| format!("reading {}", peers_path.display()))?,
+    )
+    .with_context(|| format!("parsing {}", peers_path.display()))?;
+
+    let mut report = Report { datasets: Vec::new(), versions: versions(&peers), quick: args.quick };
+    for (d, p) in prepared.iter().enumerate() {
+        let peer = &peers["datasets"][d];
+        ensure!(peer["name"] == p.name, "peers.json lists datasets in another order");
+        let rows: Vec<usize> = serde_json::from_value(peer["rows"].clone())?;
+        println!("\n{}: {} rows, {} measured on the device", p.name, p.data.n_rows(), rows.len());
+        let mut entries = ltu_models(root, p, &rows, &targets, &plugin)?;
+        entries.extend(emlearn_models(root, p.name, peer, &peers, &targets, &plugin)?);
+        report.datasets.push((p.name, p.data.n_rows(), rows.len(), entries));
+    }
+
+    let mismatches: Vec<String> = report
+        .datasets
+        .iter()
+        .flat_map(|(name, _, _, entries)| {
+            entries.iter().flat_map(move |e| {
+                e.measures.iter().filter(|m| m.agree != m.predict.len()).map(move |m| {
+                    format!(
+                        "{name} {} on {}: {} of {} agree",
+                        e.name,
+                        m.target.core,
+                        m.agree,
+                        m.predict.len()
+                    )
+                })
+            })
+        })
+        .collect();
+
+    let (md_path, pictures) = if args.quick || !args.datasets.is_empty() {
+        (out.join("DEVICE.md"), out.join("device"))
+    } else {
+        (root.join(REPORT), root.join(PICTURES))
+    };
+    fs::create_dir_all(&pictures).with_context(|| format!("creating {}", pictures.display()))?;
+    for (name, _, _, entries) in &report.datasets {
+        let svg = pareto_svg(name, entries);
+        let path = pictures.join(format!("{name}.svg"));
+        fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
+    }
+    let md = render(&report, &guard);
+    fs::write(&md_path, md).with_context(|| format!("writing {}", md_path.display()))?;
+    println!("\nwrote {} and {}/*.svg", md_path.display(), pictures.display());
+    if !mismatches.is_empty() {
+        bail!("on-chip predictions differ from the host's: {}", mismatches.join("; "));
+    }
+    Ok(())
+}
+
+fn select(args: &Args) -> Result<Vec<&'static Spec>> {
+    for name in &args.datasets {
+        if !DATASETS.iter().any(|s| s.name == name) {
+            let known: Vec<&str> = DATASETS.iter().map(|s| s.name).collect();
+            bail!("unknown dataset `{name}` (known: {})", known.join(", "));
+        }
+    }
+    Ok(DATASETS
+        .iter()
+        .filter(|s| args.datasets.is_empty() || args.datasets.iter().any(|d| d == s.name))
+        .filter(|s| !args.quick || !args.datasets.is_empty() || QUICK.contains(&s.name))
+        .collect())
+}
+
+fn prepare(root: &Path, spec: &Spec) -> Result<Prepared> {
+    let path = match spec.source {
+        Source::Csv(file) => root.join("data").join(file),
+        Source::BasicMotions => {
+            let recordings = crate::dataset::load(&root.join("data/basicmotions.csv"))?;
+            let csv = crate::dataset::features_csv(&recordings)?;
+            let path = root.join(OUT_DIR).join("basicmotions-window.csv");
+            fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
+            path
+        }
+    };
+    let data = data::load(&path, &LoadOptions::default())?;
+    let folds = ltu::split::stratified_kfold(&data.y, data.n_classes(), FOLDS, SEED)
+        .with_context(|| format!("{}: cannot make {FOLDS} folds", path.display()))?;
+    Ok(Prepared { name: spec.name, data, folds })
+}
+
+fn data_json(prepared: &[Prepared]) -> Value {
+    let datasets: Vec<Value> = prepared
+        .iter()
+        .map(|p| {
+            let attributes: Vec<Value> = p
+                .data
+                .schema
+                .attributes
+                .iter()
+                .map(|a| match &a.kind {
+                    data::AttrKind::Numeric { .. } => {
+                        json!({"name": a.name, "kind": "numeric", "n_values": 0})
+                    }
+                    data::AttrKind::Categorical { values } => {
+                        json!({"name": a.name, "kind": "categorical", "n_values": values.len()})
+                    }
+                })
+                .collect();
+            let x: Vec<Vec<Value>> = (0..p.data.n_rows())
+                .map(|r| {
+                    p.data.row(r).iter().map(|&v| if v.is_nan() { Value::Null } else { json!(v) }).collect()
+                })
+                .collect();
+            json!({
+                "name": p.name,
+                "attributes": attributes,
+                "x": x,
+                "y": p.data.y,
+                "folds": p.folds,
+                "rows": ROWS,
+            })
+        })
+        .collect();
+    json!({ "datasets": datasets })
+}
+
+/// Rust source of the bench firmware's rows: `Raw` is `i16` when every value fits, else `i32`.
+pub fn rows_rs(rows: &[Vec<i32>]) -> String {
+    let n_inputs = rows.first().map_or(0, Vec::len);
+    let narrow = rows.iter().flatten().all(|&v| i16::try_from(v).is_ok());
+    let mut s = String::from(
+        "// Generated by `cargo xtask`: the exact integers the host handed `Model::predict`, one row per\n\
+         // prediction (see firmware-example/examples/bench.rs).\n",
+    );
+    let _ = writeln!(s, "pub type Raw = {};", if narrow { "i16" } else { "i32" });
+    let _ = writeln!(s, "pub const N_INPUTS: usize = {n_inputs};");
+    let _ = writeln!(s, "pub const N_ROWS: usize = {};", rows.len());
+    s.push_str("pub static ROWS: [[Raw; N_INPUTS]; N_ROWS] = [\n");
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(i32::to_string).collect();
+        let _ = writeln!(s, "    [{}],", cells.join(", "));
+    }
+    s.push_str("];\n");
+    s
+}
+
+/// What the ltu side of one variant produced on the host.
+enum Trained {
+    Model {
+        bytes: Vec<u8>,
+        inputs: Vec<Vec<i32>>,
+        host: Vec<usize>,
+        accuracy: Option<f64>,
+        folds_failed: usize,
+    },
+    Failed(String),
+}
+
+/// Trains every applicable variant on all rows and cross-validates it, on all cores.
+fn train_variants(p: &Prepared, rows: &[usize]) -> Vec<Trained> {
+    // Work items: (variant, None) = train on all rows, (variant, Some(fold)).
+    let items: Vec<(usize, Option<usize>)> = (0..VARIANTS.len())
+        .flat_map(|v| std::iter::once((v, None)).chain((0..p.folds.len()).map(move |f| (v, Some(f)))))
+        .collect();
+    type Out = Result<(Option<Vec<u8>>, f64), String>;
+    let results: Mutex<BTreeMap<(usize, Option<usize>), Out>> = Mutex::new(BTreeMap::new());
+    let next = AtomicUsize::new(0);
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let n = p.data.n_rows();
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(v, fold)) = items.get(i) else { break };
+                let variant = &VARIANTS[v];
+                let mut learn = LearnArgs { seed: SEED, no_names: true, ..LearnArgs::new(variant.algo) };
+                (variant.set)(&mut learn);
+                let out: Out = match fold {
+                    None => (|| {
+                        let ctx = Context::new(&p.data, SEED, None);
+                        let opts = learn.options(&p.data.schema).map_err(|e| format!("{e:#}"))?;
+                        let trained =
+                            algo::train(variant.algo, &ctx, &opts, false).map_err(|e| e.to_string())?;
+                        Ok((Some(trained.bytes), trained.train_accuracy))
+                    })(),
+                    Some(f) => {
+                        let test = &p.folds[f];
+                        let train = ltu::split::complement(test, n);
+                        ltu::commands::holdout(&p.data, &train, test, &learn)
+                            .map(|(acc, _)| (None, acc))
+                            .map_err(|e| format!("{e:#}"))
+                    }
+                };
+                results.lock().unwrap().insert((v, fold), out);
+            });
+        }
+    });
+    let results = results.into_inner().unwrap();
+    (0..VARIANTS.len())
+        .map(|v| match &results[&(v, None)] {
+            Err(e) => Trained::Failed(e.clone()),
+            Ok((bytes, _)) => {
+                let bytes = bytes.clone().unwrap_or_default();
+                let accs: Vec<f64> = (0..p.folds.len())
+                    .filter_map(|f| results[&(v, Some(f))].as_ref().ok().map(|r| r.1))
+                    .collect();
+                let folds_failed = p.folds.len() - accs.len();
+                // Held-out accuracy over all rows (folds weighted by size), as the peers compute it.
+                let correct: f64 = (0..p.folds.len())
+                    .filter_map(|f| {
+                        results[&(v, Some(f))].as_ref().ok().map(|r| r.1 * p.folds[f].len() as f64)
+                    })
+                    .sum();
+                let total: usize = (0..p.folds.len())
+                    .filter(|&f| results[&(v, Some(f))].is_ok())
+                    .map(|f| p.folds[f].len())
+                    .sum();
+                let accuracy = (folds_failed == 0 && total > 0).then(|| correct / total as f64);
+                let model =
+                    ltu_runtime::Model::from_bytes(&bytes).expect("the trainer verified its own bytes");
+                let spec = ltu::export::ModelSpec::from_model(&model);
+                let inputs = ltu::encode::raw_rows(&spec.inputs, &p.data.subset(rows));
+                let host =
+                    inputs.iter().map(|x| model.predict(x).expect("row length is the model's")).collect();
+                Trained::Model { bytes, inputs, host, accuracy, folds_failed }
+            }
+        })
+        .collect()
+}
+
+fn ltu_models(
+    root: &Path,
+    p: &Prepared,
+    rows: &[usize],
+    targets: &[Target],
+    plugin: &Path,
+) -> Result<Vec<Entry>> {
+    let trained = train_variants(p, rows);
+    let base = root.join(OUT_DIR).join("ltu").join(p.name);
+    let cargo_dir = root.join(OUT_DIR).join("cargo");
+    // Twins keyed by their rows.rs and target: one per dataset and target in practice.
+    let mut twins: BTreeMap<(String, &str), u64> = BTreeMap::new();
+    let mut entries = Vec::new();
+    for (variant, t) in VARIANTS.iter().zip(trained) {
+        let group = variant.algo.to_string();
+        let (bytes, inputs, host, accuracy, folds_failed) = match t {
+            Trained::Failed(e) => {
+                if !(variant.algo == Algo::Hsi && p.data.n_classes() != 2) {
+                    println!("  {:<22} failed: {e}", variant.label);
+                    entries.push(Entry {
+                        family: "ltu",
+                        name: variant.label.into(),
+                        group,
+                        accuracy: None,
+                        model_bytes: None,
+                        measures: Vec::new(),
+                        notes: vec![format!("training failed: {e}")],
+                    });
+                }
+                continue;
+            }
+            Trained::Model { bytes, inputs, host, accuracy, folds_failed } => {
+                (bytes, inputs, host, accuracy, folds_failed)
+            }
+        };
+        let dir = base.join(variant.label.replace([' ', '-'], "_").trim_matches('_'));
+        fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let rows_src = rows_rs(&inputs);
+        fs::write(dir.join("model.ltu"), &bytes)?;
+        fs::write(dir.join("rows.rs"), &rows_src)?;
+        let mut notes = Vec::new();
+        if folds_failed > 0 {
+            notes.push(format!("{folds_failed} of {FOLDS} CV folds failed to train"));
+        }
+        let mut measures = Vec::new();
+        // Budget variants on the Cortex-M3 only; the defaults on every target.
+        for &target in targets.iter().filter(|t| !variant.budget || t.triple == TARGETS[0].triple) {
+            let key = (rows_src.clone(), target.triple);
+            let twin_flash = match twins.get(&key) {
+                Some(&f) => f,
+                None => {
+                    let twin_dir = base.join(format!("twin-{}", twins.len()));
+                    fs::create_dir_all(&twin_dir)?;
+                    fs::write(twin_dir.join("rows.rs"), &rows_src)?;
+                    let elf = build_rust(root, target, &twin_dir, &cargo_dir, true)?;
+                    let f = firmware::sizes(&fs::read(&elf)?)?.flash;
+                    twins.insert(key, f);
+                    f
+                }
+            };
+            let elf = build_rust(root, target, &dir, &cargo_dir, false)?;
+            let flash = firmware::sizes(&fs::read(&elf)?)?.flash - twin_flash;
+            let run = firmware::run(&elf, target.machine, Some(plugin))?;
+            let m = measure(target, &run, &host, true, flash)
+                .with_context(|| format!("{} {} on {}", p.name, variant.label, target.core))?;
+            println!(
+                "  {:<22} {:<10} {:>6} instructions per prediction (max {}), load {}, flash {} B, stack {} B, {}/{} agree",
+                variant.label,
+                target.core,
+                mean(&m.predict),
+                m.predict.iter().max().unwrap_or(&0),
+                m.load.unwrap_or(0),
+                m.flash,
+                m.stack.iter().max().unwrap_or(&0),
+                m.agree,
+                m.predict.len()
+            );
+            measures.push(m);
+        }
+        entries.push(Entry {
+            family: "ltu",
+            name: variant.label.into(),
+            group,
+            accuracy,
+            model_bytes: Some(bytes.len()),
+            measures,
+            notes,
+        });
+    }
+    Ok(entries)
+}
+
+fn build_rust(root: &Path, target: Target, dir: &Path, cargo_dir: &Path, null_twin: bool) -> Result<PathBuf> {
+    let options =
+        BuildOptions { model_dir: Some(dir), target_dir: Some(cargo_dir), example: Some("bench"), null_twin };
+    let elf = firmware::build(root, target, &options)?;
+    let copy = dir.join(format!("bench-{}.elf", target.triple));
+    fs::copy(&elf, &copy).with_context(|| format!("copying {} to {}", elf.display(), copy.display()))?;
+    Ok(copy)
+}
+
+/// Reads a bench run: regions (loading first for ltu), `p <class> <stack>` lines, `done`.
+fn measure(
+    target: Target,
+    run: &firmware::Run,
+    host: &[usize],
+    has_load: bool,
+    flash: u64,
+) -> Result<Measure> {
+    if run.code != 0 {
+        crate::qemu::print_log(run);
+        bail!("the bench firmware exited with {}", run.code);
+    }
+    let lines: Vec<(usize, u64)> = run
+        .log
+        .iter()
+        .filter_map(|l| {
+            let mut it = l.strip_prefix("p ")?.split_whitespace();
+            Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+        })
+        .collect();
+    ensure!(run.log.iter().any(|l| l == "done"), "the bench firmware did not finish: {:?}", run.log);
+    ensure!(lines.len() == host.len(), "{} predictions logged, want {}", lines.len(), host.len());
+    let skip = usize::from(has_load);
+    ensure!(
+        run.regions.len() == host.len() + skip,
+        "{} measured regions, want {}",
+        run.regions.len(),
+        host.len() + skip
+    );
+    Ok(Measure {
+        target,
+        load: has_load.then(|| run.regions[0]),
+        predict: run.regions[skip..].to_vec(),
+        stack: lines.iter().map(|l| l.1).collect(),
+        flash,
+        agree: lines.iter().zip(host).filter(|(l, &h)| l.0 == h).count(),
+    })
+}
+
+/// C compiler flags of each target.
+fn c_flags(target: Target) -> &'static [&'static str] {
+    match target.triple {
+        "thumbv6m-none-eabi" => &["-mcpu=cortex-m0", "-mthumb", "-mfloat-abi=soft"],
+        "thumbv7em-none-eabihf" => &["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"],
+        _ => &["-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"],
+    }
+}
+
+/// The firmware example's memory layout for a target (the C firmware uses the same).
+fn memory_x(root: &Path, target: Target) -> PathBuf {
+    let file = match target.triple {
+        "thumbv6m-none-eabi" => "microbit.x",
+        "thumbv7em-none-eabihf" => "mps2.x",
+        _ => "lm3s6965.x",
+    };
+    firmware::dir(root).join("memory").join(file)
+}
+
+/// Builds the C bench firmware around one model source (`None`: the twin, `null.c`).
+fn build_c(
+    root: &Path,
+    target: Target,
+    include: &Path,
+    rows_dir: &Path,
+    model: Option<&Path>,
+    out: &Path,
+) -> Result<()> {
+    let c = root.join("bench/c");
+    let build = out.with_extension("d");
+    fs::create_dir_all(&build)?;
+    fs::copy(memory_x(root, target), build.join("memory.x"))?;
+    let model_src = model.map_or_else(|| c.join("null.c"), Path::to_path_buf);
+    let mut gcc = Command::new("arm-none-eabi-gcc");
+    gcc.args(c_flags(target))
+        .args(["-Os", "-std=gnu11", "-ffunction-sections", "-fdata-sections", "-fno-common", "-w"])
+        .arg("-I")
+        .arg(include)
+        .arg("-I")
+        .arg(rows_dir)
+        .args(["-nostartfiles", "-nostdlib", "-Wl,--gc-sections"])
+        .arg(format!("-L{}", build.display()))
+        .arg("-T")
+        .arg(c.join("link.ld"))
+        .arg(c.join("startup.c"))
+        .arg(c.join("harness.c"))
+        .arg(&model_src)
+        .args(["-lc", "-lgcc", "-o"])
+        .arg(out);
+    cmd::run(&mut gcc)
+}
+
+fn emlearn_models(
+    root: &Path,
+    name: &str,
+    peer: &Value,
+    peers: &Value,
+    targets: &[Target],
+    plugin: &Path,
+) -> Result<Vec<Entry>> {
+    let include = PathBuf::from(peers["emlearn_include"].as_str().context("peers.json: emlearn_include")?);
+    let header = PathBuf::from(peer["rows_header"].as_str().context("peers.json: rows_header")?);
+    let rows_dir = header.parent().context("rows header has a directory")?.to_path_buf();
+    let mut twins: BTreeMap<&str, u64> = BTreeMap::new();
+    for &target in targets {
+        let elf = rows_dir.join(format!("twin-{}.elf", target.triple));
+        build_c(root, target, &include, &rows_dir, None, &elf)?;
+        twins.insert(target.triple, firmware::sizes(&fs::read(&elf)?)?.flash);
+    }
+    let mut entries = Vec::new();
+    for model in peer["models"].as_array().context("peers.json: models")? {
+        let model_name = model["name"].as_str().unwrap_or("?");
+        let cv = &model["cv"];
+        for variant in model["variants"].as_array().context("peers.json: variants")? {
+            let method = variant["method"].as_str().unwrap_or("?");
+            let src = PathBuf::from(variant["source"].as_str().context("peers.json: source")?);
+            let host: Vec<usize> = serde_json::from_value(variant["host_predictions"].clone())?;
+            let mut measures = Vec::new();
+            for &target in targets {
+                let elf = src.with_extension(format!("{}.elf", target.triple));
+                build_c(root, target, &include, &rows_dir, Some(&src), &elf)?;
+                let flash = firmware::sizes(&fs::read(&elf)?)?.flash - twins[target.triple];
+                let run = firmware::run_text(&elf, target.machine, Some(plugin))?;
+                let m = measure(target, &run, &host, false, flash)
+                    .with_context(|| format!("{name} emlearn {model_name} {method} on {}", target.core))?;
+                println!(
+                    "  emlearn {:<14} {:<10} {:>6} instructions per prediction (max {}), flash {} B, stack {} B, {}/{} agree",
+                    format!("{model_name} {method}"),
+                    target.core,
+                    mean(&m.predict),
+                    m.predict.iter().max().unwrap_or(&0),
+                    m.flash,
+                    m.stack.iter().max().unwrap_or(&0),
+                    m.agree,
+                    m.predict.len()
+                );
+                measures.push(m);
+            }
+            let agreement = cv["agreement"].as_u64().unwrap_or(0);
+            let heldout = cv["heldout_rows"].as_u64().unwrap_or(0);
+            let mut notes = Vec::new();
+            if agreement < heldout {
+                notes.push(format!(
+                    "emlearn's C differs from scikit-learn on {} of {heldout} held-out rows (scikit-learn {:.2}%)",
+                    heldout - agreement,
+                    100.0 * cv["sklearn_accuracy"].as_f64().unwrap_or(0.0)
+                ));
+            }
+            entries.push(Entry {
+                family: "emlearn",
+                name: format!("{model_name} {method}"),
+                group: model_name.to_string(),
+                accuracy: cv["emlearn_accuracy"].as_f64(),
+                model_bytes: None,
+                measures,
+                notes,
+            });
+        }
+    }
+    Ok(entries)
+}
+
+fn mean(xs: &[u64]) -> u64 {
+    let n = xs.len().max(1) as u64;
+    (xs.iter().sum::<u64>() + n / 2) / n
+}
+
+/// Instruction counts of the committed firmware model on the bench example (Cortex-M3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Guard {
+    load: u64,
+    predict_total: u64,
+    predict_max: u64,
+    stack_max: u64,
+}
+
+impl Guard {
+    fn line(&self) -> String {
+        format!(
+            "{} load={} predict_total={} predict_max={} stack_max={}",
+            TARGETS[0].triple, self.load, self.predict_total, self.predict_max, self.stack_max
+        )
+    }
+
+    fn parse(text: &str) -> Result<Guard> {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(TARGETS[0].triple))
+            .with_context(|| format!("no `{}` line", TARGETS[0].triple))?;
+        let field = |key: &str| -> Result<u64> {
+            let v = line
+                .split_whitespace()
+                .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+                .with_context(|| format!("no `{key}=` in `{line}`"))?;
+            v.parse().with_context(|| format!("`{key}={v}` is not a count"))
+        };
+        Ok(Guard {
+            load: field("load")?,
+            predict_total: field("predict_total")?,
+            predict_max: field("predict_max")?,
+            stack_max: field("stack_max")?,
+        })
+    }
+}
+
+/// The regression guard: the committed firmware model on its TEST recordings' features
+/// (`firmware-example/model/rows.rs`), Cortex-M3. Fails if any count grew past the reference.
+fn reference_guard(root: &Path, plugin: &Path, update: bool) -> Result<(Guard, Option<Guard>)> {
+    let target = TARGETS[0];
+    let model_dir = firmware::model_dir(root);
+    let inputs = crate::demo::Inputs::read(&model_dir)?;
+    let host: Vec<usize> = inputs.expected.iter().map(|&c| usize::from(c)).collect();
+    let options = BuildOptions {
+        model_dir: Some(&model_dir),
+        target_dir: Some(&root.join(OUT_DIR).join("cargo")),
+        example: Some("bench"),
+        null_twin: false,
+    };
+    let elf = firmware::build(root, target, &options)?;
+    let run = firmware::run(&elf, target.machine, Some(plugin))?;
+    let m = measure(target, &run, &host, true, 0).context("the committed firmware model")?;
+    let now = Guard {
+        load: m.load.unwrap_or(0),
+        predict_total: m.predict.iter().sum(),
+        predict_max: m.predict.iter().copied().max().unwrap_or(0),
+        stack_max: m.stack.iter().copied().max().unwrap_or(0),
+    };
+    let path = root.join(REFERENCE);
+    if update {
+        let text = format!(
+            "# Exact Cortex-M3 counts of the committed firmware model (firmware-example/model/) in the bench\n\
+             # example: Model::from_bytes, the sum and the largest of its predictions on rows.rs, and the\n\
+             # deepest painted stack. `cargo xtask bench-device --quick` (run by `cargo xtask test`) fails\n\
+             # when a count grows; rewrite with `cargo xtask bench-device --update-reference`.\n{}\n",
+            now.line()
+        );
+        fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {}: {}", path.display(), now.line());
+        return Ok((now, None));
+    }
+    let reference =
+        Guard::parse(&fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?)
+            .with_context(|| format!("parsing {}", path.display()))?;
+    println!("committed firmware model, {}: {}", target.core, now.line());
+    println!("reference ({REFERENCE}):  {}", reference.line());
+    let grew: Vec<String> = [
+        ("load", now.load, reference.load),
+        ("predict_total", now.predict_total, reference.predict_total),
+        ("predict_max", now.predict_max, reference.predict_max),
+        ("stack_max", now.stack_max, reference.stack_max),
+    ]
+    .iter()
+    .filter(|(_, a, b)| a > b)
+    .map(|(k, a, b)| format!("{k} {b} -> {a}"))
+    .collect();
+    ensure!(
+        grew.is_empty(),
+        "the committed firmware model got more expensive on the {}: {} (if that is intended, run \
+         `cargo xtask bench-device --update-reference` and commit {REFERENCE})",
+        target.core,
+        grew.join(", ")
+    );
+    if now != reference {
+        println!(
+            "counts went down: run `cargo xtask bench-device --update-reference` and commit {REFERENCE}"
+        );
+    }
+    Ok((now, Some(reference)))
+}
+
+struct Report {
+    datasets: Vec<(&'static str, usize, usize, Vec<Entry>)>,
+    versions: Vec<(String, String)>,
+    quick: bool,
+}
+
+fn versions(peers: &Value) -> Vec<(String, String)> {
+    let first_line = |c: &mut Command| cmd::output(c).ok().and_then(|s| s.lines().next().map(str::to_string));
+    let mut v = vec![
+        ("rustc".to_string(), first_line(Command::new("rustc").arg("--version"))),
+        ("qemu-system-arm".into(), first_line(Command::new("qemu-system-arm").arg("--version"))),
+        ("arm-none-eabi-gcc".into(), first_line(Command::new("arm-none-eabi-gcc").arg("--version"))),
+    ];
+    if let Some(obj) = peers["versions"].as_object() {
+        for (k, val) in obj {
+            v.push((k.clone(), val.as_str().map(str::to_string)));
+        }
+    }
+    v.into_iter().map(|(k, val)| (k, val.unwrap_or_else(|| "unknown".into()))).collect()
+}
+
+fn pct(a: Option<f64>) -> String {
+    a.map_or_else(|| "—".into(), |a| format!("{:.1}", 100.0 * a))
+}
+
+fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String {
+    let m3 = TARGETS[0].triple;
+    let mut s = String::new();
+    let _ = writeln!(s, "# On the device: ltu against emlearn, instruction for instruction\n");
+    let _ = writeln!(
+        s,
+        "Generated by `cargo xtask bench-device{}` — do not edit by hand. Every figure below was measured in \
+         the same run.\n",
+        if report.quick { " --quick" } else { "" }
+    );
+    s.push_str(
+        "## Method\n\n\
+         - **Device**: QEMU `mps2-an385` (Cortex-M3) for every model; the learners' defaults and every emlearn model \
+         also on `microbit` (Cortex-M0) and `mps2-an386` (Cortex-M4F) in a full run. Instruction counts are exact: \
+         the TCG plugin `firmware-example/tools/insncount.c` counts the instructions between two marker no-ops \
+         around each call (the harness's argument moves and call are inside, about 5 instructions).\n\
+         - **Rows**: per dataset, `np.sort(np.random.RandomState(0).choice(n, 50, replace=False))` of all rows \
+         (`bench/device.py`). ltu's firmware gets the exact integers the host handed `Model::predict` for those \
+         rows (what `ltu predict --json` prints as `inputs`); emlearn's gets the same rows quantized to int16 as \
+         emlearn's own example does (`MinMaxScaler` on all rows, × 32767).\n\
+         - **ltu** (`firmware-example/examples/bench.rs`, Rust, `opt-level = \"s\"`, LTO, one codegen unit): \
+         `Model::from_bytes` measured once as its own region (\"load\"), then `predict` through an \
+         `#[inline(never)]` function with `black_box` on model and row. Models are trained on all rows with seed 0 \
+         and no names (`--no-names`); the budget variants are the size options the learners offer today.\n\
+         - **emlearn** (`bench/c/harness.c`, `arm-none-eabi-gcc -Os -ffunction-sections -fdata-sections`, \
+         `--gc-sections`, no LTO): `DecisionTreeClassifier(random_state=0)` and \
+         `RandomForestClassifier(n_estimators=10, max_depth=10, random_state=0)` trained on all rows of the int16 \
+         data, converted with `emlearn.convert(..., method=\"inline\" | \"loadable\", dtype=\"int16_t\")`; \
+         `model_predict` sits in its own translation unit, so the call is real.\n\
+         - **Flash**: text + data of the firmware minus text + data of its twin, the same firmware with the same \
+         rows whose predict returns 0 and holds no model: the model plus every byte of code it needs (runtime, \
+         libgcc helpers).\n\
+         - **Stack**: before each prediction the 8 KiB below the caller are painted; afterwards the deepest \
+         overwritten word gives the bytes used (the largest over the rows is shown).\n\
+         - **Accuracy**: 10-fold cross-validation on the same folds for every model (`ltu::split::stratified_kfold`, \
+         seed 0). ltu: the runtime's predictions of each fold's model; emlearn: its C model's predictions \
+         (compiled on the host by emlearn), which is what the device computes.\n\
+         - **device = host**: every on-chip prediction compared with the host's (ltu: the runtime on the host; \
+         emlearn: its C code compiled on the host).\n\n",
+    );
+    s.push_str("Versions: ");
+    let vs: Vec<String> = report.versions.iter().map(|(k, v)| format!("{k}: `{v}`")).collect();
+    s.push_str(&vs.join(", "));
+    s.push_str("\n\n");
+
+    let _ = writeln!(s, "## Summary (Cortex-M3)\n");
+    s.push_str(
+        "Per dataset: emlearn's random forest (inline) and single tree (inline), and the cheapest ltu model whose \
+         accuracy is within 1 point of the forest's, else the most accurate ltu model.\n\n",
+    );
+    s.push_str("| dataset | RF10 inline: acc % · instr · flash B | DT inline: acc % · instr · flash B | ltu model | acc % | instr / predict | flash B | stack B |\n|---|---|---|---|---|---|---|---|\n");
+    for (name, _, _, entries) in &report.datasets {
+        let cell = |e: Option<&Entry>| {
+            e.and_then(|e| e.on(m3).map(|m| (e, m))).map_or("—".into(), |(e, m)| {
+                format!("{} · {} · {}", pct(e.accuracy), mean(&m.predict), m.flash)
+            })
+        };
+        let rf = entries.iter().find(|e| e.name == "RF10 inline");
+        let dt = entries.iter().find(|e| e.name == "DT inline");
+        let target_acc = rf.and_then(|e| e.accuracy).unwrap_or(0.0) - 0.01;
+        let ltu: Vec<(&Entry, &Measure)> =
+            entries.iter().filter(|e| e.family == "ltu").filter_map(|e| e.on(m3).map(|m| (e, m))).collect();
+        let pick = ltu
+            .iter()
+            .filter(|(e, _)| e.accuracy.is_some_and(|a| a >= target_acc))
+            .min_by_key(|(_, m)| mean(&m.predict))
+            .or_else(|| ltu.iter().max_by(|a, b| a.0.accuracy.partial_cmp(&b.0.accuracy).unwrap()));
+        let (lname, lacc, lins, lflash, lstack) =
+            pick.map_or(("—".into(), "—".into(), "—".into(), "—".into(), "—".into()), |(e, m)| {
+                (
+                    format!("`{}`", e.name),
+                    pct(e.accuracy),
+                    mean(&m.predict).to_string(),
+                    m.flash.to_string(),
+                    m.stack.iter().max().unwrap_or(&0).to_string(),
+                )
+            });
+        let _ = writeln!(
+            s,
+            "| {name} | {} | {} | {lname} | {lacc} | {lins} | {lflash} | {lstack} |",
+            cell(rf),
+            cell(dt)
+        );
+    }
+    s.push('\n');
+
+    if let Some((now, reference)) = guard {
+        let _ = writeln!(s, "## Regression guard\n");
+        let _ = writeln!(
+            s,
+            "The committed firmware model (`firmware-example/model/`, 40 TEST recordings of basicmotions) in the bench \
+             example on the Cortex-M3: `{}`{}.\n",
+            now.line(),
+            reference.as_ref().map_or(String::new(), |r| format!("; reference `{REFERENCE}`: `{}`", r.line()))
+        );
+    }
+
+    let _ = writeln!(s, "## Per dataset\n");
+    for (name, n, measured, entries) in &report.datasets {
+        let _ = writeln!(s, "### {name}\n");
+        let _ = writeln!(s, "{n} rows, {measured} measured on the device.\n");
+        let _ = writeln!(
+            s,
+            "![accuracy against instructions per prediction and against flash, {name}](device/{name}.svg)\n"
+        );
+        s.push_str("| model | CV acc % | instructions / predict: mean (min–max) | load | flash B | model file B | stack B | device = host |\n|---|---|---|---|---|---|---|---|\n");
+        for e in entries {
+            let label = format!("{} `{}`", e.family, e.name);
+            match e.on(m3) {
+                Some(m) => {
+                    let _ = writeln!(
+                        s,
+                        "| {label} | {} | {} ({}–{}) | {} | {} | {} | {} | {}/{} |",
+                        pct(e.accuracy),
+                        mean(&m.predict),
+                        m.predict.iter().min().unwrap_or(&0),
+                        m.predict.iter().max().unwrap_or(&0),
+                        m.load.map_or("—".into(), |l| l.to_string()),
+                        m.flash,
+                        e.model_bytes.map_or("—".into(), |b| b.to_string()),
+                        m.stack.iter().max().unwrap_or(&0),
+                        m.agree,
+                        m.predict.len()
+                    );
+                }
+                None => {
+                    let _ = writeln!(s, "| {label} | {} | — | — | — | — | — | — |", pct(e.accuracy));
+                }
+            }
+        }
+        let others: Vec<&Target> =
+            TARGETS[1..].iter().filter(|t| entries.iter().any(|e| e.on(t.triple).is_some())).collect();
+        if !others.is_empty() {
+            s.push_str("\nOther cores (mean instructions per prediction · flash B · stack B):\n\n| model |");
+            for t in &others {
+                let _ = write!(s, " {} |", t.core);
+            }
+            s.push_str("\n|---|");
+            for _ in &others {
+                s.push_str("---|");
+            }
+            s.push('\n');
+            for e in entries.iter().filter(|e| others.iter().any(|t| e.on(t.triple).is_some())) {
+                let _ = write!(s, "| {} `{}` |", e.family, e.name);
+                for t in &others {
+                    match e.on(t.triple) {
+                        Some(m) => {
+                            let _ = write!(
+                                s,
+                                " {} · {} · {} |",
+                                mean(&m.predict),
+                                m.flash,
+                                m.stack.iter().max().unwrap_or(&0)
+                            );
+                        }
+                        None => s.push_str(" — |"),
+                    }
+                }
+                s.push('\n');
+            }
+        }
+        let notes: Vec<String> = entries
+            .iter()
+            .flat_map(|e| e.notes.iter().map(move |n| format!("- {} `{}`: {n}", e.family, e.name)))
+            .collect();
+        if !notes.is_empty() {
+            s.push_str("\nNotes:\n\n");
+            for n in notes {
+                s.push_str(&n);
+                s.push('\n');
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// Colour of a model group in the pictures.
+fn colour(group: &str) -> &'static str {
+    match group {
+        "ptree" => "#1f77b4",
+        "ndl" => "#ff7f0e",
+        "hsi" => "#9467bd",
+        "sparse" => "#2ca02c",
+        "DT" => "#7f7f7f",
+        "RF10" => "#d62728",
+        _ => "#000000",
+    }
+}
+
+/// Indices of the Pareto-optimal points: no other point is at least as cheap and at least as
+/// accurate, and strictly better in one.
+fn pareto(points: &[(f64, f64)]) -> Vec<usize> {
+    (0..points.len())
+        .filter(|&i| {
+            let (c, a) = points[i];
+            !points.iter().any(|&(c2, a2)| c2 <= c && a2 >= a && (c2 < c || a2 > a))
+        })
+        .collect()
+}
+
+/// Two panels: accuracy against instructions per prediction, and against flash (log scales),
+/// every model measured on the Cortex-M3, the Pareto front drawn and its points ringed.
+fn pareto_svg(name: &str, entries: &[Entry]) -> String {
+    let m3 = TARGETS[0].triple;
+    let pts: Vec<(&Entry, f64, f64, f64)> = entries
+        .iter()
+        .filter_map(|e| {
+            let m = e.on(m3)?;
+            Some((e, mean(&m.predict).max(1) as f64, m.flash.max(1) as f64, 100.0 * e.accuracy?))
+        })
+        .collect();
+    let (w, h, pw, ph, left, top) = (980.0, 430.0, 380.0, 300.0, 70.0, 40.0);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="20" font-size="14" text-anchor="middle">{name}: 10-fold CV accuracy against cost on a Cortex-M3 (up and left is better)</text>"#,
+        w / 2.0
+    );
+    if pts.is_empty() {
+        s.push_str("</svg>\n");
+        return s;
+    }
+    let (amin, amax) = pts.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.3), hi.max(p.3)));
+    let (amin, amax) = ((amin - 1.0).floor(), (amax + 1.0).ceil().min(100.0).max(amin + 1.0));
+    for (panel, xlabel) in [
+        (0usize, "instructions per prediction (mean, log scale)"),
+        (1, "flash bytes: runtime + model (log scale)"),
+    ] {
+        let x0 = left + panel as f64 * (pw + 110.0);
+        let cost = |p: &(&Entry, f64, f64, f64)| if panel == 0 { p.1 } else { p.2 };
+        let (cmin, cmax) =
+            pts.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(cost(p)), hi.max(cost(p))));
+        let (lmin, lmax) = ((cmin.log10() - 0.1).floor(), (cmax.log10() + 0.1).ceil());
+        let sx = |c: f64| x0 + (c.log10() - lmin) / (lmax - lmin) * pw;
+        let sy = |a: f64| top + (amax - a) / (amax - amin) * ph;
+        let _ = writeln!(
+            s,
+            r##"<rect x="{x0}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#444"/>"##
+        );
+        let mut decade = lmin;
+        while decade <= lmax {
+            for k in 1..10 {
+                let c = 10f64.powf(decade) * f64::from(k);
+                if c.log10() > lmax + 1e-9 {
+                    break;
+                }
+                let x = sx(c);
+                let major = k == 1;
+                let _ = writeln!(
+                    s,
+                    r##"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{}" stroke="{}" stroke-width="0.5"/>"##,
+                    top + ph,
+                    if major { "#bbb" } else { "#eee" }
+                );
+                if major {
+                    let _ = writeln!(
+                        s,
+                        r#"<text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"#,
+                        top + ph + 14.0,
+                        c as u64
+                    );
+                }
+            }
+            decade += 1.0;
+        }
+        let step = if amax - amin > 20.0 {
+            5.0
+        } else if amax - amin > 8.0 {
+            2.0
+        } else {
+            1.0
+        };
+        let mut a = (amin / step).ceil() * step;
+        while a <= amax {
+            let y = sy(a);
+            let _ = writeln!(
+                s,
+                r##"<line x1="{x0}" y1="{y:.1}" x2="{}" y2="{y:.1}" stroke="#eee" stroke-width="0.5"/>"##,
+                x0 + pw
+            );
+            let _ = writeln!(s, r#"<text x="{}" y="{:.1}" text-anchor="end">{a}</text>"#, x0 - 4.0, y + 4.0);
+            a += step;
+        }
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle">{xlabel}</text>"#,
+            x0 + pw / 2.0,
+            top + ph + 32.0
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle" transform="rotate(-90 {} {})">accuracy %</text>"#,
+            x0 - 40.0,
+            top + ph / 2.0,
+            x0 - 40.0,
+            top + ph / 2.0
+        );
+        let coords: Vec<(f64, f64)> = pts.iter().map(|p| (cost(p), p.3)).collect();
+        let mut front = pareto(&coords);
+        front.sort_by(|&i, &j| coords[i].0.partial_cmp(&coords[j].0).unwrap());
+        let mut path = String::new();
+        for (k, &i) in front.iter().enumerate() {
+            let (x, y) = (sx(coords[i].0), sy(coords[i].1));
+            if k == 0 {
+                let _ = write!(path, "M{x:.1},{y:.1}");
+            } else {
+                let _ = write!(path, " H{x:.1} V{y:.1}");
+            }
+        }
+        let _ = writeln!(s, r##"<path d="{path}" fill="none" stroke="#222" stroke-dasharray="4 3"/>"##);
+        for (i, p) in pts.iter().enumerate() {
+            let (x, y) = (sx(cost(p)), sy(p.3));
+            let c = colour(&p.0.group);
+            let hollow = p.0.name.ends_with("loadable") || p.0.name.contains("--");
+            let fill = if hollow { "white" } else { c };
+            if p.0.family == "ltu" {
+                let _ = writeln!(
+                    s,
+                    r#"<circle cx="{x:.1}" cy="{y:.1}" r="5" fill="{fill}" stroke="{c}" stroke-width="2"><title>ltu {} — {:.1}%, {}</title></circle>"#,
+                    p.0.name,
+                    p.3,
+                    cost(p) as u64
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    r#"<rect x="{:.1}" y="{:.1}" width="9" height="9" fill="{fill}" stroke="{c}" stroke-width="2"><title>emlearn {} — {:.1}%, {}</title></rect>"#,
+                    x - 4.5,
+                    y - 4.5,
+                    p.0.name,
+                    p.3,
+                    cost(p) as u64
+                );
+            }
+            if front.contains(&i) {
+                let _ = writeln!(
+                    s,
+                    r##"<circle cx="{x:.1}" cy="{y:.1}" r="9" fill="none" stroke="#222" stroke-width="1"/>"##
+                );
+            }
+        }
+    }
+    // Legend.
+    let mut ly = top + ph + 52.0;
+    let mut lx = left;
+    let groups: Vec<(&str, &str)> = {
+        let mut g: Vec<(&str, &str)> = Vec::new();
+        for p in &pts {
+            let key = (p.0.family, p.0.group.as_str());
+            if !g.contains(&key) {
+                g.push(key);
+            }
+        }
+        g
+    };
+    for (family, group) in groups {
+        let c = colour(group);
+        if family == "ltu" {
+            let _ = writeln!(s, r#"<circle cx="{lx}" cy="{ly}" r="5" fill="{c}"/>"#);
+        } else {
+            let _ =
+                writeln!(s, r#"<rect x="{}" y="{}" width="9" height="9" fill="{c}"/>"#, lx - 4.5, ly - 4.5);
+        }
+        let _ = writeln!(s, r#"<text x="{}" y="{}">{family} {group}</text>"#, lx + 10.0, ly + 4.0);
+        lx += 130.0;
+        if lx > w - 150.0 {
+            lx = left;
+            ly += 18.0;
+        }
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{left}" y="{}">filled: default options / emlearn inline; hollow: budget option / emlearn loadable; ringed: on the Pareto front (dashed)</text>"#,
+        ly + 20.0
+    );
+    s.push_str("</svg>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pareto_keeps_only_undominated_points() {
+        let pts = [(10.0, 90.0), (20.0, 95.0), (15.0, 80.0), (30.0, 95.0), (5.0, 70.0)];
+        assert_eq!(pareto(&pts), [0, 1, 4]);
+    }
+
+    #[test]
+    fn rows_rs_narrows_when_every_value_fits() {
+        assert!(rows_rs(&[vec![1, -2], vec![3, 32767]]).contains("pub type Raw = i16;"));
+        let wide = rows_rs(&[vec![1, 40000]]);
+        assert!(wide.contains("pub type Raw = i32;"));
+        assert!(wide.contains("pub const N_INPUTS: usize = 2;"));
+        assert!(wide.contains("[1, 40000],"));
+    }
+
+    #[test]
+    fn guard_line_round_trips() {
+        let g = Guard { load: 1, predict_total: 2, predict_max: 3, stack_max: 4 };
+        assert_eq!(Guard::parse(&format!("# comment\n{}\n", g.line())).unwrap(), g);
+        assert!(Guard::parse("thumbv7m-none-eabi load=1").is_err());
+    }
+}
