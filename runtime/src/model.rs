@@ -34,7 +34,7 @@ pub struct Model<'a> {
 }
 
 /// Rows of a linear machine scored together, so each feature is computed once per chunk.
-const ROW_CHUNK: usize = 8;
+const ROW_CHUNK: usize = 4;
 /// Terms whose feature values are computed together into a stack buffer before the rows' dot
 /// products run over them.
 const TERM_CHUNK: usize = 16;
@@ -138,9 +138,9 @@ impl<'a> Model<'a> {
         }
 
         let feature_abs = |f: usize| -> u64 {
-            let rec: [u8; FeatureRec::SIZE] = record(repr.features, f);
+            let rec: &[u8; FeatureRec::SIZE] = record(repr.features, f);
             if rec[0] == feature_kind::NUMERIC {
-                u64::from(le16(&rec, 10))
+                u64::from(le16(rec, 10))
             } else {
                 1
             }
@@ -372,8 +372,8 @@ impl<'a> Model<'a> {
                 let mut i = 0;
                 // Every link points forward, so this visits at most `n_nodes` nodes.
                 loop {
-                    let n: [u8; NodeRec::SIZE] = record(nodes, i);
-                    let (a, value, b, c) = (le16(&n, 2), le32(&n, 4), le16(&n, 8), le16(&n, 10));
+                    let n: &[u8; NodeRec::SIZE] = record(nodes, i);
+                    let (a, value, b, c) = (le16(n, 2), le32(n, 4), le16(n, 8), le16(n, 10));
                     i = match n[0] {
                         node_kind::THRESHOLD => {
                             if raw(src, a as usize)? <= value {
@@ -386,7 +386,7 @@ impl<'a> Model<'a> {
                             let v = raw(src, a as usize)?;
                             if v >= 0 && v < i32::from(c) {
                                 let k = value as usize + v as usize;
-                                u16::from_le_bytes(record(children, k))
+                                u16::from_le_bytes(*record(children, k))
                             } else {
                                 b
                             }
@@ -410,11 +410,11 @@ impl<'a> Model<'a> {
     }
 
     fn unit(&self, u: usize) -> UnitRec {
-        UnitRec::from_array(record(self.repr.units, u)).0
+        UnitRec::from_array(*record(self.repr.units, u)).0
     }
 
     fn unit_class(&self, rec: &UnitRec, k: usize) -> usize {
-        u16::from_le_bytes(record(self.repr.unit_classes, rec.class_start as usize + k)) as usize
+        u16::from_le_bytes(*record(self.repr.unit_classes, rec.class_start as usize + k)) as usize
     }
 
     /// The class a unit chooses (binary: score > 0 is positive; machine: argmax, lowest row on ties).
@@ -460,9 +460,14 @@ impl<'a> Model<'a> {
     }
 
     /// Scores of rows `first..first + out.len()` of a unit (at most [`ROW_CHUNK`]): bias plus the
-    /// weighted features, in the kind's accumulator. Features are computed [`TERM_CHUNK`] terms at
-    /// a time into a stack buffer, each once per chunk of rows, and every row of the chunk then
-    /// takes one multiply-accumulate loop over exactly sized slices (no bounds checks inside).
+    /// weighted features. Features are computed [`TERM_CHUNK`] terms at a time into a stack buffer,
+    /// each once per chunk of rows, and every row of the chunk then takes one multiply-accumulate
+    /// loop over exactly sized slices (no bounds checks inside).
+    ///
+    /// The loader proved `|bias| + sum |w_j| * max|f_j| <= i32::MAX` for every row of an integer
+    /// kind, so every partial sum fits in `i32`: each chunk's dot product runs in `i32` (a 32-bit
+    /// multiply-accumulate) and is added to the row's `i64` score. `Fixed` weight bits times an
+    /// integer feature are `I48F16` bits, accumulated in `i64` (bound `i64::MAX`).
     fn row_scores<S: FnMut(usize) -> Option<i32>>(
         &self,
         rec: &UnitRec,
@@ -470,50 +475,16 @@ impl<'a> Model<'a> {
         out: &mut [i64],
         src: &mut S,
     ) -> Result<()> {
-        // One copy of the loop per width, so the weight read is not a match per term. The loader
-        // proved |bias| + sum |w_j| * max|f_j| <= i32::MAX (i64::MAX for Fixed) for every row.
-        match self.repr.weight_kind {
-            WeightKind::I8 => self.rows::<1, i32, S>(rec, first, out, src, |a, w, f| {
-                w.iter().zip(f).fold(a, |a, (&w, &f)| a + i32::from(w as i8) * f)
-            }),
-            WeightKind::I16 => self.rows::<2, i32, S>(rec, first, out, src, |a, w, f| {
-                w.chunks_exact(2)
-                    .zip(f)
-                    .fold(a, |a, (w, &f)| a + i32::from(i16::from_le_bytes([w[0], w[1]])) * f)
-            }),
-            WeightKind::I32 => self.rows::<4, i32, S>(rec, first, out, src, |a, w, f| {
-                w.chunks_exact(4).zip(f).fold(a, |a, (w, &f)| a + le32(w, 0) * f)
-            }),
-            // I16F16 weight bits times an integer feature are I48F16 bits.
-            WeightKind::Fixed => self.rows::<4, i64, S>(rec, first, out, src, |a, w, f| {
-                w.chunks_exact(4).zip(f).fold(a, |a, (w, &f)| a + i64::from(le32(w, 0)) * i64::from(f))
-            }),
-        }
-    }
-
-    /// [`Model::row_scores`] for weights of `W` bytes accumulated in `A` by `dot`.
-    #[inline(always)]
-    fn rows<const W: usize, A, S>(
-        &self,
-        rec: &UnitRec,
-        first: usize,
-        out: &mut [i64],
-        src: &mut S,
-        dot: impl Fn(A, &[u8], &[i32]) -> A,
-    ) -> Result<()>
-    where
-        A: Copy + Default + From<i32> + Into<i64>,
-        S: FnMut(usize) -> Option<i32>,
-    {
+        let kind = self.repr.weight_kind;
+        let width = kind.width();
         let terms = rec.n_terms as usize;
-        let stride = (terms + 1) * W;
-        let start = (rec.weight_start as usize + first * (terms + 1)) * W;
+        let stride = (terms + 1) * width;
+        let start = (rec.weight_start as usize + first * (terms + 1)) * width;
         let n = out.len().min(ROW_CHUNK);
         // In range: the loader checked every unit's weights against the table.
         let w = self.repr.weights.get(start..start + n * stride).unwrap_or(&[]);
-        let mut acc = [A::default(); ROW_CHUNK];
-        for (a, row) in acc.iter_mut().zip(w.chunks_exact(stride)) {
-            *a = A::from(le_int::<W>(&row[terms * W..]));
+        for (o, row) in out.iter_mut().zip(w.chunks_exact(stride)) {
+            *o = i64::from(weight(row, kind, terms));
         }
         let mut f = [0i32; TERM_CHUNK];
         let mut j = 0;
@@ -521,19 +492,35 @@ impl<'a> Model<'a> {
             let len = TERM_CHUNK.min(terms - j);
             let f = &mut f[..len];
             self.features_into(rec, j, f, src)?;
-            let cols = j * W..(j + len) * W;
-            for (a, row) in acc.iter_mut().zip(w.chunks_exact(stride)) {
-                *a = dot(*a, row.get(cols.clone()).unwrap_or(&[]), f);
+            let cols = j * width..(j + len) * width;
+            for (o, row) in out.iter_mut().zip(w.chunks_exact(stride)) {
+                let w = row.get(cols.clone()).unwrap_or(&[]);
+                *o += match kind {
+                    WeightKind::I8 => {
+                        i64::from(w.iter().zip(&*f).fold(0i32, |a, (&w, &f)| a + i32::from(w as i8) * f))
+                    }
+                    WeightKind::I16 => i64::from(
+                        w.chunks_exact(2)
+                            .zip(&*f)
+                            .fold(0i32, |a, (w, &f)| a + i32::from(i16::from_le_bytes([w[0], w[1]])) * f),
+                    ),
+                    WeightKind::I32 => {
+                        i64::from(w.chunks_exact(4).zip(&*f).fold(0i32, |a, (w, &f)| a + le32(w, 0) * f))
+                    }
+                    WeightKind::Fixed => w
+                        .chunks_exact(4)
+                        .zip(&*f)
+                        .fold(0i64, |a, (w, &f)| a + i64::from(le32(w, 0)) * i64::from(f)),
+                };
             }
             j += len;
-        }
-        for (o, a) in out.iter_mut().zip(acc) {
-            *o = a.into();
         }
         Ok(())
     }
 
-    /// Values of terms `j..j + out.len()` of a unit (one copy for every weight kind).
+    /// Values of terms `j..j + out.len()` of a unit: a dense unit walks the feature records in
+    /// order, a sparse one looks each up through its term list.
+    #[inline(never)]
     fn features_into<S: FnMut(usize) -> Option<i32>>(
         &self,
         rec: &UnitRec,
@@ -544,9 +531,9 @@ impl<'a> Model<'a> {
         let features = self.repr.features;
         if rec.flags & unit_flags::SPARSE != 0 {
             let at = (rec.term_start as usize + j) * 2;
-            let terms = self.repr.term_features.get(at..at + 2 * out.len()).unwrap_or(&[]);
+            let terms = self.repr.term_features.get(at..).unwrap_or(&[]);
             for (v, t) in out.iter_mut().zip(terms.chunks_exact(2)) {
-                *v = self.feature(&record(features, le16(t, 0) as usize), src)?;
+                *v = self.feature(record(features, le16(t, 0) as usize), src)?;
             }
         } else {
             let recs = features.get(j * FeatureRec::SIZE..).unwrap_or(&[]);
@@ -572,25 +559,32 @@ impl<'a> Model<'a> {
             }
             feature_kind::EQUALS => sign(raw(src, attr)? == value),
             feature_kind::GREATER => sign(raw(src, attr)? > value),
-            _ => {
-                let first = value as usize;
-                let lits =
-                    self.repr.literals.get(first * LiteralRec::SIZE..(first + attr) * LiteralRec::SIZE);
-                for lit in lits.unwrap_or(&[]).chunks_exact(LiteralRec::SIZE) {
-                    let (x, v) = (raw(src, le16(lit, 0) as usize)?, le32(lit, 4));
-                    let holds = match lit[2] {
-                        literal_op::EQ => x == v,
-                        literal_op::NE => x != v,
-                        literal_op::GT => x > v,
-                        _ => x <= v,
-                    };
-                    if !holds {
-                        return Ok(-1);
-                    }
-                }
-                1
-            }
+            _ => self.conjunction(value as usize, attr, src)?,
         })
+    }
+
+    /// `+1` if literals `first..first + n` all hold, else `-1` (stops at the first that fails).
+    #[inline(never)]
+    fn conjunction<S: FnMut(usize) -> Option<i32>>(
+        &self,
+        first: usize,
+        n: usize,
+        src: &mut S,
+    ) -> Result<i32> {
+        let lits = self.repr.literals.get(first * LiteralRec::SIZE..(first + n) * LiteralRec::SIZE);
+        for lit in lits.unwrap_or(&[]).chunks_exact(LiteralRec::SIZE) {
+            let (x, v) = (raw(src, le16(lit, 0) as usize)?, le32(lit, 4));
+            let holds = match lit[2] {
+                literal_op::EQ => x == v,
+                literal_op::NE => x != v,
+                literal_op::GT => x > v,
+                _ => x <= v,
+            };
+            if !holds {
+                return Ok(-1);
+            }
+        }
+        Ok(1)
     }
 }
 
@@ -645,11 +639,8 @@ fn set_score(scores: &mut Option<&mut [i64]>, class: usize, s: i64) {
 /// so the zero record is never returned for a loaded model; it only spares the evaluator a panic
 /// path.
 #[inline(always)]
-fn record<const N: usize>(table: &[u8], i: usize) -> [u8; N] {
-    match table.get(i * N..).and_then(|t| t.first_chunk::<N>()) {
-        Some(r) => *r,
-        None => [0; N],
-    }
+fn record<const N: usize>(table: &[u8], i: usize) -> &[u8; N] {
+    table.get(i * N..).and_then(|t| t.first_chunk::<N>()).unwrap_or(&[0; N])
 }
 
 /// Little-endian `u16` at byte `at` of `b` (0 if out of range).
