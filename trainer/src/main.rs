@@ -38,8 +38,10 @@ enum Command {
     Train {
         /// Training data (CSV with a header row, or ARFF).
         data: PathBuf,
-        /// Where to write the model (atomically).
-        #[arg(short, long)]
+        /// Where to write the model: a file (replaced atomically; a symlink is followed), a
+        /// device or FIFO (written through), or `-` for standard output (the report then goes to
+        /// standard error). Never the training data file.
+        #[arg(short, long, value_name = "PATH")]
         output: PathBuf,
         #[command(flatten)]
         learn: LearnArgs,
@@ -122,6 +124,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let report = commands::train(&data, &output, &learn, &progress);
             if let Some(bar) = bar {
                 bar.finish_and_clear();
+            }
+            if output.as_os_str() == "-" {
+                // The model went to stdout; the report must not corrupt it.
+                let report = report?;
+                let text = if cli.json { serde_json::to_string(&report)? } else { report.to_string() };
+                eprintln!("{text}");
+                return Ok(());
             }
             print(&report?, cli.json)
         }

@@ -294,3 +294,91 @@ fn closed_stdout_pipe_is_not_an_error() {
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `-o` never replaces the training data, whether named directly, through a symlink or a hard link.
+#[test]
+fn output_is_never_the_input_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let original = std::fs::read(data("iris.csv")).unwrap();
+    write(d, "iris.csv", &original);
+    fails(d, &["train", "iris.csv", "--algo", "ptree", "-o", "iris.csv"], "refusing to overwrite");
+    fails(d, &["train", "iris.csv", "--algo", "ptree", "-o", "./iris.csv"], "refusing to overwrite");
+    std::os::unix::fs::symlink("iris.csv", d.join("link.ltu")).unwrap();
+    fails(d, &["train", "iris.csv", "--algo", "ptree", "-o", "link.ltu"], "refusing to overwrite");
+    std::fs::hard_link(d.join("iris.csv"), d.join("hard.ltu")).unwrap();
+    fails(d, &["train", "iris.csv", "--algo", "ptree", "-o", "hard.ltu"], "refusing to overwrite");
+    assert_eq!(std::fs::read(d.join("iris.csv")).unwrap(), original, "the data are intact");
+    assert!(std::fs::symlink_metadata(d.join("link.ltu")).unwrap().file_type().is_symlink());
+}
+
+/// A symlink is followed: its target gets the model (atomically, in the target's directory) and
+/// the link stays a link.
+#[test]
+fn output_symlink_is_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("models")).unwrap();
+    write(d, "models/real.ltu", b"old contents");
+    std::os::unix::fs::symlink("models/real.ltu", d.join("current.ltu")).unwrap();
+    std::os::unix::fs::symlink("models/new.ltu", d.join("dangling.ltu")).unwrap();
+    let iris = data("iris.csv");
+    for out in ["current.ltu", "dangling.ltu"] {
+        let t = json(d, &["train", iris.to_str().unwrap(), "--algo", "ptree", "-o", out, "--json"]);
+        assert!(
+            std::fs::symlink_metadata(d.join(out)).unwrap().file_type().is_symlink(),
+            "{out} stays a link"
+        );
+        let bytes = std::fs::read(d.join(out)).unwrap();
+        assert_eq!(bytes.len() as u64, t["model_bytes"].as_u64().unwrap());
+        assert!(bytes.starts_with(b"LTUM"));
+    }
+    assert!(d.join("models/new.ltu").is_file(), "the dangling link's target was created");
+    let names: Vec<_> =
+        std::fs::read_dir(d.join("models")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 2, "no temporary file left: {names:?}");
+}
+
+/// `/dev/null` and FIFOs are written through, never replaced by a regular file; a directory is
+/// refused.
+#[test]
+fn output_device_and_fifo_are_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    // /dev/null through a symlink in the tempdir: the code before this test replaced the link (and,
+    // run as root with `-o /dev/null`, /dev/null itself); through a link the test cannot damage /dev.
+    std::os::unix::fs::symlink("/dev/null", d.join("null.ltu")).unwrap();
+    json(d, &["train", iris, "--algo", "ptree", "-o", "null.ltu", "--json"]);
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    assert!(std::fs::symlink_metadata(d.join("null.ltu")).unwrap().file_type().is_symlink());
+
+    let status = Command::new("mkfifo").arg(d.join("pipe.ltu")).status().unwrap();
+    assert!(status.success());
+    let reader =
+        Command::new("cat").arg(d.join("pipe.ltu")).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let t = json(d, &["train", iris, "--algo", "ptree", "-o", "pipe.ltu", "--json"]);
+    let got = reader.wait_with_output().unwrap().stdout;
+    assert_eq!(got.len() as u64, t["model_bytes"].as_u64().unwrap());
+    assert!(std::fs::metadata(d.join("pipe.ltu")).unwrap().file_type().is_fifo(), "still a FIFO");
+
+    std::fs::create_dir(d.join("dir.ltu")).unwrap();
+    fails(d, &["train", iris, "--algo", "ptree", "-o", "dir.ltu"], "is a directory");
+}
+
+/// `-o -` writes the model to stdout and the report to stderr.
+#[test]
+fn output_dash_is_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let o = ltu(d, &["train", iris.to_str().unwrap(), "--algo", "ptree", "-o", "-", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.starts_with(b"LTUM"), "the model is on stdout");
+    ltu_runtime::Model::from_bytes(&o.stdout).expect("a valid model");
+    let report: Value = serde_json::from_str(stderr(&o).trim()).unwrap();
+    assert_eq!(report["model_bytes"].as_u64().unwrap() as usize, o.stdout.len());
+    assert!(!d.join("-").exists(), "no file named `-`");
+}
