@@ -355,11 +355,11 @@ impl<'a> Model<'a> {
         mut scores: Option<&mut [i64]>,
     ) -> Result<usize> {
         match self.repr.structure {
-            StructureRepr::Linear { unit } => self.decide(unit as usize, src, scores),
+            StructureRepr::Linear { unit } => Ok(self.decide(unit as usize, src, scores)?.0),
             StructureRepr::List { entries, default_class } => {
                 for e in entries.chunks_exact(ListEntryRec::SIZE) {
                     let (unit, class) = (le16(e, 0) as usize, le16(e, 2) as usize);
-                    let s = self.binary_score(&self.unit(unit), src)?;
+                    let (_, s) = self.decide(unit, src, None)?;
                     if s > 0 {
                         set_score(&mut scores, class, s);
                         return Ok(class);
@@ -392,13 +392,13 @@ impl<'a> Model<'a> {
                             }
                         }
                         node_kind::UNIT_SPLIT => {
-                            if self.binary_score(&self.unit(a as usize), src)? <= 0 {
+                            if self.decide(a as usize, src, None)?.1 <= 0 {
                                 b
                             } else {
                                 c
                             }
                         }
-                        node_kind::UNIT => return self.decide(a as usize, src, scores),
+                        node_kind::UNIT => return Ok(self.decide(a as usize, src, scores)?.0),
                         _ => {
                             set_score(&mut scores, a as usize, 0);
                             return Ok(a as usize);
@@ -409,54 +409,53 @@ impl<'a> Model<'a> {
         }
     }
 
-    fn unit(&self, u: usize) -> UnitRec {
-        UnitRec::from_array(*record(self.repr.units, u)).0
-    }
-
     fn unit_class(&self, rec: &UnitRec, k: usize) -> usize {
         u16::from_le_bytes(*record(self.repr.unit_classes, rec.class_start as usize + k)) as usize
     }
 
-    /// The class a unit chooses (binary: score > 0 is positive; machine: argmax, lowest row on ties).
+    /// The class unit `u` chooses (binary: score > 0 is positive; machine: argmax, lowest row on
+    /// ties) and the score of the chosen row (a binary unit's score `s`, whatever it decides).
+    /// With `scores`, writes the per-class scores `predict_scores` documents.
+    ///
+    /// The only caller of [`Model::row_scores`], which is inlined here: one stack frame for a
+    /// unit's whole evaluation.
     fn decide<S: FnMut(usize) -> Option<i32>>(
         &self,
         u: usize,
         src: &mut S,
         mut scores: Option<&mut [i64]>,
-    ) -> Result<usize> {
-        let rec = self.unit(u);
-        if rec.n_out == 1 {
-            let s = self.binary_score(&rec, src)?;
-            let (neg, pos) = (self.unit_class(&rec, 0), self.unit_class(&rec, 1));
-            set_score(&mut scores, neg, -s);
-            set_score(&mut scores, pos, s);
-            return Ok(if s > 0 { pos } else { neg });
-        }
-        let mut best = (i64::MIN, 0);
+    ) -> Result<(usize, i64)> {
+        let rec = UnitRec::from_array(*record(self.repr.units, u)).0;
         let n_out = rec.n_out as usize;
+        let mut best = (i64::MIN, 0);
         let mut chunk = [0i64; ROW_CHUNK];
-        for first in (0..n_out).step_by(ROW_CHUNK) {
+        let mut first = 0;
+        while first < n_out {
             let n = ROW_CHUNK.min(n_out - first);
-            self.row_scores(&rec, first, &mut chunk[..n], src)?;
-            for (k, &s) in chunk[..n].iter().enumerate() {
-                let o = first + k;
-                let class = self.unit_class(&rec, o);
-                if let Some(out) = scores.as_deref_mut().and_then(|out| out.get_mut(class)) {
-                    *out = (*out).max(s);
-                }
+            let chunk = &mut chunk[..n];
+            self.row_scores(&rec, first, chunk, src)?;
+            for (o, &s) in (first..).zip(&*chunk) {
                 if s > best.0 || o == 0 {
-                    best = (s, class);
+                    best = (s, o);
                 }
             }
+            if let Some(out) = scores.as_deref_mut() {
+                for (o, &s) in (first..).zip(&*chunk) {
+                    if let Some(c) = out.get_mut(self.unit_class(&rec, o)) {
+                        *c = if n_out == 1 { s } else { (*c).max(s) };
+                    }
+                }
+            }
+            first += n;
         }
-        Ok(best.1)
-    }
-
-    /// Score of a binary unit.
-    fn binary_score<S: FnMut(usize) -> Option<i32>>(&self, rec: &UnitRec, src: &mut S) -> Result<i64> {
-        let mut s = [0i64; 1];
-        self.row_scores(rec, 0, &mut s, src)?;
-        Ok(s[0])
+        if n_out == 1 {
+            let (s, neg) = (best.0, self.unit_class(&rec, 0));
+            let pos = self.unit_class(&rec, 1);
+            set_score(&mut scores, neg, -s);
+            set_score(&mut scores, pos, s);
+            return Ok((if s > 0 { pos } else { neg }, s));
+        }
+        Ok((self.unit_class(&rec, best.1), best.0))
     }
 
     /// Scores of rows `first..first + out.len()` of a unit (at most [`ROW_CHUNK`]): bias plus the
@@ -468,6 +467,7 @@ impl<'a> Model<'a> {
     /// kind, so every partial sum fits in `i32`: each chunk's dot product runs in `i32` (a 32-bit
     /// multiply-accumulate) and is added to the row's `i64` score. `Fixed` weight bits times an
     /// integer feature are `I48F16` bits, accumulated in `i64` (bound `i64::MAX`).
+    #[inline(always)]
     fn row_scores<S: FnMut(usize) -> Option<i32>>(
         &self,
         rec: &UnitRec,
@@ -486,7 +486,8 @@ impl<'a> Model<'a> {
         for (o, row) in out.iter_mut().zip(w.chunks_exact(stride)) {
             *o = i64::from(weight(row, kind, terms));
         }
-        let mut f = [0i32; TERM_CHUNK];
+        // Feature values lie in -32767..=32767 (numeric `max_abs` <= 32767, others +-1).
+        let mut f = [0i16; TERM_CHUNK];
         let mut j = 0;
         while j < terms {
             let len = TERM_CHUNK.min(terms - j);
@@ -496,17 +497,15 @@ impl<'a> Model<'a> {
             for (o, row) in out.iter_mut().zip(w.chunks_exact(stride)) {
                 let w = row.get(cols.clone()).unwrap_or(&[]);
                 *o += match kind {
-                    WeightKind::I8 => {
-                        i64::from(w.iter().zip(&*f).fold(0i32, |a, (&w, &f)| a + i32::from(w as i8) * f))
-                    }
-                    WeightKind::I16 => i64::from(
-                        w.chunks_exact(2)
-                            .zip(&*f)
-                            .fold(0i32, |a, (w, &f)| a + i32::from(i16::from_le_bytes([w[0], w[1]])) * f),
+                    WeightKind::I8 => i64::from(
+                        w.iter().zip(&*f).fold(0i32, |a, (&w, &f)| a + i32::from(w as i8) * i32::from(f)),
                     ),
-                    WeightKind::I32 => {
-                        i64::from(w.chunks_exact(4).zip(&*f).fold(0i32, |a, (w, &f)| a + le32(w, 0) * f))
-                    }
+                    WeightKind::I16 => i64::from(w.chunks_exact(2).zip(&*f).fold(0i32, |a, (w, &f)| {
+                        a + i32::from(i16::from_le_bytes([w[0], w[1]])) * i32::from(f)
+                    })),
+                    WeightKind::I32 => i64::from(
+                        w.chunks_exact(4).zip(&*f).fold(0i32, |a, (w, &f)| a + le32(w, 0) * i32::from(f)),
+                    ),
                     WeightKind::Fixed => w
                         .chunks_exact(4)
                         .zip(&*f)
@@ -525,7 +524,7 @@ impl<'a> Model<'a> {
         &self,
         rec: &UnitRec,
         j: usize,
-        out: &mut [i32],
+        out: &mut [i16],
         src: &mut S,
     ) -> Result<()> {
         let features = self.repr.features;
@@ -533,12 +532,12 @@ impl<'a> Model<'a> {
             let at = (rec.term_start as usize + j) * 2;
             let terms = self.repr.term_features.get(at..).unwrap_or(&[]);
             for (v, t) in out.iter_mut().zip(terms.chunks_exact(2)) {
-                *v = self.feature(record(features, le16(t, 0) as usize), src)?;
+                *v = self.feature(record(features, le16(t, 0) as usize), src)? as i16;
             }
         } else {
             let recs = features.get(j * FeatureRec::SIZE..).unwrap_or(&[]);
             for (v, r) in out.iter_mut().zip(recs.chunks_exact(FeatureRec::SIZE)) {
-                *v = self.feature(r.try_into().unwrap_or(&[0; FeatureRec::SIZE]), src)?;
+                *v = self.feature(r.try_into().unwrap_or(&[0; FeatureRec::SIZE]), src)? as i16;
             }
         }
         Ok(())
