@@ -854,6 +854,10 @@ fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String {
          (`bench/device.py`). ltu's firmware gets the exact integers the host handed `Model::predict` for those \
          rows (what `ltu predict --json` prints as `inputs`); emlearn's gets the same rows quantized to int16 as \
          emlearn's own example does (`MinMaxScaler` on all rows, × 32767).\n\
+         - **Datasets**: CSV files from `data/` as `ltu` loads them; `basicmotions-window` is the firmware \
+         example's integer window features (`ltu_runtime::window`: mean, spread, energy, min and max of each of the \
+         6 IMU channels, 30 inputs) of all 80 recordings of `data/basicmotions.csv`. emlearn gets numeric columns as \
+         they are and categorical ones one-hot.\n\
          - **ltu** (`firmware-example/examples/bench.rs`, Rust, `opt-level = \"s\"`, LTO, one codegen unit): \
          `Model::from_bytes` measured once as its own region (\"load\"), then `predict` through an \
          `#[inline(never)]` function with `black_box` on model and row. Models are trained on all rows with seed 0 \
@@ -1024,6 +1028,15 @@ fn colour(group: &str) -> &'static str {
     }
 }
 
+/// A point's label in the pictures: `ptree d≤2`, `RF10 ld`.
+fn short_label(name: &str) -> String {
+    name.replace(" --max-depth ", " d≤")
+        .replace(" --max-nodes ", " n≤")
+        .replace(" --rounds ", " r=")
+        .replace(" inline", "")
+        .replace(" loadable", " ld")
+}
+
 /// Indices of the Pareto-optimal points: no other point is at least as cheap and at least as
 /// accurate, and strictly better in one.
 fn pareto(points: &[(f64, f64)]) -> Vec<usize> {
@@ -1174,6 +1187,13 @@ fn pareto_svg(name: &str, entries: &[Entry]) -> String {
                     cost(p) as u64
                 );
             }
+            let _ = writeln!(
+                s,
+                r##"<text x="{:.1}" y="{:.1}" font-size="9" fill="#333">{}</text>"##,
+                x + 7.0,
+                y - 6.0,
+                short_label(&p.0.name)
+            );
             if front.contains(&i) {
                 let _ = writeln!(
                     s,
