@@ -47,15 +47,20 @@ pub struct DataArgs {
     /// Class column (default: the last column).
     #[arg(long, value_name = "NAME")]
     pub target: Option<String>,
-    /// Drop a column (repeatable).
-    #[arg(long, value_name = "NAME")]
+    /// Drop columns (repeatable, or a comma list: `--ignore a,b`).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub ignore: Vec<String>,
-    /// Treat a column as numeric (repeatable).
-    #[arg(long, value_name = "NAME")]
+    /// Read columns as numbers (repeatable, or a comma list).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub numeric: Vec<String>,
-    /// Treat a column as categorical (repeatable).
-    #[arg(long, value_name = "NAME")]
+    /// Read columns as categories even if their values are numbers (repeatable, or a comma
+    /// list); needed for a class column of numbers.
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub categorical: Vec<String>,
+    /// Words that mark a missing value in a numeric column, as a comma list (replaces the
+    /// default list; `?` and empty cells are always missing) [default: ?,,NA,N/A,NaN,nan,null,NULL]
+    #[arg(long, value_name = "WORDS", value_delimiter = ',', allow_hyphen_values = true)]
+    pub missing_values: Option<Vec<String>>,
 }
 
 impl DataArgs {
@@ -65,6 +70,8 @@ impl DataArgs {
             ignore: self.ignore.clone(),
             numeric: self.numeric.clone(),
             categorical: self.categorical.clone(),
+            missing_values: self.missing_values.clone(),
+            ..LoadOptions::default()
         }
     }
 }
@@ -330,8 +337,28 @@ impl LearnArgs {
     }
 }
 
-fn load(path: &Path, args: &DataArgs) -> Result<Dataset> {
-    Ok(data::load(path, &args.options())?)
+fn load(path: &Path, args: &DataArgs) -> Result<(Dataset, Vec<String>)> {
+    Ok(data::load_with_warnings(path, &args.options())?)
+}
+
+/// A warning when a model predicts one class for every training row.
+fn trivial_model_warning(
+    spec: &ModelSpec,
+    raw: &[Vec<i32>],
+    classes: &[String],
+    what: &str,
+) -> Option<String> {
+    let first = spec.predict(raw.first()?);
+    if raw.iter().all(|x| spec.predict(x) == first) {
+        Some(format!(
+            "{what} predicts `{}` for every one of its {} training rows (a trivial model); the data may \
+             not carry the information, or the options may be too restrictive",
+            classes.get(first).map_or("?", String::as_str),
+            raw.len()
+        ))
+    } else {
+        None
+    }
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, then a rename,
@@ -511,6 +538,8 @@ pub struct TrainReport {
     pub stats: Stats,
     /// Wall-clock training time.
     pub seconds: f64,
+    /// Decisions the user may not expect (also printed on standard error).
+    pub warnings: Vec<String>,
 }
 
 impl fmt::Display for TrainReport {
@@ -555,15 +584,16 @@ pub fn train(
 ) -> Result<TrainReport> {
     let start = Instant::now();
     let output = Output::resolve(out, &[data_path])?;
-    let data = load(data_path, &learn.data)?;
+    let (data, mut warnings) = load(data_path, &learn.data)?;
     let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
     ctx.progress = progress;
     let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names)
         .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
+    warnings.extend(trivial_model_warning(&trained.spec, &ctx.raw, &data.schema.classes, "the model"));
     output.write(&trained.bytes)?;
     Ok(TrainReport {
         algo: learn.algo,
-        data: data_path.display().to_string(),
+        data: data.source.clone(),
         model: output.describe(),
         n: data.n_rows(),
         train_accuracy: trained.train_accuracy,
@@ -572,6 +602,7 @@ pub fn train(
         rescaled_units: trained.rescaled_units,
         stats: trained.spec.stats(),
         seconds: start.elapsed().as_secs_f64(),
+        warnings,
     })
 }
 
@@ -641,10 +672,75 @@ pub struct ClassReport {
     pub class: String,
     /// Rows of this class.
     pub support: usize,
-    /// Correct / predicted as this class.
+    /// Correct / predicted as this class (0 when nothing was predicted as it).
     pub precision: f64,
-    /// Correct / rows of this class.
+    /// Correct / rows of this class (0 when it has no rows).
     pub recall: f64,
+    /// Harmonic mean of precision and recall (0 when both are 0).
+    pub f1: f64,
+}
+
+/// Per-class precision, recall and F1 from `confusion[true][predicted]` (which may have more rows
+/// than `classes`: rows of classes the model does not know), and their macro averages over the
+/// classes that occur in the data or in the predictions.
+fn class_figures(confusion: &[Vec<usize>], classes: &[String]) -> (Vec<ClassReport>, [f64; 3]) {
+    let per_class: Vec<ClassReport> = classes
+        .iter()
+        .enumerate()
+        .map(|(c, name)| {
+            let predicted: usize = confusion.iter().map(|r| r[c]).sum();
+            let support: usize = confusion[c].iter().sum();
+            let hit = confusion[c][c];
+            let precision = if predicted == 0 { 0.0 } else { hit as f64 / predicted as f64 };
+            let recall = if support == 0 { 0.0 } else { hit as f64 / support as f64 };
+            let f1 =
+                if precision + recall == 0.0 { 0.0 } else { 2.0 * precision * recall / (precision + recall) };
+            ClassReport { class: name.clone(), support, precision, recall, f1 }
+        })
+        .collect();
+    let counted: Vec<&ClassReport> = per_class
+        .iter()
+        .enumerate()
+        .filter(|(c, r)| r.support > 0 || confusion.iter().any(|row| row[*c] > 0))
+        .map(|(_, r)| r)
+        .collect();
+    let n = counted.len().max(1) as f64;
+    let macros = [
+        counted.iter().map(|r| r.precision).sum::<f64>() / n,
+        counted.iter().map(|r| r.recall).sum::<f64>() / n,
+        counted.iter().map(|r| r.f1).sum::<f64>() / n,
+    ];
+    (per_class, macros)
+}
+
+/// Writes a confusion matrix and the per-class table.
+fn write_figures(
+    f: &mut fmt::Formatter<'_>,
+    classes: &[String],
+    confusion: &[Vec<usize>],
+    per_class: &[ClassReport],
+    macros: [f64; 3],
+) -> fmt::Result {
+    let label = |k: usize| format!("{k} {}", classes.get(k).map_or("(unknown)", String::as_str));
+    let w = (0..confusion.len()).map(|k| label(k).len()).max().unwrap_or(0).max(13);
+    writeln!(f, "confusion (rows: true class, columns: predicted)")?;
+    let mut head = format!("{:<w$}", "");
+    for k in 0..classes.len() {
+        let _ = write!(head, " {k:>6}");
+    }
+    writeln!(f, "{head}")?;
+    for (k, row) in confusion.iter().enumerate() {
+        write!(f, "{:<w$}", label(k))?;
+        for c in row {
+            write!(f, " {c:>6}")?;
+        }
+        writeln!(f)?;
+    }
+    writeln!(f, "{:<w$} {:>9} {:>9} {:>9} {:>7}", "class", "precision", "recall", "F1", "support")?;
+    for c in per_class {
+        writeln!(f, "{:<w$} {:>9.3} {:>9.3} {:>9.3} {:>7}", c.class, c.precision, c.recall, c.f1, c.support)?;
+    }
+    write!(f, "{:<w$} {:>9.3} {:>9.3} {:>9.3}", "macro average", macros[0], macros[1], macros[2])
 }
 
 /// Result of `ltu eval`.
@@ -664,12 +760,20 @@ pub struct EvalReport {
     pub classes: Vec<String>,
     /// `confusion[true][predicted]`; a last row counts rows whose class the model does not know.
     pub confusion: Vec<Vec<usize>>,
-    /// Per-class precision and recall.
+    /// Per-class precision, recall and F1.
     pub per_class: Vec<ClassReport>,
+    /// Mean precision over the classes that occur in the data or the predictions.
+    pub macro_precision: f64,
+    /// Mean recall over the same classes.
+    pub macro_recall: f64,
+    /// Mean F1 over the same classes.
+    pub macro_f1: f64,
     /// Cells with a category value the model never saw (evaluated as unknown values).
     pub unseen_values: usize,
     /// Rows whose class the model does not know.
     pub unseen_class_rows: usize,
+    /// Decisions the user may not expect (also printed on standard error).
+    pub warnings: Vec<String>,
 }
 
 impl fmt::Display for EvalReport {
@@ -683,29 +787,12 @@ impl fmt::Display for EvalReport {
             self.n
         )?;
         writeln!(f, "model bytes {}", self.model_bytes)?;
-        let label = |k: usize| format!("{k} {}", self.classes.get(k).map_or("(unknown)", String::as_str));
-        let w = (0..self.confusion.len()).map(|k| label(k).len()).max().unwrap_or(0).max(9);
-        writeln!(f, "confusion (rows: true class, columns: predicted)")?;
-        let mut head = format!("{:<w$}", "");
-        for k in 0..self.classes.len() {
-            let _ = write!(head, " {k:>6}");
-        }
-        writeln!(f, "{head}")?;
-        for (k, row) in self.confusion.iter().enumerate() {
-            write!(f, "{:<w$}", label(k))?;
-            for c in row {
-                write!(f, " {c:>6}")?;
-            }
-            writeln!(f)?;
-        }
-        writeln!(f, "{:<w$} {:>9} {:>9} {:>7}", "class", "precision", "recall", "support")?;
-        for c in &self.per_class {
-            writeln!(f, "{:<w$} {:>9.3} {:>9.3} {:>7}", c.class, c.precision, c.recall, c.support)?;
-        }
+        let macros = [self.macro_precision, self.macro_recall, self.macro_f1];
+        write_figures(f, &self.classes, &self.confusion, &self.per_class, macros)?;
         if self.unseen_values > 0 || self.unseen_class_rows > 0 {
             write!(
                 f,
-                "note: {} cells had category values the model never saw; {} rows had unknown classes",
+                "\nnote: {} cells had category values the model never saw; {} rows had unknown classes",
                 self.unseen_values, self.unseen_class_rows
             )?;
         }
@@ -713,26 +800,62 @@ impl fmt::Display for EvalReport {
     }
 }
 
+/// Warnings about what [`data::load_with_schema`] had to do.
+fn align_warnings(source: &str, align: &data::AlignReport) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let mut by_attr: Vec<(&str, Vec<&data::UnseenValue>)> = Vec::new();
+    for u in &align.unseen_values {
+        match by_attr.iter_mut().find(|(a, _)| *a == u.attribute) {
+            Some((_, list)) => list.push(u),
+            None => by_attr.push((&u.attribute, vec![u])),
+        }
+    }
+    for (attr, list) in by_attr {
+        let cells: usize = list.iter().map(|u| u.count).sum();
+        let mut shown: Vec<String> =
+            list.iter().take(5).map(|u| format!("\"{}\" ×{}", u.value, u.count)).collect();
+        if list.len() > 5 {
+            shown.push(format!("and {} more", list.len() - 5));
+        }
+        warnings.push(format!(
+            "{source}: column `{attr}`: {cells} cells hold values the model never saw in training ({}); \
+             they are read as unknown values",
+            shown.join(", ")
+        ));
+    }
+    for u in &align.unseen_classes {
+        warnings.push(format!(
+            "{source}: class `{}` ({} rows) is not a class of the model; those rows count as wrong",
+            u.name, u.count
+        ));
+    }
+    if !align.missing_words.is_empty() {
+        let list: Vec<String> = align.missing_words.iter().map(|(w, n)| format!("\"{w}\" ×{n}")).collect();
+        warnings.push(format!("{source}: {} read as missing values in numeric columns", list.join(", ")));
+    }
+    warnings
+}
+
 /// Raw inputs and labels of a data file read through a model's schema.
 fn read_for_model(
     model: &LoadedModel,
     data_path: &Path,
-    args: &DataArgs,
+    options: &LoadOptions,
 ) -> Result<(Dataset, Vec<Vec<i32>>, data::AlignReport)> {
     let schema = model.schema()?;
-    let (data, report) = data::load_with_schema(data_path, &args.options(), &schema)?;
+    let (data, report) = data::load_with_schema(data_path, options, &schema)?;
     let inputs: Vec<InputSpec> = model.spec().inputs;
     let raw = encode::raw_rows(&inputs, &data);
     Ok((data, raw, report))
 }
 
-/// `ltu eval`: accuracy, confusion matrix, per-class precision and recall, through the runtime.
+/// `ltu eval`: accuracy, confusion matrix, per-class precision, recall and F1, through the runtime.
 ///
 /// # Errors
 /// Unreadable model or data, or data that does not match the model's schema.
 pub fn eval(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<EvalReport> {
     let loaded = LoadedModel::open(model_path)?;
-    let (data, raw, align) = read_for_model(&loaded, data_path, args)?;
+    let (data, raw, align) = read_for_model(&loaded, data_path, &args.options())?;
     if align.unlabeled {
         bail!(
             "{}: no class column (every column is an attribute of the model); eval needs labels, \
@@ -753,31 +876,38 @@ pub fn eval(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<Eval
         confusion.pop();
     }
     let classes = loaded.schema()?.classes;
-    let per_class = (0..k)
-        .map(|c| {
-            let predicted: usize = confusion.iter().map(|r| r[c]).sum();
-            let support: usize = confusion[c].iter().sum();
-            let hit = confusion[c][c];
-            ClassReport {
-                class: classes[c].clone(),
-                support,
-                precision: if predicted == 0 { 0.0 } else { hit as f64 / predicted as f64 },
-                recall: if support == 0 { 0.0 } else { hit as f64 / support as f64 },
-            }
-        })
-        .collect();
+    let (per_class, [macro_precision, macro_recall, macro_f1]) = class_figures(&confusion, &classes);
     Ok(EvalReport {
         model: model_path.display().to_string(),
-        data: data_path.display().to_string(),
+        data: data.source.clone(),
         n: raw.len(),
         accuracy: correct as f64 / raw.len().max(1) as f64,
         model_bytes: loaded.bytes.len(),
         classes,
         confusion,
         per_class,
+        macro_precision,
+        macro_recall,
+        macro_f1,
         unseen_values: align.unseen_value_cells(),
         unseen_class_rows: align.unseen_class_rows(),
+        warnings: align_warnings(&data.source, &align),
     })
+}
+
+/// Options of `ltu predict`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct PredictArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub data: DataArgs,
+    /// A column copied to the output next to each prediction (an identifier).
+    #[arg(long, value_name = "NAME")]
+    pub id: Option<String>,
+    /// Also print each class's score from the unit that decided (`Model::predict_scores`): raw
+    /// weighted sums, not probabilities; empty for a class that unit does not score.
+    #[arg(long)]
+    pub scores: bool,
 }
 
 /// Result of `ltu predict`.
@@ -790,37 +920,102 @@ pub struct PredictReport {
     /// For each row, the exact integers handed to `Model::predict`: what firmware must compute
     /// from its sensor readings to get the same prediction (an integration test's expected input).
     pub inputs: Vec<Vec<i32>>,
+    /// The model's class names (the order of `scores`).
+    pub classes: Vec<String>,
+    /// `--id`: the id column's text for each row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ids: Option<Vec<String>>,
+    /// `--id`: the id column's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id_column: Option<String>,
+    /// `--scores`: per row, per class, the deciding unit's score (`null`: not scored by it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scores: Option<Vec<Vec<Option<f64>>>>,
+    /// Decisions the user may not expect (also printed on standard error).
+    pub warnings: Vec<String>,
+}
+
+/// Quotes a CSV field when it needs it (RFC 4180).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) || s.trim() != s {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
 }
 
 impl fmt::Display for PredictReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, p) in self.predictions.iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
+        if self.ids.is_none() && self.scores.is_none() {
+            for (i, p) in self.predictions.iter().enumerate() {
+                if i > 0 {
+                    writeln!(f)?;
+                }
+                f.write_str(p)?;
             }
-            f.write_str(p)?;
+            return Ok(());
+        }
+        // CSV with a header: [id,] class [, score:<class>...]
+        let mut head = Vec::new();
+        if let Some(name) = &self.id_column {
+            head.push(csv_field(name));
+        }
+        head.push("class".to_string());
+        if self.scores.is_some() {
+            head.extend(self.classes.iter().map(|c| csv_field(&format!("score:{c}"))));
+        }
+        write!(f, "{}", head.join(","))?;
+        for (i, p) in self.predictions.iter().enumerate() {
+            let mut row = Vec::new();
+            if let Some(ids) = &self.ids {
+                row.push(csv_field(&ids[i]));
+            }
+            row.push(csv_field(p));
+            if let Some(scores) = &self.scores {
+                row.extend(scores[i].iter().map(|s| s.map_or_else(String::new, |v| v.to_string())));
+            }
+            write!(f, "\n{}", row.join(","))?;
         }
         Ok(())
     }
 }
 
-/// `ltu predict`: one class name per row.
+/// `ltu predict`: one class name per row (with `--id` and `--scores`, a CSV).
 ///
 /// # Errors
-/// As [`eval`]. A data file without a class column is fine if `--target` names no column... the
-/// class column is read but not needed.
-pub fn predict(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<PredictReport> {
+/// As [`eval`]. The class column may be absent or empty; it is not read.
+pub fn predict(model_path: &Path, data_path: &Path, args: &PredictArgs) -> Result<PredictReport> {
     let loaded = LoadedModel::open(model_path)?;
-    let (_, raw, _) = read_for_model(&loaded, data_path, args)?;
+    let options = LoadOptions { allow_missing_class: true, id: args.id.clone(), ..args.data.options() };
+    let (data, raw, align) = read_for_model(&loaded, data_path, &options)?;
     let model = loaded.model();
     let classes = loaded.schema()?.classes;
-    let class_indices = raw
-        .iter()
-        .map(|x| model.predict(x))
-        .collect::<Result<Vec<_>, ltu_runtime::Error>>()
-        .with_context(|| format!("{}: predicting", data_path.display()))?;
+    let frac = 2f64.powi(model.weight_kind().frac_bits() as i32);
+    let mut class_indices = Vec::with_capacity(raw.len());
+    let mut scores = args.scores.then(|| Vec::with_capacity(raw.len()));
+    let mut buffer = vec![0i64; model.n_classes()];
+    for x in &raw {
+        let c = if let Some(scores) = &mut scores {
+            let c = model.predict_scores(x, &mut buffer);
+            scores.push(buffer.iter().map(|&s| (s != i64::MIN).then(|| s as f64 / frac)).collect::<Vec<_>>());
+            c
+        } else {
+            model.predict(x)
+        };
+        class_indices.push(c.with_context(|| format!("{}: predicting", data.source))?);
+    }
     let predictions = class_indices.iter().map(|&c| classes[c].clone()).collect();
-    Ok(PredictReport { predictions, class_indices, inputs: raw })
+    let warnings = align_warnings(&data.source, &align);
+    Ok(PredictReport {
+        predictions,
+        class_indices,
+        inputs: raw,
+        classes,
+        ids: args.id.is_some().then_some(align.ids),
+        id_column: args.id.clone(),
+        scores,
+        warnings,
+    })
 }
 
 /// Result of `ltu cv`.
@@ -844,6 +1039,22 @@ pub struct CvReport {
     pub fold_accuracies: Vec<f64>,
     /// Model size of each fold.
     pub fold_model_bytes: Vec<usize>,
+    /// Test rows of each fold.
+    pub fold_rows: Vec<usize>,
+    /// Class names, the order of the confusion matrix.
+    pub classes: Vec<String>,
+    /// `confusion[true][predicted]` over the held-out predictions of every fold.
+    pub confusion: Vec<Vec<usize>>,
+    /// Per-class precision, recall and F1 of the pooled held-out predictions.
+    pub per_class: Vec<ClassReport>,
+    /// Mean precision over the classes.
+    pub macro_precision: f64,
+    /// Mean recall over the classes.
+    pub macro_recall: f64,
+    /// Mean F1 over the classes.
+    pub macro_f1: f64,
+    /// Decisions the user may not expect (also printed on standard error).
+    pub warnings: Vec<String>,
 }
 
 impl fmt::Display for CvReport {
@@ -853,8 +1064,15 @@ impl fmt::Display for CvReport {
             "{}-fold cross-validation of {} on {} (seed {})",
             self.folds, self.algo, self.data, self.seed
         )?;
+        for (i, ((acc, bytes), rows)) in
+            self.fold_accuracies.iter().zip(&self.fold_model_bytes).zip(&self.fold_rows).enumerate()
+        {
+            writeln!(f, "fold {:>2}     accuracy {:>6.2}% ({rows} rows), {bytes} bytes", i + 1, 100.0 * acc)?;
+        }
         writeln!(f, "accuracy    {:.2}% ± {:.2}", 100.0 * self.accuracy_mean, 100.0 * self.accuracy_std)?;
-        write!(f, "model bytes {:.1} (mean)", self.model_bytes_mean)
+        writeln!(f, "model bytes {:.1} (mean)", self.model_bytes_mean)?;
+        let macros = [self.macro_precision, self.macro_recall, self.macro_f1];
+        write_figures(f, &self.classes, &self.confusion, &self.per_class, macros)
     }
 }
 
@@ -864,6 +1082,36 @@ pub fn mean_std(xs: &[f64]) -> (f64, f64) {
     let mean = xs.iter().sum::<f64>() / n.max(1.0);
     let var = if xs.len() > 1 { xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
     (mean, var.sqrt())
+}
+
+/// What one train/test split gives.
+struct Heldout {
+    accuracy: f64,
+    bytes: usize,
+    /// Predicted class of each test row, in `test_rows` order.
+    predictions: Vec<usize>,
+    /// Set when the model predicts one class for every training row.
+    trivial: Option<String>,
+}
+
+fn heldout(data: &Dataset, train_rows: &[usize], test_rows: &[usize], learn: &LearnArgs) -> Result<Heldout> {
+    let train = data.subset(train_rows);
+    let ctx = Context::new(&train, learn.seed, learn.weights.map(Into::into));
+    let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, false)?;
+    let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let test = data.subset(test_rows);
+    let raw = encode::raw_rows(&trained.spec.inputs, &test);
+    let predictions = raw
+        .iter()
+        .map(|x| model.predict(x).map_err(|e| anyhow::anyhow!("{e}")))
+        .collect::<Result<Vec<_>>>()?;
+    let correct = predictions.iter().zip(&test.y).filter(|(p, y)| p == y).count();
+    Ok(Heldout {
+        accuracy: correct as f64 / raw.len().max(1) as f64,
+        bytes: trained.bytes.len(),
+        predictions,
+        trivial: trivial_model_warning(&trained.spec, &ctx.raw, &data.schema.classes, "its model"),
+    })
 }
 
 /// Trains on `train` rows and returns (held-out accuracy through the runtime, model bytes).
@@ -876,17 +1124,7 @@ pub fn holdout(
     test_rows: &[usize],
     learn: &LearnArgs,
 ) -> Result<(f64, usize)> {
-    let train = data.subset(train_rows);
-    let ctx = Context::new(&train, learn.seed, learn.weights.map(Into::into));
-    let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, false)?;
-    let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let test = data.subset(test_rows);
-    let raw = encode::raw_rows(&trained.spec.inputs, &test);
-    let mut correct = 0;
-    for (x, &y) in raw.iter().zip(&test.y) {
-        correct += usize::from(model.predict(x).map_err(|e| anyhow::anyhow!("{e}"))? == y);
-    }
-    Ok((correct as f64 / raw.len().max(1) as f64, trained.bytes.len()))
+    heldout(data, train_rows, test_rows, learn).map(|h| (h.accuracy, h.bytes))
 }
 
 /// `ltu cv`: stratified k-fold cross-validation, folds in parallel on up to `jobs` threads.
@@ -894,11 +1132,21 @@ pub fn holdout(
 /// # Errors
 /// Bad data or options, or a training failure in any fold (the first is reported).
 pub fn cv(data_path: &Path, folds: usize, jobs: usize, learn: &LearnArgs) -> Result<CvReport> {
-    let data = load(data_path, &learn.data)?;
+    let (data, mut warnings) = load(data_path, &learn.data)?;
+    learn.options(&data.schema)?;
     let fold_rows = split::stratified_kfold(&data.y, data.schema.classes.len(), folds, learn.seed)
-        .with_context(|| format!("{}: cannot make {folds} folds", data_path.display()))?;
+        .with_context(|| format!("{}: cannot make {folds} folds", data.source))?;
+    for (class, &count) in data.schema.classes.iter().zip(&data.class_counts()) {
+        if count < folds {
+            warnings.push(format!(
+                "class `{class}` has {count} rows, fewer than the {folds} folds: {} folds test none of it, \
+                 and its figures rest on {count} rows",
+                folds - count
+            ));
+        }
+    }
     let n = data.n_rows();
-    let results: Vec<Result<(f64, usize)>> = std::thread::scope(|s| {
+    let results: Vec<Result<Heldout>> = std::thread::scope(|s| {
         let jobs = jobs.max(1);
         let chunks: Vec<Vec<usize>> =
             (0..jobs).map(|j| (j..fold_rows.len()).step_by(jobs).collect()).collect();
@@ -912,26 +1160,49 @@ pub fn cv(data_path: &Path, folds: usize, jobs: usize, learn: &LearnArgs) -> Res
                             let train_rows = split::complement(&fold_rows[f], n);
                             (
                                 f,
-                                holdout(data, &train_rows, &fold_rows[f], learn)
-                                    .with_context(|| format!("fold {}", f + 1)),
+                                heldout(data, &train_rows, &fold_rows[f], learn).with_context(|| {
+                                    format!(
+                                        "cross-validation fold {} of {folds} ({} training rows)",
+                                        f + 1,
+                                        train_rows.len()
+                                    )
+                                }),
                             )
                         })
                         .collect::<Vec<_>>()
                 })
             })
             .collect();
-        let mut all: Vec<(usize, Result<(f64, usize)>)> =
+        let mut all: Vec<(usize, Result<Heldout>)> =
             handles.into_iter().flat_map(|h| h.join().expect("fold thread panicked")).collect();
         all.sort_by_key(|(f, _)| *f);
         all.into_iter().map(|(_, r)| r).collect()
     });
     let results = results.into_iter().collect::<Result<Vec<_>>>()?;
-    let accs: Vec<f64> = results.iter().map(|r| r.0).collect();
-    let bytes: Vec<usize> = results.iter().map(|r| r.1).collect();
+    let k = data.n_classes();
+    let mut confusion = vec![vec![0usize; k]; k];
+    for (h, rows) in results.iter().zip(&fold_rows) {
+        for (&p, &r) in h.predictions.iter().zip(rows) {
+            confusion[data.y[r]][p] += 1;
+        }
+    }
+    let trivial: Vec<String> = results
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.trivial.is_some())
+        .map(|(f, _)| (f + 1).to_string())
+        .collect();
+    if let Some(first) = results.iter().find_map(|h| h.trivial.as_ref()) {
+        warnings.push(format!("fold(s) {}: {first}", trivial.join(", ")));
+    }
+    let (per_class, [macro_precision, macro_recall, macro_f1]) =
+        class_figures(&confusion, &data.schema.classes);
+    let accs: Vec<f64> = results.iter().map(|r| r.accuracy).collect();
+    let bytes: Vec<usize> = results.iter().map(|r| r.bytes).collect();
     let (accuracy_mean, accuracy_std) = mean_std(&accs);
     Ok(CvReport {
         algo: learn.algo,
-        data: data_path.display().to_string(),
+        data: data.source.clone(),
         folds,
         seed: learn.seed,
         accuracy_mean,
@@ -939,6 +1210,14 @@ pub fn cv(data_path: &Path, folds: usize, jobs: usize, learn: &LearnArgs) -> Res
         model_bytes_mean: bytes.iter().sum::<usize>() as f64 / bytes.len().max(1) as f64,
         fold_accuracies: accs,
         fold_model_bytes: bytes,
+        fold_rows: fold_rows.iter().map(Vec::len).collect(),
+        classes: data.schema.classes.clone(),
+        confusion,
+        per_class,
+        macro_precision,
+        macro_recall,
+        macro_f1,
+        warnings,
     })
 }
 

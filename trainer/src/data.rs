@@ -21,7 +21,10 @@
 //!   rejected with [`DataError::Unsupported`].
 //!
 //! In both formats a cell whose text (unquoted, trimmed) is empty or `?` is
-//! **missing**.
+//! **missing**; in a numeric column so are the words of
+//! [`LoadOptions::missing_values`] (by default [`DEFAULT_MISSING_VALUES`]:
+//! `NA`, `N/A`, `NaN`, `nan`, `null`, `NULL`). The path `-` reads standard
+//! input.
 //!
 //! # Columns and types
 //!
@@ -32,12 +35,21 @@
 //!
 //! 1. [`LoadOptions::numeric`] / [`LoadOptions::categorical`] overrides;
 //! 2. the ARFF declaration (`string` is categorical);
-//! 3. for CSV, inferred: numeric if every non-missing value is a finite
-//!    decimal number (`[+-]digits[.digits][e[+-]digits]`; no `inf`, `nan`
-//!    or hex), otherwise categorical.
+//! 3. for CSV, inferred: numeric if every value that is not a missing word
+//!    looks like a number (`[+-]digits[.digits][e[+-]digits]`, or a
+//!    non-finite `inf`, `nan`, `1e309`), otherwise categorical
+//!    ([`load_with_warnings`] warns when most values were numbers).
 //!
-//! A value in a numeric column that is not such a number is an error
-//! ([`DataError::NotNumeric`]).
+//! A value in a numeric column that is not a finite number is an error
+//! ([`DataError::NotNumeric`]), so `inf` or `1e309` among numbers is
+//! reported at its line and column rather than turning the column
+//! categorical.
+//!
+//! The class column is always categorical. One whose values all look like
+//! numbers is refused ([`DataError::NumericTarget`]) unless it is named in
+//! [`LoadOptions::categorical`] or declared nominal in ARFF, except for
+//! integer codes with at most [`MAX_INTEGER_CODED_CLASSES`] distinct values,
+//! which are read as class labels with a warning.
 //!
 //! # Value and class order
 //!
@@ -89,7 +101,16 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use text::{parse_number, Cell, Declared, RawTable};
+use text::{look, Cell, Declared, Look, RawTable};
+
+/// The words that mark a missing value in a numeric column unless [`LoadOptions::missing_values`]
+/// says otherwise (`?` and the empty cell are missing in every column regardless).
+pub const DEFAULT_MISSING_VALUES: &[&str] = &["?", "", "NA", "N/A", "NaN", "nan", "null", "NULL"];
+
+/// A class column whose values all look like integers is read as class labels (with a warning)
+/// when it has at most this many distinct values; with more, or with any non-integer value, it is
+/// refused unless named in [`LoadOptions::categorical`].
+pub const MAX_INTEGER_CODED_CLASSES: usize = 20;
 
 /// The type of an attribute.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -288,10 +309,22 @@ fn round_to(v: f64, decimals: u8) -> f64 {
 
 /// How to read a file: which column is the class, which to drop, and type
 /// overrides. All names are column names from the file header. The fields
-/// correspond to the CLI's `--target`, `--ignore`, `--numeric` and
-/// `--categorical`, which is how errors refer to them.
+/// correspond to the CLI's `--target`, `--ignore`, `--numeric`,
+/// `--categorical`, `--missing-values` and `--id`, which is how errors refer to them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoadOptions {
+    /// Words that mean "missing" in a numeric column; `None` means
+    /// [`DEFAULT_MISSING_VALUES`]. `?` and the empty cell are missing in every
+    /// column in any case. In a categorical column other words are values.
+    pub missing_values: Option<Vec<String>>,
+    /// [`load_with_schema`] only: a row whose class cell is missing is read
+    /// (class 0, counted in [`AlignReport::missing_class_rows`]) instead of
+    /// being an error; for predicting.
+    pub allow_missing_class: bool,
+    /// [`load_with_schema`]: a column whose text is passed through
+    /// ([`AlignReport::ids`]) and which is never the class column; [`load`]
+    /// drops it like an ignored column.
+    pub id: Option<String>,
     /// The class column; `None` means the last column.
     pub target: Option<String>,
     /// Columns to drop.
@@ -385,7 +418,9 @@ pub enum DataError {
         /// Number of fields in the row.
         found: usize,
     },
-    /// A value in a numeric column is not a finite number.
+    /// A value in a numeric column (declared, or inferred because every
+    /// value looks like a number) is not a finite number: text, `inf`, a
+    /// `nan` that is not a missing-value word, `1e309`.
     #[error("{path}:{line}:{column}: column `{name}` is numeric but \"{value}\" is not a finite number")]
     NotNumeric {
         /// The file.
@@ -398,6 +433,22 @@ pub enum DataError {
         name: String,
         /// The cell text.
         value: String,
+    },
+    /// The class column holds numbers that do not look like class codes.
+    #[error("{path}:{line}:{column}: the class column `{name}` holds numbers ({distinct} distinct values such as {example}); ltu learns classes, not numbers: name the class column with --target, or say --categorical {name} if these numbers are class labels")]
+    NumericTarget {
+        /// The file.
+        path: String,
+        /// The header line.
+        line: usize,
+        /// Column number of the class column.
+        column: usize,
+        /// The class column.
+        name: String,
+        /// Number of distinct values.
+        distinct: usize,
+        /// One of them.
+        example: String,
     },
     /// An ARFF value that its nominal attribute does not declare.
     #[error("{path}:{line}:{column}: \"{value}\" is not a declared value of attribute `{name}` ({{{}}})", declared.join(", "))]
@@ -545,6 +596,14 @@ pub struct AlignReport {
     /// The file has no class column (every column is an attribute of the schema): fine for
     /// predicting; every `y` is then 0.
     pub unlabeled: bool,
+    /// Rows whose class cell was missing, read as class 0 because
+    /// [`LoadOptions::allow_missing_class`] was set.
+    pub missing_class_rows: usize,
+    /// The text of the [`LoadOptions::id`] column, one per row (empty without it).
+    pub ids: Vec<String>,
+    /// Words of the missing-value vocabulary (other than `?` and empty) read as
+    /// missing in numeric columns, with their counts.
+    pub missing_words: Vec<(String, usize)>,
 }
 
 /// A categorical value not in the schema (see [`AlignReport`]).
@@ -592,11 +651,81 @@ impl AlignReport {
 /// only one class; or `opts` names unknown columns, contradicts itself, or
 /// leaves no attribute.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
-    let source = path.display().to_string();
+    load_with_warnings(path, opts).map(|(data, _)| data)
+}
+
+/// [`load`], plus a sentence for every decision the loader made that the
+/// user may not expect: a column read as categorical although most of its
+/// values are numbers, words read as missing values, a class column of
+/// integer codes. The path `-` reads standard input.
+///
+/// # Errors
+///
+/// As [`load`].
+pub fn load_with_warnings(path: &Path, opts: &LoadOptions) -> Result<(Dataset, Vec<String>), DataError> {
+    let source = display_name(path);
     let bytes = read(&source, path)?;
     let text = text::decode(&source, &bytes)?;
     let table = parse(&source, path, text)?;
-    build(&source, &table, opts)
+    let mut warnings = Vec::new();
+    let data = build(&source, &table, opts, &mut warnings)?;
+    Ok((data, warnings))
+}
+
+fn display_name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "(stdin)".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Which cells of a numeric column are missing.
+struct Vocabulary<'o> {
+    words: Vec<&'o str>,
+}
+
+impl<'o> Vocabulary<'o> {
+    fn new(opts: &'o LoadOptions) -> Self {
+        let words = match &opts.missing_values {
+            Some(list) => list.iter().map(String::as_str).collect(),
+            None => DEFAULT_MISSING_VALUES.to_vec(),
+        };
+        Vocabulary { words }
+    }
+
+    fn is_missing(&self, text: &str) -> bool {
+        text::is_missing(text) || self.words.contains(&text)
+    }
+}
+
+/// Reads one cell of a numeric column: `None` when missing.
+fn read_number(
+    source: &str,
+    cell: &Cell<'_>,
+    c: usize,
+    name: &str,
+    vocabulary: &Vocabulary<'_>,
+) -> Result<Option<(f64, u8)>, DataError> {
+    if vocabulary.is_missing(&cell.text) {
+        return Ok(None);
+    }
+    match look(&cell.text) {
+        Look::Number(v, d) => Ok(Some((v, d))),
+        Look::NonFinite | Look::Text => Err(not_numeric(source, cell, c, name)),
+    }
+}
+
+/// Counts the vocabulary words (other than `?` and empty) among a numeric column's cells.
+fn count_missing_words(cells: &[&Cell<'_>], vocabulary: &Vocabulary<'_>, counts: &mut Vec<(String, usize)>) {
+    for cell in cells {
+        if !text::is_missing(&cell.text) && vocabulary.is_missing(&cell.text) {
+            match counts.iter_mut().find(|(w, _)| *w == cell.text) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((cell.text.to_string(), 1)),
+            }
+        }
+    }
 }
 
 /// Reads a CSV or ARFF file and maps it onto `schema` **by name**, to
@@ -630,15 +759,22 @@ pub fn load_with_schema(
     opts: &LoadOptions,
     schema: &Schema,
 ) -> Result<(Dataset, AlignReport), DataError> {
-    let source = path.display().to_string();
+    let source = display_name(path);
     let bytes = read(&source, path)?;
     let text = text::decode(&source, &bytes)?;
     let table = parse(&source, path, text)?;
     align(&source, &table, opts, schema)
 }
 
+/// Reads the file, or standard input for `-`.
 fn read(source: &str, path: &Path) -> Result<Vec<u8>, DataError> {
-    std::fs::read(path).map_err(|e| DataError::Io { path: source.to_string(), source: e })
+    let result = if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map(|_| bytes)
+    } else {
+        std::fs::read(path)
+    };
+    result.map_err(|e| DataError::Io { path: source.to_string(), source: e })
 }
 
 /// True if the file is ARFF: by extension, or by a first meaningful line
@@ -695,12 +831,29 @@ enum ReadAs<'t> {
     Categorical(&'t [String]),
 }
 
-fn build(source: &str, table: &RawTable<'_>, opts: &LoadOptions) -> Result<Dataset, DataError> {
+fn build(
+    source: &str,
+    table: &RawTable<'_>,
+    opts: &LoadOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Dataset, DataError> {
     let target = target_column(source, table, opts)?;
     let n_cols = table.columns.len();
+    let vocabulary = Vocabulary::new(opts);
     let mut ignored = vec![false; n_cols];
     for name in &opts.ignore {
         ignored[column_index(source, table, "--ignore", name)?] = true;
+    }
+    if let Some(name) = &opts.id {
+        let c = column_index(source, table, "--id", name)?;
+        if c == target {
+            return Err(DataError::ConflictingOptions {
+                path: source.to_string(),
+                name: name.clone(),
+                reason: "is the target (class) column and also the --id column",
+            });
+        }
+        ignored[c] = true;
     }
     let mut as_numeric = vec![false; n_cols];
     for name in &opts.numeric {
@@ -758,31 +911,67 @@ fn build(source: &str, table: &RawTable<'_>, opts: &LoadOptions) -> Result<Datas
             }
         };
         let cells = || table.rows.iter().map(|r| &r.cells[c]);
-        let kind = match read_as {
-            ReadAs::Numeric => {
-                let mut decimals = 0;
-                for (i, cell) in cells().enumerate() {
-                    if cell.is_missing() {
-                        continue;
-                    }
-                    let (v, d) =
-                        parse_number(&cell.text).ok_or_else(|| not_numeric(source, cell, c, &column.name))?;
+        let numeric = |x: &mut [f64]| -> Result<AttrKind, DataError> {
+            let mut decimals = 0;
+            for (i, cell) in cells().enumerate() {
+                if let Some((v, d)) = read_number(source, cell, c, &column.name, &vocabulary)? {
                     x[i * n_attrs + j] = v;
                     decimals = decimals.max(d);
                 }
-                AttrKind::Numeric { decimals }
             }
-            ReadAs::Infer => match infer_numeric(cells()) {
-                Some((values, decimals)) => {
-                    for (i, v) in values.into_iter().enumerate() {
-                        x[i * n_attrs + j] = v;
+            Ok(AttrKind::Numeric { decimals })
+        };
+        let kind = match read_as {
+            ReadAs::Numeric => numeric(&mut x)?,
+            ReadAs::Infer => {
+                // Numeric when every cell that is not a missing word looks like a number; a
+                // non-finite one is then an error at its position.
+                let mut numbers = 0usize;
+                let mut first_text: Option<&Cell<'_>> = None;
+                let mut texts = 0usize;
+                for cell in cells().filter(|cell| !vocabulary.is_missing(&cell.text)) {
+                    match look(&cell.text) {
+                        Look::Number(..) | Look::NonFinite => numbers += 1,
+                        Look::Text => {
+                            texts += 1;
+                            first_text.get_or_insert(cell);
+                        }
                     }
-                    AttrKind::Numeric { decimals }
                 }
-                None => categorical(cells(), &[], &mut x, n_attrs, j),
-            },
+                match first_text {
+                    None => numeric(&mut x)?,
+                    Some(cell) => {
+                        if numbers > texts {
+                            warnings.push(format!(
+                                "{source}:{}:{}: column `{}` is read as categorical because \"{}\" is not a number, \
+                                 although {numbers} of its {} values are numbers (each number becomes a category); \
+                                 say --numeric {} to make such cells errors, or --missing-values to mark them missing",
+                                cell.line,
+                                c + 1,
+                                column.name,
+                                cell.text,
+                                numbers + texts,
+                                column.name
+                            ));
+                        }
+                        categorical(cells(), &[], &mut x, n_attrs, j)
+                    }
+                }
+            }
             ReadAs::Categorical(declared) => categorical(cells(), declared, &mut x, n_attrs, j),
         };
+        if matches!(kind, AttrKind::Numeric { .. }) {
+            let mut words = Vec::new();
+            count_missing_words(&cells().collect::<Vec<_>>(), &vocabulary, &mut words);
+            if !words.is_empty() {
+                let list: Vec<String> = words.iter().map(|(w, n)| format!("\"{w}\" ×{n}")).collect();
+                warnings.push(format!(
+                    "{source}: numeric column `{}`: {} read as missing values",
+                    column.name,
+                    list.join(", ")
+                ));
+            }
+        }
         attributes.push(Attribute { name: column.name.clone(), kind });
     }
 
@@ -810,6 +999,35 @@ fn build(source: &str, table: &RawTable<'_>, opts: &LoadOptions) -> Result<Datas
         counts[k] += 1;
     }
     let present: Vec<usize> = (0..classes.len()).filter(|&k| counts[k] > 0).collect();
+    let declared_classes = matches!(target_col.declared, Declared::Nominal(_) | Declared::Text);
+    if !as_categorical[target] && !declared_classes {
+        let looks: Vec<Look> = classes.iter().map(|c| look(c)).collect();
+        if looks.iter().all(|l| !matches!(l, Look::Text)) {
+            let integral = looks.iter().all(|l| matches!(l, Look::Number(v, 0) if v.fract() == 0.0));
+            if !integral || classes.len() > MAX_INTEGER_CODED_CLASSES {
+                let example = looks
+                    .iter()
+                    .position(|l| !matches!(l, Look::Number(v, 0) if v.fract() == 0.0))
+                    .map_or_else(|| classes[0].clone(), |k| classes[k].clone());
+                return Err(DataError::NumericTarget {
+                    path: source.to_string(),
+                    line: table.header_line,
+                    column: target + 1,
+                    name: target_col.name.clone(),
+                    distinct: classes.len(),
+                    example,
+                });
+            }
+            warnings.push(format!(
+                "{source}: the class column `{}` holds integers; read as {} class labels ({}); \
+                 say --categorical {} to confirm",
+                target_col.name,
+                classes.len(),
+                classes.join(", "),
+                target_col.name
+            ));
+        }
+    }
     if let [only] = present[..] {
         return Err(DataError::SingleClass {
             path: source.to_string(),
@@ -828,22 +1046,6 @@ fn first_index(names: &[String]) -> HashMap<String, usize> {
         index.entry(name.clone()).or_insert(k);
     }
     index
-}
-
-/// Parses every non-missing cell as a number; `None` if one is not.
-fn infer_numeric<'c, 'a: 'c>(cells: impl Iterator<Item = &'c Cell<'a>>) -> Option<(Vec<f64>, u8)> {
-    let mut decimals = 0;
-    let mut values = Vec::new();
-    for cell in cells {
-        if cell.is_missing() {
-            values.push(f64::NAN);
-        } else {
-            let (v, d) = parse_number(&cell.text)?;
-            decimals = decimals.max(d);
-            values.push(v);
-        }
-    }
-    Some((values, decimals))
 }
 
 /// Numbers the values of a categorical column (declared ones first) and
@@ -896,14 +1098,35 @@ fn align(
     opts: &LoadOptions,
     schema: &Schema,
 ) -> Result<(Dataset, AlignReport), DataError> {
-    // The class column: `--target`; else the last column unless it is a schema attribute; else
-    // the one column that is not an attribute; none at all means the file is unlabeled.
+    // The class column: `--target`; else the last column that is neither ignored nor the id,
+    // unless it is a schema attribute; else the one such column that is not an attribute; none at
+    // all means the file is unlabeled.
+    let vocabulary = Vocabulary::new(opts);
+    let id = opts.id.as_ref().map(|name| column_index(source, table, "--id", name)).transpose()?;
+    let mut skipped = vec![false; table.columns.len()];
+    for name in &opts.ignore {
+        skipped[column_index(source, table, "--ignore", name)?] = true;
+    }
+    if let Some(c) = id {
+        skipped[c] = true;
+    }
     let is_attr = |c: usize| schema.attribute_index(&table.columns[c].name).is_some();
-    let last = table.columns.len().saturating_sub(1);
-    let target = if opts.target.is_some() || !is_attr(last) {
-        Some(target_column(source, table, opts)?)
+    let candidates: Vec<usize> = (0..table.columns.len()).filter(|&c| !skipped[c]).collect();
+    let last = candidates.last().copied();
+    let target = if opts.target.is_some() {
+        let t = target_column(source, table, opts)?;
+        if skipped[t] {
+            return Err(DataError::ConflictingOptions {
+                path: source.to_string(),
+                name: table.columns[t].name.clone(),
+                reason: "is the target (class) column and is also in --ignore or --id",
+            });
+        }
+        Some(t)
+    } else if let Some(last) = last.filter(|&c| !is_attr(c)) {
+        Some(last)
     } else {
-        let others: Vec<usize> = (0..table.columns.len()).filter(|&c| !is_attr(c)).collect();
+        let others: Vec<usize> = candidates.iter().copied().filter(|&c| !is_attr(c)).collect();
         match others.as_slice() {
             [] => None,
             [one] => Some(*one),
@@ -947,10 +1170,11 @@ fn align(
             .columns
             .iter()
             .enumerate()
-            .filter(|&(i, _)| Some(i) != target && !attr_cols.contains(&i))
+            .filter(|&(i, _)| Some(i) != target && Some(i) != id && !attr_cols.contains(&i))
             .map(|(_, c)| c.name.clone())
             .collect(),
         unlabeled: target.is_none(),
+        ids: id.map_or_else(Vec::new, |c| table.rows.iter().map(|r| r.cells[c].text.to_string()).collect()),
         ..AlignReport::default()
     };
 
@@ -961,14 +1185,12 @@ fn align(
         match &attr.kind {
             AttrKind::Numeric { .. } => {
                 for (i, row) in table.rows.iter().enumerate() {
-                    let cell = &row.cells[c];
-                    if cell.is_missing() {
-                        continue;
+                    if let Some((v, _)) = read_number(source, &row.cells[c], c, &attr.name, &vocabulary)? {
+                        x[i * n_attrs + j] = v;
                     }
-                    let (v, _) =
-                        parse_number(&cell.text).ok_or_else(|| not_numeric(source, cell, c, &attr.name))?;
-                    x[i * n_attrs + j] = v;
                 }
+                let cells: Vec<&Cell<'_>> = table.rows.iter().map(|r| &r.cells[c]).collect();
+                count_missing_words(&cells, &vocabulary, &mut report.missing_words);
             }
             AttrKind::Categorical { values } => {
                 let index = first_index(values);
@@ -1008,6 +1230,11 @@ fn align(
     for row in &table.rows {
         let cell = &row.cells[target];
         if cell.is_missing() {
+            if opts.allow_missing_class {
+                report.missing_class_rows += 1;
+                y.push(0);
+                continue;
+            }
             return Err(missing_class(source, cell, target, target_name));
         }
         let next = classes.len();

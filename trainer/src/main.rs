@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use ltu::commands::{self, DataArgs, LearnArgs};
+use ltu::commands::{self, DataArgs, LearnArgs, PredictArgs};
 
 #[derive(Parser)]
 #[command(
@@ -70,15 +70,17 @@ enum Command {
         #[command(flatten)]
         learn: LearnArgs,
     },
-    /// Print one predicted class name per data row.
-    #[command(after_help = "Example:\n  ltu predict iris.ltu data/iris.csv")]
+    /// Print one predicted class name per data row (with --id or --scores: a CSV with a header).
+    #[command(
+        after_help = "Examples:\n  ltu predict iris.ltu data/iris.csv\n  cat new.csv | ltu predict iris.ltu - --id sample --scores"
+    )]
     Predict {
         /// Model file.
         model: PathBuf,
-        /// Data file.
+        /// Data file (`-`: standard input); the class column may be absent or empty.
         data: PathBuf,
         #[command(flatten)]
-        data_args: DataArgs,
+        args: PredictArgs,
     },
     /// Show a model's structure, size and worst-case cost.
     #[command(after_help = "Example:\n  ltu inspect iris.ltu --dot > iris.dot")]
@@ -91,10 +93,22 @@ enum Command {
     },
 }
 
-/// Writes a report to stdout; a closed pipe (`ltu predict ... | head`) is not an error.
-fn print<R: std::fmt::Display + serde::Serialize>(report: &R, json: bool) -> anyhow::Result<()> {
+/// Writes a report's warnings to stderr and the report to stdout; a closed pipe
+/// (`ltu predict ... | head`) is not an error.
+fn print<R: std::fmt::Display + serde::Serialize>(
+    report: &R,
+    warnings: &[String],
+    json: bool,
+) -> anyhow::Result<()> {
+    warn(warnings);
     let text = if json { serde_json::to_string(report)? } else { report.to_string() };
     emit(&format!("{text}\n"))
+}
+
+fn warn(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
 }
 
 fn emit(text: &str) -> anyhow::Result<()> {
@@ -125,27 +139,31 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
+            let report = report?;
             if output.as_os_str() == "-" {
                 // The model went to stdout; the report must not corrupt it.
-                let report = report?;
+                warn(&report.warnings);
                 let text = if cli.json { serde_json::to_string(&report)? } else { report.to_string() };
                 eprintln!("{text}");
                 return Ok(());
             }
-            print(&report?, cli.json)
+            print(&report, &report.warnings, cli.json)
         }
         Command::Eval { model, data, data_args } => {
-            print(&commands::eval(&model, &data, &data_args)?, cli.json)
+            let report = commands::eval(&model, &data, &data_args)?;
+            print(&report, &report.warnings, cli.json)
         }
         Command::Cv { data, folds, jobs, learn } => {
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            print(&commands::cv(&data, folds, jobs, &learn)?, cli.json)
+            let report = commands::cv(&data, folds, jobs, &learn)?;
+            print(&report, &report.warnings, cli.json)
         }
-        Command::Predict { model, data, data_args } => {
-            print(&commands::predict(&model, &data, &data_args)?, cli.json)
+        Command::Predict { model, data, args } => {
+            let report = commands::predict(&model, &data, &args)?;
+            print(&report, &report.warnings, cli.json)
         }
         Command::Inspect { model, dot: true } => emit(&commands::inspect_dot(&model)?),
-        Command::Inspect { model, dot: false } => print(&commands::inspect(&model)?, cli.json),
+        Command::Inspect { model, dot: false } => print(&commands::inspect(&model)?, &[], cli.json),
     }
 }
 

@@ -382,3 +382,198 @@ fn output_dash_is_stdout() {
     assert_eq!(report["model_bytes"].as_u64().unwrap() as usize, o.stdout.len());
     assert!(!d.join("-").exists(), "no file named `-`");
 }
+
+/// Runs, expects success, and returns (stdout, stderr).
+fn ok(dir: &Path, args: &[&str]) -> (String, String) {
+    let o = ltu(dir, args);
+    assert!(o.status.success(), "ltu {args:?} failed: {}", stderr(&o));
+    (stdout(&o), stderr(&o))
+}
+
+/// `NA`, `NaN`, `nan`, `null` in a column of numbers are missing values, not categories; the
+/// vocabulary is configurable; `inf` and `1e309` are errors with file:line:col.
+#[test]
+fn missing_value_words_and_non_finite_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "na.csv", b"a,b,class\n1,NA,x\n2,3,y\n3,nan,x\n4,5,y\n5,null,x\n6,NaN,y\n7,9,x\n8,2,y\n");
+    let t = json(d, &["train", "na.csv", "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    let warnings = t["warnings"].as_array().unwrap();
+    assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("\"NA\" ×1")), "{t}");
+    let text = stdout(&ltu(d, &["inspect", "m.ltu"]));
+    assert!(!text.contains("b=NA") && !text.contains("b=3"), "b is numeric, not categorical: {text}");
+    let i = json(d, &["inspect", "m.ltu", "--json"]);
+    assert_eq!(i["n_inputs"], 2);
+    // With `NA` not in the vocabulary, the column is categorical again, with a warning.
+    let t =
+        json(d, &["train", "na.csv", "--algo", "ptree", "-o", "m.ltu", "--missing-values", "?,", "--json"]);
+    let w = t["warnings"].to_string();
+    assert!(w.contains("read as categorical") && w.contains("na.csv:2:2"), "{t}");
+    // Non-finite values are errors at their position.
+    write(d, "inf.csv", b"a,b,class\n1,2,x\n2,inf,y\n");
+    fails(d, &["train", "inf.csv", "--algo", "ptree", "-o", "m2.ltu"], "inf.csv:3:2");
+    write(d, "big.csv", b"a,b,class\n1,2,x\n2,3,y\n3,1e309,x\n");
+    fails(d, &["train", "big.csv", "--algo", "ptree", "-o", "m2.ltu"], "big.csv:4:2");
+    fails(d, &["train", "big.csv", "--algo", "ptree", "-o", "m2.ltu"], "not a finite number");
+    // predict on a numeric model reads the same words as missing (and warns).
+    json(d, &["train", "na.csv", "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    write(d, "new.csv", b"a,b\n1,NA\n2,null\n");
+    let p = json(d, &["predict", "m.ltu", "new.csv", "--json"]);
+    assert_eq!(p["predictions"].as_array().unwrap().len(), 2);
+    assert!(p["warnings"].to_string().contains("missing"), "{p}");
+    write(d, "bad.csv", b"a,b\n1,-inf\n");
+    fails(d, &["predict", "m.ltu", "bad.csv"], "bad.csv:2:2");
+}
+
+/// A class column of numbers such as `sepal_length` is refused unless named categorical; a class
+/// column of small integer codes is read with a warning.
+#[test]
+fn numeric_target_is_refused_unless_categorical() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    fails(
+        d,
+        &["train", iris, "--algo", "ptree", "--target", "sepal_length", "-o", "m.ltu"],
+        "--categorical sepal_length",
+    );
+    assert!(!d.join("m.ltu").exists());
+    fails(d, &["cv", iris, "--algo", "ptree", "--target", "sepal_length"], "holds numbers");
+    let t = json(
+        d,
+        &[
+            "train",
+            iris,
+            "--algo",
+            "ptree",
+            "--target",
+            "sepal_length",
+            "--categorical",
+            "sepal_length",
+            "-o",
+            "m.ltu",
+            "--json",
+        ],
+    );
+    assert!(t["n"] == 150, "{t}");
+    let monks = data("monks-1_train.csv");
+    let o = ltu(d, &["train", monks.to_str().unwrap(), "--algo", "ptree", "-o", "m.ltu"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: ") && stderr(&o).contains("--categorical class"), "{}", stderr(&o));
+    let o = ltu(
+        d,
+        &["train", monks.to_str().unwrap(), "--algo", "ptree", "-o", "m.ltu", "--categorical", "class,a1"],
+    );
+    assert!(o.status.success() && !stderr(&o).contains("warning"), "{}", stderr(&o));
+}
+
+/// Warnings on stderr and in `--json`: a trivial model, unseen categories at predict, classes with
+/// fewer rows than folds.
+#[test]
+fn silent_decisions_are_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Noise: the attribute says nothing about the class, so the tree predicts the majority.
+    let mut rows = String::from("colour,class\n");
+    for i in 0..40 {
+        rows.push_str(&format!(
+            "{},{}\n",
+            ["red", "blue"][i % 2],
+            if i % 5 == 0 { "rare" } else { "common" }
+        ));
+    }
+    write(d, "noise.csv", rows.as_bytes());
+    let o = ltu(d, &["train", "noise.csv", "--algo", "ptree", "-o", "m.ltu"]);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("warning: the model predicts `common` for every one"), "{}", stderr(&o));
+    let t = json(d, &["train", "noise.csv", "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    assert!(t["warnings"].to_string().contains("trivial model"), "{t}");
+
+    write(d, "new.csv", b"colour\nred\ngreen\ngreen\n");
+    let o = ltu(d, &["predict", "m.ltu", "new.csv"]);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("never saw") && stderr(&o).contains("\"green\" ×2"), "{}", stderr(&o));
+    let p = json(d, &["predict", "m.ltu", "new.csv", "--json"]);
+    assert!(p["warnings"].to_string().contains("never saw"), "{p}");
+
+    let c = json(d, &["cv", "noise.csv", "--algo", "ptree", "--folds", "10", "--json"]);
+    assert!(c["warnings"].to_string().contains("class `rare` has 8 rows, fewer than the 10 folds"), "{c}");
+}
+
+/// `predict` reads `-` as stdin, passes an `--id` column through, prints per-class scores that
+/// agree with the runtime's `predict_scores`, and scores a file whose class column is empty.
+#[test]
+fn predict_stdin_id_scores_and_empty_class_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    json(d, &["train", iris.to_str().unwrap(), "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    let new = "id,sepal_length,sepal_width,petal_length,petal_width,class\n\
+               a1,5.1,3.5,1.4,0.2,\n\
+               \"a,2\",6.7,3.0,5.2,2.3,\n";
+    write(d, "new.csv", new.as_bytes());
+    // The class column is present but empty: scored, not an error.
+    let (out, _) = ok(d, &["predict", "m.ltu", "new.csv", "--ignore", "id"]);
+    assert_eq!(out.lines().collect::<Vec<_>>(), ["setosa", "virginica"]);
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ltu"))
+        .current_dir(d)
+        .args(["predict", "m.ltu", "-", "--id", "id", "--scores"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), new.as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "id,class,score:setosa,score:versicolor,score:virginica");
+    assert!(lines[1].starts_with("a1,setosa,"), "{out}");
+    assert!(lines[2].starts_with("\"a,2\",virginica,"), "the id is CSV-quoted: {out}");
+
+    let p = json(d, &["predict", "m.ltu", "new.csv", "--id", "id", "--scores", "--json"]);
+    assert_eq!(p["ids"], serde_json::json!(["a1", "a,2"]));
+    let bytes = std::fs::read(d.join("m.ltu")).unwrap();
+    let model = ltu_runtime::Model::from_bytes(&bytes).unwrap();
+    for (x, s) in p["inputs"].as_array().unwrap().iter().zip(p["scores"].as_array().unwrap()) {
+        let x: Vec<i32> = x.as_array().unwrap().iter().map(|v| v.as_i64().unwrap() as i32).collect();
+        let mut want = vec![0i64; model.n_classes()];
+        model.predict_scores(&x, &mut want).unwrap();
+        let got: Vec<i64> =
+            s.as_array().unwrap().iter().map(|v| v.as_f64().map_or(i64::MIN, |v| v as i64)).collect();
+        assert_eq!(got, want);
+    }
+    // eval still needs labels.
+    fails(d, &["eval", "m.ltu", "new.csv", "--ignore", "id"], "new.csv:2:6");
+}
+
+/// `eval` and `cv` give per-class precision, recall and F1 with macro averages; `cv` also gives
+/// per-fold lines and a confusion matrix over the held-out predictions.
+#[test]
+fn eval_and_cv_per_class_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    json(d, &["train", iris, "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    let e = json(d, &["eval", "m.ltu", iris, "--json"]);
+    keys(&e, &["macro_precision", "macro_recall", "macro_f1"]);
+    assert!(e["per_class"][0]["f1"].as_f64().is_some(), "{e}");
+    let (text, _) = ok(d, &["eval", "m.ltu", iris]);
+    assert!(text.contains("macro average") && text.contains("F1"), "{text}");
+
+    let c = json(d, &["cv", iris, "--algo", "ptree", "--folds", "5", "--json"]);
+    keys(&c, &["confusion", "per_class", "macro_f1", "fold_rows", "classes"]);
+    let confusion = c["confusion"].as_array().unwrap();
+    let total: u64 = confusion.iter().flat_map(|r| r.as_array().unwrap()).map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(total, 150, "every row is predicted once, in its test fold");
+    let correct: u64 = (0..3).map(|k| confusion[k][k].as_u64().unwrap()).sum();
+    let mean = c["accuracy_mean"].as_f64().unwrap();
+    assert!((correct as f64 / 150.0 - mean).abs() < 1e-9, "equal folds: pooled = mean accuracy");
+    let (text, _) = ok(d, &["cv", iris, "--algo", "ptree", "--folds", "5"]);
+    assert_eq!(text.lines().filter(|l| l.starts_with("fold ")).count(), 5, "{text}");
+    assert!(text.contains("confusion") && text.contains("macro average"), "{text}");
+}

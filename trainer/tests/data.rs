@@ -477,7 +477,7 @@ fn monks_codes_can_be_declared_categorical_and_segment_has_six_decimals() {
 fn type_inference_and_overrides() {
     let text = "int,dec,mixed,word,special,code,class\n\
                 1,1.50,1,a,nan,7,x\n\
-                ?,-2,b,b,inf,8,y\n\
+                ?,-2,b,b,NA,8,y\n\
                 3,,3,a,1,7,x\n";
     let d = load_str("t.csv", text, &opts());
     let kinds: Vec<&AttrKind> = d.schema.attributes.iter().map(|a| &a.kind).collect();
@@ -485,11 +485,22 @@ fn type_inference_and_overrides() {
     assert_eq!(kinds[1], &AttrKind::Numeric { decimals: 2 });
     assert_eq!(kinds[2], &AttrKind::Categorical { values: names(&["1", "b", "3"]) });
     assert_eq!(kinds[3], &AttrKind::Categorical { values: names(&["a", "b"]) });
-    // `nan` and `inf` are words, not numbers.
-    assert_eq!(kinds[4], &AttrKind::Categorical { values: names(&["nan", "inf", "1"]) });
+    // `nan` and `NA` are missing-value words in a numeric column.
+    assert_eq!(kinds[4], &AttrKind::Numeric { decimals: 0 });
+    assert!(d.row(0)[4].is_nan() && d.row(1)[4].is_nan());
+    assert_eq!(d.row(2)[4], 1.0);
     assert_eq!(kinds[5], &AttrKind::Numeric { decimals: 0 });
     assert!(d.row(1)[0].is_nan() && d.row(2)[1].is_nan());
     assert_eq!(d.row(1)[1], -2.0);
+    // Without them in the vocabulary the column is categorical again.
+    let strict = LoadOptions { missing_values: Some(names(&["?"])), ..opts() };
+    let d = load_str("t.csv", text, &strict);
+    assert_eq!(d.schema.attributes[4].kind, AttrKind::Categorical { values: names(&["nan", "NA", "1"]) });
+    // `inf` in a column of numbers is an error at its position, not a category.
+    assert_eq!(
+        error_with("t.csv", text.replace("NA", "inf"), &opts()),
+        "F:3:5: column `special` is numeric but \"inf\" is not a finite number"
+    );
 
     let overridden = LoadOptions { categorical: names(&["code"]), ignore: names(&["special"]), ..opts() };
     let d = load_str("t.csv", text, &overridden);

@@ -26,6 +26,36 @@ pub(crate) fn is_missing(text: &str) -> bool {
     text.is_empty() || text == "?"
 }
 
+/// What a cell's text looks like as a number.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Look {
+    /// A finite decimal number and its digits after the point (see [`parse_number`]).
+    Number(f64, u8),
+    /// Number-like but not finite: `inf`, `infinity`, `nan` (any case, optional sign) or a
+    /// decimal that overflows `f64` (`1e309`).
+    NonFinite,
+    /// Anything else.
+    Text,
+}
+
+/// Classifies `s` as a finite number, a non-finite number-like value, or text.
+pub(crate) fn look(s: &str) -> Look {
+    if let Some((v, d)) = parse_number(s) {
+        return Look::Number(v, d);
+    }
+    let unsigned = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let word = ["inf", "infinity", "nan"].iter().any(|w| unsigned.eq_ignore_ascii_case(w));
+    // Valid decimal syntax whose value is not finite (parse_number said no only because of that).
+    let overflow = !unsigned.is_empty()
+        && unsigned.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+        && s.parse::<f64>().is_ok_and(|v| !v.is_finite());
+    if word || overflow {
+        Look::NonFinite
+    } else {
+        Look::Text
+    }
+}
+
 /// The type a file declares for a column.
 #[derive(Debug)]
 pub(crate) enum Declared {
@@ -172,6 +202,17 @@ mod tests {
             "--1", "١",
         ] {
             assert_eq!(parse_number(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn looks() {
+        assert_eq!(look("5.1"), Look::Number(5.1, 1));
+        for nf in ["inf", "-inf", "+Infinity", "NaN", "nan", "1e309", "-1.5e400"] {
+            assert_eq!(look(nf), Look::NonFinite, "{nf:?}");
+        }
+        for t in ["abc", "1.2.3", "0x10", "in", "", "e5"] {
+            assert_eq!(look(t), Look::Text, "{t:?}");
         }
     }
 
