@@ -223,25 +223,21 @@ pub fn encode(repr: &ModelRepr<'_>, out: &mut [u8]) -> Result<usize> {
     Ok(end + CHECKSUM_LEN)
 }
 
-/// Reads the `i`-th little-endian `u16` of a table (callers check the bound).
+/// Reads the `i`-th little-endian `u16` of a table; 0 past its end (callers check the bound, so
+/// the loader and evaluator have no panic path here).
 #[inline]
 pub(crate) fn u16_at(table: &[u8], i: usize) -> u16 {
-    u16::from_le_bytes([table[2 * i], table[2 * i + 1]])
+    match table.get(2 * i..).and_then(|t| t.first_chunk::<2>()) {
+        Some(b) => u16::from_le_bytes(*b),
+        None => 0,
+    }
 }
 
 /// A reader of a `u16` little-endian table, for tools: `u16_table(t)(i)` is entry `i`.
 ///
 /// Panics if `i` is out of range; the model's own accessors never call it unchecked.
 pub fn u16_table(table: &[u8]) -> impl Fn(usize) -> u16 + '_ {
-    move |i| u16_at(table, i)
-}
-
-fn i32_le(b: &[u8]) -> i32 {
-    i32::from_le_bytes([b[0], b[1], b[2], b[3]])
-}
-
-fn u16_le(b: &[u8]) -> u16 {
-    u16::from_le_bytes([b[0], b[1]])
+    move |i| u16::from_le_bytes([table[2 * i], table[2 * i + 1]])
 }
 
 /// Kind byte of an [`InputRec`].
@@ -276,8 +272,21 @@ impl InputRec {
     /// Encoded size.
     pub const SIZE: usize = 8;
     /// Decodes one record.
+    ///
+    /// # Panics
+    /// If `b` is shorter than [`InputRec::SIZE`].
     pub fn parse(b: &[u8]) -> Self {
-        InputRec { kind: b[0], scale_exp: b[1] as i8, n_values: u16_le(&b[2..]), missing: i32_le(&b[4..]) }
+        Self::from_array(b[..Self::SIZE].try_into().expect("8 bytes"))
+    }
+    /// Decodes one record from exactly its bytes.
+    #[inline]
+    pub fn from_array(b: &[u8; Self::SIZE]) -> Self {
+        InputRec {
+            kind: b[0],
+            scale_exp: b[1] as i8,
+            n_values: u16::from_le_bytes([b[2], b[3]]),
+            missing: i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+        }
     }
     /// Encodes one record.
     pub fn to_bytes(&self) -> [u8; Self::SIZE] {
@@ -332,14 +341,22 @@ impl FeatureRec {
     /// Encoded size.
     pub const SIZE: usize = 12;
     /// Decodes one record.
+    ///
+    /// # Panics
+    /// If `b` is shorter than [`FeatureRec::SIZE`].
     pub fn parse(b: &[u8]) -> Self {
+        Self::from_array(b[..Self::SIZE].try_into().expect("12 bytes"))
+    }
+    /// Decodes one record from exactly its bytes.
+    #[inline]
+    pub fn from_array(b: &[u8; Self::SIZE]) -> Self {
         FeatureRec {
             kind: b[0],
             shift: b[1],
-            attr: u16_le(&b[2..]),
-            value: i32_le(&b[4..]),
-            mul: u16_le(&b[8..]) as i16,
-            max_abs: u16_le(&b[10..]),
+            attr: u16::from_le_bytes([b[2], b[3]]),
+            value: i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+            mul: i16::from_le_bytes([b[8], b[9]]),
+            max_abs: u16::from_le_bytes([b[10], b[11]]),
         }
     }
     /// Encodes one record.
@@ -382,8 +399,17 @@ impl LiteralRec {
     /// Encoded size.
     pub const SIZE: usize = 8;
     /// Decodes one record; the second value is the padding byte (must be 0).
+    ///
+    /// # Panics
+    /// If `b` is shorter than [`LiteralRec::SIZE`].
     pub fn parse(b: &[u8]) -> (Self, u8) {
-        (LiteralRec { attr: u16_le(b), op: b[2], value: i32_le(&b[4..]) }, b[3])
+        Self::from_array(b[..Self::SIZE].try_into().expect("8 bytes"))
+    }
+    /// Decodes one record from exactly its bytes; the second value is the padding byte.
+    #[inline]
+    pub fn from_array(b: &[u8; Self::SIZE]) -> (Self, u8) {
+        let value = i32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+        (LiteralRec { attr: u16::from_le_bytes([b[0], b[1]]), op: b[2], value }, b[3])
     }
     /// Encodes one record.
     pub fn to_bytes(&self) -> [u8; Self::SIZE] {
@@ -445,9 +471,9 @@ impl UnitRec {
     pub fn parse(b: &[u8]) -> (Self, u8) {
         Self::from_array(b[..Self::SIZE].try_into().expect("16 bytes"))
     }
-    /// Decodes one record from exactly its bytes (no bounds checks).
+    /// Decodes one record from exactly its bytes; the second value is the OR of the padding bytes.
     #[inline(always)]
-    pub fn from_array(b: [u8; Self::SIZE]) -> (Self, u8) {
+    pub fn from_array(b: &[u8; Self::SIZE]) -> (Self, u8) {
         let rec = UnitRec {
             flags: b[0],
             n_out: u16::from_le_bytes([b[2], b[3]]),
@@ -517,15 +543,23 @@ impl NodeRec {
     /// Encoded size.
     pub const SIZE: usize = 12;
     /// Decodes one record; the second value is the padding byte (must be 0).
-    pub fn parse(bytes: &[u8]) -> (Self, u8) {
+    ///
+    /// # Panics
+    /// If `b` is shorter than [`NodeRec::SIZE`].
+    pub fn parse(b: &[u8]) -> (Self, u8) {
+        Self::from_array(b[..Self::SIZE].try_into().expect("12 bytes"))
+    }
+    /// Decodes one record from exactly its bytes; the second value is the padding byte.
+    #[inline]
+    pub fn from_array(b: &[u8; Self::SIZE]) -> (Self, u8) {
         let rec = NodeRec {
-            kind: bytes[0],
-            a: u16_le(&bytes[2..]),
-            value: i32_le(&bytes[4..]),
-            b: u16_le(&bytes[8..]),
-            c: u16_le(&bytes[10..]),
+            kind: b[0],
+            a: u16::from_le_bytes([b[2], b[3]]),
+            value: i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+            b: u16::from_le_bytes([b[8], b[9]]),
+            c: u16::from_le_bytes([b[10], b[11]]),
         };
-        (rec, bytes[1])
+        (rec, b[1])
     }
     /// Encodes one record.
     pub fn to_bytes(&self) -> [u8; Self::SIZE] {
@@ -552,8 +586,16 @@ impl ListEntryRec {
     /// Encoded size.
     pub const SIZE: usize = 4;
     /// Decodes one record.
+    ///
+    /// # Panics
+    /// If `b` is shorter than [`ListEntryRec::SIZE`].
     pub fn parse(b: &[u8]) -> Self {
-        ListEntryRec { unit: u16_le(b), class: u16_le(&b[2..]) }
+        Self::from_array(b[..Self::SIZE].try_into().expect("4 bytes"))
+    }
+    /// Decodes one record from exactly its bytes.
+    #[inline]
+    pub fn from_array(b: &[u8; Self::SIZE]) -> Self {
+        ListEntryRec { unit: u16::from_le_bytes([b[0], b[1]]), class: u16::from_le_bytes([b[2], b[3]]) }
     }
     /// Encodes one record.
     pub fn to_bytes(&self) -> [u8; Self::SIZE] {

@@ -72,6 +72,7 @@ impl<'a> Model<'a> {
     ///
     /// # Errors
     /// The first failed check, as the matching [`Error`] variant.
+    #[inline(never)] // one copy of the loader, called once; never folded into the caller
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Model<'a>> {
         let repr = format::decode(bytes)?;
         Self::from_repr(repr)
@@ -93,7 +94,7 @@ impl<'a> Model<'a> {
         check(repr.weights.len() % repr.weight_kind.width() == 0, Error::TableLength)?;
         let n_weights = repr.weights.len() / repr.weight_kind.width();
 
-        let input = |i: usize| InputRec::parse(&repr.inputs[i * InputRec::SIZE..]);
+        let input = |i: usize| InputRec::from_array(record(repr.inputs, i));
         let mut n_names = n_inputs + n_classes;
         for i in 0..n_inputs {
             let rec = input(i);
@@ -106,13 +107,13 @@ impl<'a> Model<'a> {
         }
 
         for l in 0..n_literals {
-            let (rec, pad) = LiteralRec::parse(&repr.literals[l * LiteralRec::SIZE..]);
+            let (rec, pad) = LiteralRec::from_array(record(repr.literals, l));
             check(pad == 0 && rec.op <= literal_op::LE, Error::LiteralInvalid)?;
             check((rec.attr as usize) < n_inputs, Error::LiteralInvalid)?;
         }
 
         for f in 0..n_features {
-            let rec = FeatureRec::parse(&repr.features[f * FeatureRec::SIZE..]);
+            let rec = FeatureRec::from_array(record(repr.features, f));
             let ok = match rec.kind {
                 feature_kind::NUMERIC => {
                     (rec.attr as usize) < n_inputs
@@ -149,7 +150,7 @@ impl<'a> Model<'a> {
         let width = kind.width();
         let limit = kind.accumulator_limit();
         for u in repr.units.chunks_exact(UnitRec::SIZE) {
-            let (rec, pad) = UnitRec::parse(u);
+            let (rec, pad) = UnitRec::from_array(u.try_into().unwrap_or(&[0; UnitRec::SIZE]));
             check(pad == 0 && rec.flags & !unit_flags::SPARSE == 0 && rec.n_out >= 1, Error::UnitInvalid)?;
             let terms = rec.n_terms as usize;
             let sparse = rec.flags & unit_flags::SPARSE != 0;
@@ -184,14 +185,14 @@ impl<'a> Model<'a> {
             }
         }
 
-        let unit = |u: usize| UnitRec::parse(&repr.units[u * UnitRec::SIZE..]).0;
+        let unit = |u: usize| UnitRec::from_array(record(repr.units, u)).0;
         match repr.structure {
             StructureRepr::Tree { nodes, children } => {
                 let n_nodes = count(nodes, NodeRec::SIZE)?;
                 let n_children = count(children, 2)?;
                 check(n_nodes >= 1, Error::NodeInvalid)?;
                 for i in 0..n_nodes {
-                    let (rec, pad) = NodeRec::parse(&nodes[i * NodeRec::SIZE..]);
+                    let (rec, pad) = NodeRec::from_array(record(nodes, i));
                     check(pad == 0, Error::NodeInvalid)?;
                     let forward =
                         |c: u16| check(c as usize > i && (c as usize) < n_nodes, Error::LinkNotForward);
@@ -243,7 +244,7 @@ impl<'a> Model<'a> {
                 let n_entries = count(entries, ListEntryRec::SIZE)?;
                 check((default_class as usize) < n_classes, Error::ClassOutOfRange)?;
                 for e in 0..n_entries {
-                    let rec = ListEntryRec::parse(&entries[e * ListEntryRec::SIZE..]);
+                    let rec = ListEntryRec::from_array(record(entries, e));
                     check(
                         (rec.unit as usize) < n_units && unit(rec.unit as usize).n_out == 1,
                         Error::ListEntryInvalid,
@@ -257,7 +258,8 @@ impl<'a> Model<'a> {
         }
 
         if let Some(names) = repr.names {
-            check(names.split('\n').count() == n_names, Error::NamesInvalid)?;
+            let lines = names.bytes().filter(|&b| b == b'\n').count() + 1;
+            check(lines == n_names, Error::NamesInvalid)?;
         }
 
         Ok(Model { repr, n_inputs, n_features, n_units })
@@ -304,7 +306,7 @@ impl<'a> Model<'a> {
 
     /// Descriptor of raw input `i`, if it exists.
     pub fn input(&self, i: usize) -> Option<InputRec> {
-        (i < self.n_inputs).then(|| InputRec::parse(&self.repr.inputs[i * InputRec::SIZE..]))
+        (i < self.n_inputs).then(|| InputRec::from_array(record(self.repr.inputs, i)))
     }
 
     /// The optional names: line `k` of the names block (inputs, category values, classes).
@@ -425,7 +427,7 @@ impl<'a> Model<'a> {
         src: &mut S,
         mut scores: Option<&mut [i64]>,
     ) -> Result<(usize, i64)> {
-        let rec = UnitRec::from_array(*record(self.repr.units, u)).0;
+        let rec = UnitRec::from_array(record(self.repr.units, u)).0;
         let n_out = rec.n_out as usize;
         let mut best = (i64::MIN, 0);
         let mut chunk = [0i64; ROW_CHUNK];
@@ -689,7 +691,24 @@ pub struct Names<'a> {
 
 impl<'a> Names<'a> {
     fn line(&self, k: usize) -> &'a str {
-        self.text.split('\n').nth(k).unwrap_or("")
+        // Byte scan instead of `str::split`, which links a panic path into the firmware.
+        let bytes = self.text.as_bytes();
+        let mut start = 0;
+        let mut line = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b'\n' {
+                if line == k {
+                    return self.text.get(start..i).unwrap_or("");
+                }
+                line += 1;
+                start = i + 1;
+            }
+        }
+        if line == k {
+            self.text.get(start..).unwrap_or("")
+        } else {
+            ""
+        }
     }
 
     /// Name of input `i` (empty if out of range).
