@@ -19,9 +19,12 @@ pub enum Algo {
     Hsi,
     /// Sparse perceptron by boosting (Jackson & Craven 1996).
     Sparse,
-    /// Multivariate (oblique) tree (Yildiz & Alpaydin).
+    /// Multivariate (oblique) tree (Yildiz & Alpaydin); not implemented, so hidden from the
+    /// command line's help and value lists.
+    #[value(hide = true)]
     Oblique,
-    /// FRINGE feature construction (Pagallo 1989).
+    /// FRINGE feature construction (Pagallo 1989); not implemented, hidden like `Oblique`.
+    #[value(hide = true)]
     Fringe,
 }
 

@@ -76,6 +76,56 @@ impl DataArgs {
     }
 }
 
+/// Parses a `usize` of at least `MIN`.
+fn at_least<const MIN: usize>(s: &str) -> std::result::Result<usize, String> {
+    let v: usize = s.parse().map_err(|e| format!("{e}"))?;
+    if v < MIN {
+        return Err(format!("must be at least {MIN}"));
+    }
+    Ok(v)
+}
+
+/// Parses a `usize` in `MIN..=MAX`.
+fn in_range<const MIN: usize, const MAX: usize>(s: &str) -> std::result::Result<usize, String> {
+    let v: usize = s.parse().map_err(|e| format!("{e}"))?;
+    if !(MIN..=MAX).contains(&v) {
+        return Err(format!("must be in {MIN}..={MAX}"));
+    }
+    Ok(v)
+}
+
+/// `0` or at least 2 (folds of an inner cross-validation).
+fn zero_or_two_plus(s: &str) -> std::result::Result<usize, String> {
+    let v: usize = s.parse().map_err(|e| format!("{e}"))?;
+    if v == 1 {
+        return Err("must be 0 (off) or at least 2".into());
+    }
+    Ok(v)
+}
+
+/// A fraction in `[0, 0.9)`.
+fn prune_fraction(s: &str) -> std::result::Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if !(0.0..0.9).contains(&v) {
+        return Err("must be in [0, 0.9)".into());
+    }
+    Ok(v)
+}
+
+/// `--numeric-max-abs` as the trainers accept it.
+fn numeric_max_abs(s: &str) -> std::result::Result<u16, String> {
+    in_range::<1, 32767>(s).map(|v| v as u16)
+}
+
+/// A value's command-line name.
+fn cli_name<E: clap::ValueEnum>(e: E) -> String {
+    e.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+}
+
+fn ptree_defaults() -> (perceptron_tree::Params, perceptron_tree::Params) {
+    (perceptron_tree::Params::default(), perceptron_tree::Params::paper())
+}
+
 /// Options shared by `train` and `cv`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LearnArgs {
@@ -95,11 +145,17 @@ pub struct LearnArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub data: DataArgs,
-    /// Fraction of the training rows held out to prune the model (0 = no pruning).
-    #[arg(long, value_name = "FRACTION")]
+    /// Fraction of the training rows held out to prune the model (ptree, ndl, hsi).
+    #[arg(long, value_name = "FRACTION", value_parser = prune_fraction,
+          help = "Fraction of the training rows held out to prune the model, in [0, 0.9) (ptree, ndl, hsi) [default: 0 = no pruning]")]
     pub prune_fraction: Option<f64>,
-    /// Numeric attributes become features quantized to [-N, N] (default: per algorithm).
-    #[arg(long, value_name = "N")]
+    /// Numeric attributes become features quantized to [-N, N] (ptree, ndl, hsi).
+    #[arg(long, value_name = "N", value_parser = numeric_max_abs,
+          help = format!(
+              "Numeric attributes become features quantized to [-N, N], N in 1..=32767 (ptree, ndl, hsi) [default: {} for ptree, {} for ndl and hsi]",
+              perceptron_tree::Params::default().numeric_max_abs,
+              decision_list::Params::default().feature_max_abs
+          ))]
     pub numeric_max_abs: Option<u16>,
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -120,28 +176,53 @@ pub struct PtreeArgs {
     #[arg(long)]
     pub paper: bool,
     /// Maximum passes over the data (training stops once the tree is consistent).
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = at_least::<1>, help = {
+        let (d, p) = ptree_defaults();
+        format!("Maximum passes over the data, at least 1 (training stops once the tree is consistent) [default: {}; --paper: {}]", d.epochs, p.epochs)
+    })]
     pub epochs: Option<usize>,
     /// Presentation order in each epoch.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help = {
+        let (d, p) = ptree_defaults();
+        format!("Presentation order in each epoch [default: {}; --paper: {}]", cli_name(d.order), cli_name(p.order))
+    })]
     pub order: Option<perceptron_tree::Order>,
-    /// When an LTU splits: `progress` (C > log dim W, section 4.2.1) or `corollary1` (exact).
-    #[arg(long, value_enum)]
+    /// When an LTU splits.
+    #[arg(long, value_enum, help = format!(
+        "When an LTU splits: `progress` (C > log dim W, section 4.2.1) or `corollary1` (exact) [default: {}]",
+        cli_name(perceptron_tree::Params::default().split_rule)
+    ))]
     pub split_rule: Option<perceptron_tree::SplitRule>,
     /// Logarithm of the progress test.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help = format!(
+        "Logarithm of the progress test [default: {}]",
+        cli_name(perceptron_tree::Params::default().log_base)
+    ))]
     pub log_base: Option<perceptron_tree::LogBase>,
     /// Keep pocket weights (Gallant): `--pocket true|false`.
-    #[arg(long)]
+    #[arg(long, value_name = "BOOL", help = {
+        let (d, p) = ptree_defaults();
+        format!("Keep pocket weights (Gallant) [default: {}; --paper: {}]", d.pocket, p.pocket)
+    })]
     pub pocket: Option<bool>,
     /// Instances an LTU must see before it may split.
-    #[arg(long)]
+    #[arg(long, value_name = "N", help = {
+        let (d, p) = ptree_defaults();
+        format!("Instances an LTU must see before it may split [default: {}; --paper: {}]", d.min_split, p.min_split)
+    })]
     pub min_split: Option<u64>,
     /// Maximum decision nodes on a path.
-    #[arg(long)]
+    #[arg(long, value_name = "N", help = format!(
+        "Maximum decision nodes on a path; the tree then has at most N + 1 levels, the leaf included, \
+         which is the depth `inspect` reports [default: {}; --paper: unlimited]",
+        perceptron_tree::Params::default().max_depth
+    ))]
     pub max_depth: Option<usize>,
     /// Histogram bins per numeric attribute for threshold splits.
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = in_range::<2, 1024>, help = format!(
+        "Histogram bins per numeric attribute for threshold splits, 2..=1024 [default: {}]",
+        perceptron_tree::Params::default().numeric_bins
+    ))]
     pub numeric_bins: Option<usize>,
 }
 
@@ -173,37 +254,63 @@ pub enum SearchArg {
 #[command(next_help_heading = "Decision list options (--algo ndl, hsi)")]
 pub struct NdlArgs {
     /// How each halfspace is searched for.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help = "How each halfspace is searched for [default: flns]")]
     pub search: Option<SearchArg>,
     /// Passes of `mult`, or thousands of iterations of `pocket`.
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = at_least::<1>,
+          help = "Passes of `--search mult`, or thousands of iterations of `--search pocket` [default: 20]")]
     pub search_effort: Option<usize>,
     /// Cap on the outer passes of Find_large_neg_subset.
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = at_least::<1>,
+          help = "Cap on the outer passes of Find_large_neg_subset [default: none]")]
     pub max_passes: Option<usize>,
     /// Largest number of list entries.
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = at_least::<1>, help = "Largest number of list entries [default: none]")]
     pub max_nodes: Option<usize>,
     /// Stop when the best new node covers fewer training rows than this.
-    #[arg(long)]
+    #[arg(long, value_name = "N", help = format!(
+        "Stop when the best new node covers fewer training rows than this [default: {}]",
+        decision_list::Params::default().min_cover
+    ))]
     pub min_cover: Option<usize>,
-    /// Re-solve each halfspace for the largest margin: `--max-margin true|false`.
-    #[arg(long)]
+    /// Re-solve each halfspace for the largest margin.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Re-solve each halfspace for the largest margin [default: {}]",
+        decision_list::Params::default().max_margin
+    ))]
     pub max_margin: Option<bool>,
     /// `hsi`: intersection or union of halfspaces.
-    #[arg(long, value_enum)]
+    #[arg(
+        long,
+        value_enum,
+        help = "`--algo hsi` only: intersection or union of halfspaces [default: intersection]"
+    )]
     pub hsi_shape: Option<HsiShapeArg>,
-    /// `hsi`: name of the positive class (default: try both, keep the shorter list).
-    #[arg(long, value_name = "CLASS")]
+    /// `hsi`: name of the positive class.
+    #[arg(
+        long,
+        value_name = "CLASS",
+        help = "`--algo hsi` only: name of the positive class [default: try both, keep the shorter list]"
+    )]
     pub positive: Option<String>,
-    /// Give rows with identical inputs their majority class before building (`false`: the
-    /// paper's exact method, which stops at contradictory examples).
-    #[arg(long)]
+    /// Give rows with identical inputs their majority class before building.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Give rows with identical inputs their majority class before building (`false`: the paper's exact \
+         method, which stops at contradictory examples) [default: {}]",
+        decision_list::Params::default().relabel_duplicates
+    ))]
     pub relabel_duplicates: Option<bool>,
-    /// Reuse a class's earlier cover while it is intact instead of searching every class at
-    /// every step (`false`: the paper's section 5.2).
-    #[arg(long)]
+    /// Reuse a class's earlier cover while it is intact.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Reuse a class's earlier cover while it is intact instead of searching every class at every step \
+         (`false`: the paper's section 5.2) [default: {}]",
+        decision_list::Params::default().reuse_covers
+    ))]
     pub reuse_covers: Option<bool>,
+}
+
+fn sparse_default() -> sparse_perceptron::Params {
+    sparse_perceptron::Params::default()
 }
 
 /// Sparse perceptron options (`--algo sparse`); unset options keep their defaults.
@@ -211,25 +318,44 @@ pub struct NdlArgs {
 #[command(next_help_heading = "Sparse perceptron options (--algo sparse)")]
 pub struct SparseArgs {
     /// Most literals in one conjunction (k).
-    #[arg(long)]
+    #[arg(long, value_name = "K", value_parser = at_least::<1>, help = format!(
+        "Most literals in one conjunction (k), at least 1 [default: {}]",
+        sparse_default().max_literals
+    ))]
     pub max_literals: Option<usize>,
-    /// Most boosting rounds (default: the weights of an ordinary perceptron).
-    #[arg(long)]
+    /// Most boosting rounds.
+    #[arg(long, value_name = "N", value_parser = at_least::<1>,
+          help = "Most boosting rounds, at least 1 [default: the number of weights of an ordinary perceptron]")]
     pub rounds: Option<usize>,
     /// Folds of the inner cross-validation that picks the number of rounds (0 = off).
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = zero_or_two_plus, help = format!(
+        "Folds of the inner cross-validation that picks the number of rounds: 0 (off) or at least 2 [default: {}]",
+        sparse_default().validation_folds
+    ))]
     pub validation_folds: Option<usize>,
-    /// Prefer single literals over conjunctions: `--prefer-simple true|false`.
-    #[arg(long)]
+    /// Prefer single literals over conjunctions.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Prefer single literals over conjunctions [default: {}]",
+        sparse_default().prefer_simple
+    ))]
     pub prefer_simple: Option<bool>,
-    /// Also offer `attribute != value` literals: `--negated-literals true|false`.
-    #[arg(long)]
+    /// Also offer `attribute != value` literals.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Also offer `attribute != value` literals [default: {}]",
+        sparse_default().negated_literals
+    ))]
     pub negated_literals: Option<bool>,
     /// Most threshold cut points per numeric attribute.
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = at_least::<1>, help = format!(
+        "Most threshold cut points per numeric attribute, at least 1 [default: {}]",
+        sparse_default().max_cuts
+    ))]
     pub max_cuts: Option<usize>,
-    /// Stop boosting once the training data are classified correctly: `true|false`.
-    #[arg(long)]
+    /// Stop boosting once the training data are classified correctly.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Stop boosting once the training data are classified correctly [default: {}]",
+        sparse_default().stop_when_consistent
+    ))]
     pub stop_when_consistent: Option<bool>,
 }
 
@@ -316,6 +442,62 @@ impl LearnArgs {
             ndl: NdlArgs::default(),
             sparse: SparseArgs::default(),
         }
+    }
+
+    /// Refuses options that the chosen algorithm does not use (they would be silently ignored).
+    ///
+    /// # Errors
+    /// Names the first such option and the algorithms it belongs to.
+    pub fn check_applicable(&self) -> Result<()> {
+        use Algo::{Hsi, Ndl, Ptree, Sparse};
+        const TREE_LIST: &[Algo] = &[Ptree, Ndl, Hsi];
+        let (p, n, s) = (&self.ptree, &self.ndl, &self.sparse);
+        let given: [(&str, bool, &[Algo]); 25] = [
+            ("--prune-fraction", self.prune_fraction.is_some(), TREE_LIST),
+            ("--numeric-max-abs", self.numeric_max_abs.is_some(), TREE_LIST),
+            ("--paper", p.paper, &[Ptree]),
+            ("--epochs", p.epochs.is_some(), &[Ptree]),
+            ("--order", p.order.is_some(), &[Ptree]),
+            ("--split-rule", p.split_rule.is_some(), &[Ptree]),
+            ("--log-base", p.log_base.is_some(), &[Ptree]),
+            ("--pocket", p.pocket.is_some(), &[Ptree]),
+            ("--min-split", p.min_split.is_some(), &[Ptree]),
+            ("--max-depth", p.max_depth.is_some(), &[Ptree]),
+            ("--numeric-bins", p.numeric_bins.is_some(), &[Ptree]),
+            ("--search", n.search.is_some(), &[Ndl, Hsi]),
+            ("--search-effort", n.search_effort.is_some(), &[Ndl, Hsi]),
+            ("--max-passes", n.max_passes.is_some(), &[Ndl, Hsi]),
+            ("--max-nodes", n.max_nodes.is_some(), &[Ndl, Hsi]),
+            ("--min-cover", n.min_cover.is_some(), &[Ndl, Hsi]),
+            ("--max-margin", n.max_margin.is_some(), &[Ndl, Hsi]),
+            ("--hsi-shape", n.hsi_shape.is_some(), &[Hsi]),
+            ("--positive", n.positive.is_some(), &[Hsi]),
+            ("--relabel-duplicates", n.relabel_duplicates.is_some(), &[Ndl, Hsi]),
+            ("--reuse-covers", n.reuse_covers.is_some(), &[Ndl, Hsi]),
+            ("--max-literals", s.max_literals.is_some(), &[Sparse]),
+            ("--rounds", s.rounds.is_some(), &[Sparse]),
+            ("--validation-folds", s.validation_folds.is_some(), &[Sparse]),
+            ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
+        ];
+        let more: [(&str, bool, &[Algo]); 3] = [
+            ("--prefer-simple", s.prefer_simple.is_some(), &[Sparse]),
+            ("--negated-literals", s.negated_literals.is_some(), &[Sparse]),
+            ("--stop-when-consistent", s.stop_when_consistent.is_some(), &[Sparse]),
+        ];
+        for (name, set, algos) in given.into_iter().chain(more) {
+            if set && !algos.contains(&self.algo) {
+                let list: Vec<String> = algos.iter().map(|a| format!("--algo {a}")).collect();
+                bail!(
+                    "{name} does not apply to --algo {}; it is an option of {}",
+                    self.algo,
+                    list.join(", ")
+                );
+            }
+        }
+        if n.search_effort.is_some() && !matches!(n.search, Some(SearchArg::Mult | SearchArg::Pocket)) {
+            bail!("--search-effort applies to --search mult or --search pocket only");
+        }
+        Ok(())
     }
 
     /// The algorithms' options for data with this schema.
@@ -583,6 +765,7 @@ pub fn train(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<TrainReport> {
     let start = Instant::now();
+    learn.check_applicable()?;
     let output = Output::resolve(out, &[data_path])?;
     let (data, mut warnings) = load(data_path, &learn.data)?;
     let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
@@ -1132,6 +1315,7 @@ pub fn holdout(
 /// # Errors
 /// Bad data or options, or a training failure in any fold (the first is reported).
 pub fn cv(data_path: &Path, folds: usize, jobs: usize, learn: &LearnArgs) -> Result<CvReport> {
+    learn.check_applicable()?;
     let (data, mut warnings) = load(data_path, &learn.data)?;
     learn.options(&data.schema)?;
     let fold_rows = split::stratified_kfold(&data.y, data.schema.classes.len(), folds, learn.seed)

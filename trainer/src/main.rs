@@ -61,12 +61,12 @@ enum Command {
     Cv {
         /// Data file.
         data: PathBuf,
-        /// Number of folds.
-        #[arg(long, default_value_t = 10)]
-        folds: usize,
-        /// Folds trained in parallel (default: available cores).
-        #[arg(long)]
-        jobs: Option<usize>,
+        /// Number of folds, at least 2 and at most the number of rows.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..))]
+        folds: u32,
+        /// Folds trained in parallel, at least 1 [default: available cores].
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        jobs: Option<u32>,
         #[command(flatten)]
         learn: LearnArgs,
     },
@@ -154,8 +154,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             print(&report, &report.warnings, cli.json)
         }
         Command::Cv { data, folds, jobs, learn } => {
-            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let report = commands::cv(&data, folds, jobs, &learn)?;
+            let jobs = jobs
+                .map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
+            let report = commands::cv(&data, folds as usize, jobs, &learn)?;
             print(&report, &report.warnings, cli.json)
         }
         Command::Predict { model, data, args } => {

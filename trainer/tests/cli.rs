@@ -241,6 +241,7 @@ fn unwritable_output_leaves_nothing_behind() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// Unimplemented algorithms are not offered, but a script that names one gets a clear message.
 #[test]
 fn unimplemented_algorithms_say_so() {
     let dir = tempfile::tempdir().unwrap();
@@ -576,4 +577,68 @@ fn eval_and_cv_per_class_figures() {
     let (text, _) = ok(d, &["cv", iris, "--algo", "ptree", "--folds", "5"]);
     assert_eq!(text.lines().filter(|l| l.starts_with("fold ")).count(), 5, "{text}");
     assert!(text.contains("confusion") && text.contains("macro average"), "{text}");
+}
+
+/// Runs and expects clap's usage error: exit code 2, an `error:` line containing `needle`.
+fn usage_error(dir: &Path, args: &[&str], needle: &str) {
+    let o = ltu(dir, args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "ltu {args:?}: {err}");
+    assert!(err.starts_with("error: ") && err.contains(needle), "ltu {args:?}: expected {needle:?} in {err}");
+}
+
+/// `--help` shows the trainers' real defaults and ranges, hides unimplemented algorithms; ranges
+/// are checked by the parser; options of another algorithm are errors; lists take commas.
+#[test]
+fn help_defaults_ranges_and_inapplicable_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let help = stdout(&ltu(d, &["train", "--help"]));
+    let tree = ltu::perceptron_tree::Params::default();
+    let sparse = ltu::sparse_perceptron::Params::default();
+    for (flag, default) in [
+        ("--epochs", tree.epochs.to_string()),
+        ("--min-split", tree.min_split.to_string()),
+        ("--max-depth", tree.max_depth.to_string()),
+        ("--numeric-bins", tree.numeric_bins.to_string()),
+        ("--max-literals", sparse.max_literals.to_string()),
+        ("--max-cuts", sparse.max_cuts.to_string()),
+        ("--validation-folds", sparse.validation_folds.to_string()),
+    ] {
+        let at = help.find(&format!("{flag} <")).unwrap_or_else(|| panic!("{flag} in {help}"));
+        let entry = &help[at..];
+        let entry = &entry[..entry[2..].find("\n      --").map_or(entry.len(), |e| e + 2)];
+        assert!(entry.contains(&format!("[default: {default}")), "{flag}: {entry}");
+    }
+    assert!(help.contains("1..=32767"), "{help}");
+    assert!(!help.contains("oblique") && !help.contains("fringe"), "{help}");
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    usage_error(
+        d,
+        &["train", iris, "--algo", "nope", "-o", "m.ltu"],
+        "possible values: ptree, ndl, hsi, sparse]",
+    );
+    usage_error(
+        d,
+        &["train", iris, "--algo", "ptree", "--numeric-max-abs", "40000", "-o", "m.ltu"],
+        "1..=32767",
+    );
+    let o = ltu(d, &["train", iris, "--algo", "sparse", "--rounds", "0", "-o", "m.ltu"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("must be at least 1") && !stderr(&o).contains("Some("), "{}", stderr(&o));
+    fails(
+        d,
+        &["train", iris, "--algo", "ndl", "--paper", "-o", "m.ltu"],
+        "--paper does not apply to --algo ndl",
+    );
+    fails(d, &["cv", iris, "--algo", "ptree", "--rounds", "3"], "--rounds does not apply to --algo ptree");
+    fails(d, &["train", iris, "--algo", "ndl", "--positive", "setosa", "-o", "m.ltu"], "--algo hsi");
+    assert!(!d.join("m.ltu").exists());
+    // Comma lists.
+    let t = json(
+        d,
+        &["train", iris, "--algo", "ptree", "--ignore", "sepal_length,sepal_width", "-o", "m.ltu", "--json"],
+    );
+    assert_eq!(json(d, &["inspect", "m.ltu", "--json"])["n_inputs"], 2, "{t}");
 }
