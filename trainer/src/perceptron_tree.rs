@@ -150,6 +150,11 @@ pub struct Params {
     /// per-class counts choose threshold tests; costs `bins × classes` counters per numeric
     /// attribute in every LTU.
     pub numeric_bins: usize,
+    /// Export only what a leaf needs (beyond the paper): a leaf LTU whose training instances were
+    /// all of one class becomes a constant-class leaf, and a linear machine drops the rows of
+    /// classes that never reached it (two rows left become one binary LTU, row difference).
+    /// Off in [`Params::paper`].
+    pub compact_leaves: bool,
 }
 
 impl Default for Params {
@@ -166,6 +171,7 @@ impl Default for Params {
             prune_z: 0.6745,
             numeric_max_abs: 32,
             numeric_bins: 16,
+            compact_leaves: true,
         }
     }
 }
@@ -182,6 +188,7 @@ impl Params {
             max_depth: usize::MAX,
             prune_fraction: 0.0,
             prune_z: 0.0,
+            compact_leaves: false,
             ..Params::default()
         }
     }
@@ -613,6 +620,7 @@ pub struct PerceptronTree {
     pocket: bool,
     min_split: u64,
     max_depth: usize,
+    compact_leaves: bool,
     nodes: Vec<NodeState>,
     /// Feature values of the current instance at the reached LTU (no allocation per update).
     scratch: Vec<i32>,
@@ -638,6 +646,7 @@ impl PerceptronTree {
             pocket: p.pocket,
             min_split: p.min_split,
             max_depth: p.max_depth,
+            compact_leaves: p.compact_leaves,
             nodes: vec![NodeState::Empty { depth: 0, active, attrs, init }],
             history: History::default(),
         }
@@ -872,8 +881,12 @@ impl PerceptronTree {
                 NodeState::Empty { .. } => return 0,
                 NodeState::Ltu(l) => {
                     return match inst {
-                        Instance::Raw(x) => l.predict(|i| self.space.features[i].value(x), self.pocket),
-                        Instance::Encoded(e) => l.predict(|i| e.features[i], self.pocket),
+                        Instance::Raw(x) => {
+                            l.predict(|i| self.space.features[i].value(x), self.pocket, self.compact_leaves)
+                        }
+                        Instance::Encoded(e) => {
+                            l.predict(|i| e.features[i], self.pocket, self.compact_leaves)
+                        }
                     }
                 }
                 NodeState::Decision(d) => match d.child(x) {
@@ -983,7 +996,8 @@ impl PerceptronTree {
                 |f: &dyn Fn(&[i32]) -> usize| reach[id].iter().filter(|&&i| f(&rows[i]) != labels[i]).count();
             let subtree = errors(&|x| self.predict_from(id, Instance::Raw(x)));
             let prior = Ltu::frozen(&self.space, self.n_classes, self.log_base, d);
-            let as_ltu = errors(&|x| prior.predict(|i| self.space.features[i].value(x), false));
+            let as_ltu =
+                errors(&|x| prior.predict(|i| self.space.features[i].value(x), false, self.compact_leaves));
             let as_class = errors(&|_| d.fallback);
             if as_ltu <= subtree && as_ltu <= as_class {
                 self.nodes[id] = NodeState::Ltu(prior);
@@ -1019,7 +1033,9 @@ impl PerceptronTree {
             match &self.nodes[id] {
                 NodeState::Empty { .. } => est[id] = pessimistic_errors(errors(&|_| 0), n, z),
                 NodeState::Ltu(l) => {
-                    let e = errors(&|x| l.predict(|i| self.space.features[i].value(x), self.pocket));
+                    let e = errors(&|x| {
+                        l.predict(|i| self.space.features[i].value(x), self.pocket, self.compact_leaves)
+                    });
                     est[id] = pessimistic_errors(e, n, z);
                 }
                 NodeState::Decision(d) => {
@@ -1035,7 +1051,9 @@ impl PerceptronTree {
                         + pessimistic_errors(missing.1, missing.0, z);
                     let prior = Ltu::frozen(&self.space, self.n_classes, self.log_base, d);
                     let as_ltu = pessimistic_errors(
-                        errors(&|x| prior.predict(|i| self.space.features[i].value(x), false)),
+                        errors(&|x| {
+                            prior.predict(|i| self.space.features[i].value(x), false, self.compact_leaves)
+                        }),
                         n,
                         z,
                     );
@@ -1089,7 +1107,10 @@ impl PerceptronTree {
         let mut stack = vec![0usize];
         while let Some(id) = stack.pop() {
             match &self.nodes[id] {
-                NodeState::Ltu(l) => l.active.iter().for_each(|&f| used[f as usize] = true),
+                NodeState::Ltu(l) if self.constant_leaf(l).is_none() => {
+                    l.active.iter().for_each(|&f| used[f as usize] = true);
+                }
+                NodeState::Ltu(_) => {}
                 NodeState::Decision(d) => stack.extend(d.children.iter().flatten()),
                 NodeState::Empty { .. } => {}
             }
@@ -1116,6 +1137,16 @@ impl PerceptronTree {
         }
     }
 
+    /// The class of a leaf LTU that saw training instances of one class only, when leaves are
+    /// compacted.
+    fn constant_leaf(&self, l: &Ltu) -> Option<usize> {
+        if self.compact_leaves {
+            l.only_class()
+        } else {
+            None
+        }
+    }
+
     /// Emits node `id` and its subtree in preorder (links point forward); returns its index.
     fn emit(&self, id: usize, remap: &[usize], nodes: &mut Vec<Node>, units: &mut Vec<Unit>) -> usize {
         let me = nodes.len();
@@ -1125,8 +1156,14 @@ impl PerceptronTree {
             NodeState::Ltu(l) => {
                 if self.n_classes < 2 {
                     Node::Class(0)
+                } else if let Some(class) = self.constant_leaf(l) {
+                    Node::Class(class)
                 } else {
-                    units.push(l.to_unit(remap, self.n_classes, self.pocket));
+                    let mut unit = l.to_unit(remap, self.n_classes, self.pocket);
+                    if self.compact_leaves {
+                        drop_unseen_classes(&mut unit, &l.class_counts);
+                    }
+                    units.push(unit);
                     Node::Unit(units.len() - 1)
                 }
             }
@@ -1408,8 +1445,15 @@ impl Ltu {
         }
     }
 
-    /// `feature(i)`: the instance's value of feature `i` of the space.
-    fn predict(&self, feature: impl Fn(usize) -> i32, pocket: bool) -> usize {
+    /// `feature(i)`: the instance's value of feature `i` of the space. `compact`: decide as the
+    /// exported leaf does under [`Params::compact_leaves`] (see [`Ltu::only_class`] and
+    /// [`drop_unseen_classes`]).
+    fn predict(&self, feature: impl Fn(usize) -> i32, pocket: bool, compact: bool) -> usize {
+        if compact {
+            if let Some(class) = self.only_class() {
+                return class;
+            }
+        }
         let w = self.predicting_weights(pocket);
         let dim = self.active.len() + 1;
         let value = |j: usize| feature(self.active[j] as usize);
@@ -1417,15 +1461,29 @@ impl Ltu {
             let s = (0..dim - 1).fold(w[dim - 1], |acc, j| acc + w[j] * Weight::from(value(j)));
             return usize::from(s > 0);
         }
-        let mut best = (Weight::MIN, 0);
+        let seen = self.class_counts.iter().filter(|&&n| n > 0).count();
+        let masked = compact && seen >= 2 && seen < self.n_rows;
+        let mut best: Option<(Weight, usize)> = None;
         for r in 0..self.n_rows {
+            if masked && self.class_counts[r] == 0 {
+                continue;
+            }
             let row = &w[r * dim..(r + 1) * dim];
             let s = (0..dim - 1).fold(row[dim - 1], |acc, j| acc + row[j] * Weight::from(value(j)));
-            if r == 0 || s > best.0 {
-                best = (s, r);
+            if best.is_none_or(|(b, _)| s > b) {
+                best = Some((s, r));
             }
         }
-        best.1
+        best.map_or(0, |b| b.1)
+    }
+
+    /// The class of every training instance this LTU saw, if they were all of one class.
+    fn only_class(&self) -> Option<usize> {
+        let mut seen = self.class_counts.iter().enumerate().filter(|(_, &n)| n > 0);
+        match (seen.next(), seen.next()) {
+            (Some((class, _)), None) => Some(class),
+            _ => None,
+        }
     }
 
     /// Steps 4–6 on feature values `f`: `None` if the instance was classified correctly,
@@ -1583,6 +1641,29 @@ impl Ltu {
             rows: w.chunks(dim).map(<[Weight]>::to_vec).collect(),
             classes: if self.n_rows == 1 { vec![0, 1] } else { (0..n_classes).collect() },
         }
+    }
+}
+
+/// Removes a linear machine's rows of classes no training instance at its leaf had (they could
+/// only ever be wrong on the training data); with two rows left it becomes a binary LTU over the
+/// row difference, which decides exactly as the two-row argmax (ties to the first row).
+fn drop_unseen_classes(unit: &mut Unit, class_counts: &[u64]) {
+    if unit.rows.len() < 3 {
+        return;
+    }
+    let keep: Vec<usize> =
+        (0..unit.rows.len()).filter(|&o| class_counts.get(unit.classes[o]).is_some_and(|&n| n > 0)).collect();
+    if keep.len() < 2 || keep.len() == unit.rows.len() {
+        return;
+    }
+    if keep.len() == 2 {
+        let (a, b) = (keep[0], keep[1]);
+        let row: Vec<i64> = unit.rows[b].iter().zip(&unit.rows[a]).map(|(x, y)| x - y).collect();
+        unit.classes = vec![unit.classes[a], unit.classes[b]];
+        unit.rows = vec![row];
+    } else {
+        unit.rows = keep.iter().map(|&o| unit.rows[o].clone()).collect();
+        unit.classes = keep.iter().map(|&o| unit.classes[o]).collect();
     }
 }
 

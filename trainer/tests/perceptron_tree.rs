@@ -120,7 +120,43 @@ fn iris_training_accuracy() {
     let correct = ctx.raw.iter().zip(ctx.labels()).filter(|(x, y)| spec.predict(x) == **y).count();
     let acc = correct as f64 / ctx.raw.len() as f64;
     assert!(acc > 0.9, "training accuracy {acc}");
-    assert!(spec.units.iter().all(|u| u.rows.len() == 3), "iris units are 3-row linear machines");
+    assert!(
+        spec.units.iter().all(|u| u.rows.len() == 3 || (u.rows.len() == 1 && u.classes.len() == 2)),
+        "iris units are 3-row linear machines, or binary LTUs where one class never reached the leaf"
+    );
+    // The leaf that only setosa reaches is a constant, not a unit (compact_leaves, the default).
+    let Structure::Tree(nodes) = &spec.structure else { panic!("not a tree") };
+    assert!(nodes.iter().any(|n| matches!(n, Node::Class(_))), "a pure leaf is a constant class");
+}
+
+/// `compact_leaves` exports what the leaves need: constant leaves and fewer rows, never more
+/// units or weights than without it, the same training accuracy or better; `--paper` keeps
+/// every leaf an LTU over all classes.
+#[test]
+fn compact_leaves_shrink_models_without_losing_training_accuracy() {
+    for name in ["iris.csv", "glass.csv", "car.csv", "vehicle.csv"] {
+        let data = load(name, &[]);
+        let ctx = Context::new(&data, 0, None);
+        let accuracy = |spec: &ltu::export::ModelSpec| {
+            ctx.raw.iter().zip(ctx.labels()).filter(|(x, y)| spec.predict(x) == **y).count()
+        };
+        let full =
+            perceptron_tree::train(&ctx, &Params { compact_leaves: false, ..Params::default() }).unwrap();
+        let compact = perceptron_tree::train(&ctx, &Params::default()).unwrap();
+        let weights =
+            |s: &ltu::export::ModelSpec| s.units.iter().map(|u| u.rows.len() * u.terms.len()).sum::<usize>();
+        assert!(compact.units.len() <= full.units.len(), "{name}");
+        assert!(weights(&compact) < weights(&full), "{name}: {} vs {}", weights(&compact), weights(&full));
+        assert!(accuracy(&compact) >= accuracy(&full), "{name}");
+        let paper = perceptron_tree::train(&ctx, &Params { epochs: 5, ..Params::paper() }).unwrap();
+        let Structure::Tree(nodes) = &paper.structure else { panic!("not a tree") };
+        let leaves_are_units = nodes.iter().all(|n| !matches!(n, Node::Class(_)))
+            || paper
+                .units
+                .iter()
+                .all(|u| u.rows.len() == if data.n_classes() > 2 { data.n_classes() } else { 1 });
+        assert!(leaves_are_units, "{name}: --paper leaves keep every class row");
+    }
 }
 
 #[test]
