@@ -429,6 +429,13 @@ impl<'a> Model<'a> {
     ) -> Result<(usize, i64)> {
         let rec = UnitRec::from_array(record(self.repr.units, u)).0;
         let n_out = rec.n_out as usize;
+        if n_out == 1 {
+            let s = self.binary_score(&rec, src)?;
+            let (neg, pos) = (self.unit_class(&rec, 0), self.unit_class(&rec, 1));
+            set_score(&mut scores, neg, -s);
+            set_score(&mut scores, pos, s);
+            return Ok((if s > 0 { pos } else { neg }, s));
+        }
         let mut best = (i64::MIN, 0);
         let mut chunk = [0i64; ROW_CHUNK];
         let mut first = 0;
@@ -440,24 +447,48 @@ impl<'a> Model<'a> {
                 if s > best.0 || o == 0 {
                     best = (s, o);
                 }
-            }
-            if let Some(out) = scores.as_deref_mut() {
-                for (o, &s) in (first..).zip(&*chunk) {
-                    if let Some(c) = out.get_mut(self.unit_class(&rec, o)) {
-                        *c = if n_out == 1 { s } else { (*c).max(s) };
-                    }
+                if let Some(c) = scores.as_deref_mut().and_then(|out| out.get_mut(self.unit_class(&rec, o))) {
+                    *c = (*c).max(s);
                 }
             }
             first += n;
         }
-        if n_out == 1 {
-            let (s, neg) = (best.0, self.unit_class(&rec, 0));
-            let pos = self.unit_class(&rec, 1);
-            set_score(&mut scores, neg, -s);
-            set_score(&mut scores, pos, s);
-            return Ok((if s > 0 { pos } else { neg }, s));
-        }
         Ok((self.unit_class(&rec, best.1), best.0))
+    }
+
+    /// Score of a binary unit's single row, streamed: each term's value is multiplied into the
+    /// accumulator as soon as it is computed (no buffer to clear, no chunking). The loader's bound
+    /// makes every product and partial sum of an integer row fit in `i32`.
+    fn binary_score<S: FnMut(usize) -> Option<i32>>(&self, rec: &UnitRec, src: &mut S) -> Result<i64> {
+        let kind = self.repr.weight_kind;
+        let width = kind.width();
+        let terms = rec.n_terms as usize;
+        let start = rec.weight_start as usize * width;
+        let row = self.repr.weights.get(start..start + (terms + 1) * width).unwrap_or(&[]);
+        let (ws, bias) = row.split_at_checked(terms * width).unwrap_or((&[], &[]));
+        let mut acc = i64::from(weight(bias, kind, 0));
+        for (j, w) in ws.chunks_exact(width.max(1)).enumerate() {
+            let f = self.term_value(rec, j, src)?;
+            let w = weight(w, kind, 0);
+            acc += if kind == WeightKind::Fixed { i64::from(w) * i64::from(f) } else { i64::from(w * f) };
+        }
+        Ok(acc)
+    }
+
+    /// Value of term `j` of a unit.
+    #[inline(always)]
+    fn term_value<S: FnMut(usize) -> Option<i32>>(
+        &self,
+        rec: &UnitRec,
+        j: usize,
+        src: &mut S,
+    ) -> Result<i32> {
+        let f = if rec.flags & unit_flags::SPARSE != 0 {
+            u16_at(self.repr.term_features, rec.term_start as usize + j) as usize
+        } else {
+            j
+        };
+        self.feature(record(self.repr.features, f), src)
     }
 
     /// Scores of rows `first..first + out.len()` of a unit (at most [`ROW_CHUNK`]): bias plus the
