@@ -1425,11 +1425,111 @@ pub struct InspectReport {
     /// Size figures.
     #[serde(flatten)]
     pub stats: Stats,
-    /// Bytes of each table of the file.
+    /// Bytes of each table of the file, by table name, in file order.
+    #[serde(serialize_with = "as_map")]
     pub table_bytes: Vec<(String, usize)>,
+    /// Class names (`class k` when the model has no names), by class index.
+    pub classes: Vec<String>,
+    /// How each raw input is encoded: `index` (its position in `Model::predict`'s slice),
+    /// `name`, `kind`; numeric: `scale_exp` (a value `v` is `round(v * 10^scale_exp)` raw
+    /// units); categorical: `values` (the code of a value is its position); and `missing_raw`,
+    /// the raw value the trainer substitutes for a missing one, with `missing` its meaning.
+    pub inputs: Vec<serde_json::Value>,
+    /// The units: each row's classes, named terms with their stored weights, and bias.
+    pub units: Vec<serde_json::Value>,
+    /// The arrangement: tree nodes (by id, children by id), list entries, or the linear unit.
+    pub layout: serde_json::Value,
     /// Human-readable rendering of the model.
     #[serde(skip)]
     pub text: String,
+}
+
+fn as_map<S: serde::Serializer>(pairs: &[(String, usize)], s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_map(pairs.iter().map(|(k, v)| (k, v)))
+}
+
+/// The JSON description of a model's inputs, units and layout.
+fn describe_model(
+    spec: &ModelSpec,
+) -> (Vec<String>, Vec<serde_json::Value>, Vec<serde_json::Value>, serde_json::Value) {
+    use serde_json::json;
+    let n = Namer { spec };
+    let classes: Vec<String> = (0..spec.n_classes).map(|c| n.class(c)).collect();
+    let inputs = spec
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, inp)| match inp.kind {
+            InputKind::Numeric { scale_exp } => json!({
+                "index": i, "name": n.input(i), "kind": "numeric", "scale_exp": scale_exp,
+                "missing_raw": inp.missing, "missing": n.number(i, inp.missing),
+            }),
+            InputKind::Categorical { n_values } => {
+                let values: Vec<String> = (0..i32::from(n_values)).map(|v| n.value(i, v)).collect();
+                json!({
+                    "index": i, "name": n.input(i), "kind": "categorical", "values": values,
+                    "missing_raw": inp.missing,
+                    "missing": if (0..i32::from(n_values)).contains(&inp.missing) { n.value(i, inp.missing) } else { "(unknown value)".to_string() },
+                })
+            }
+        })
+        .collect();
+    let units = spec
+        .units
+        .iter()
+        .enumerate()
+        .map(|(u, unit)| {
+            let rows: Vec<serde_json::Value> = unit
+                .rows
+                .iter()
+                .map(|row| {
+                    let terms: Vec<serde_json::Value> = unit
+                        .terms
+                        .iter()
+                        .zip(row)
+                        .map(|(&t, &w)| json!({ "feature": n.feature(t), "weight": w }))
+                        .collect();
+                    json!({ "terms": terms, "bias": row[unit.terms.len()] })
+                })
+                .collect();
+            let unit_classes: Vec<String> = unit.classes.iter().map(|&c| n.class(c)).collect();
+            json!({ "index": u, "kind": if unit.rows.len() == 1 { "binary" } else { "machine" },
+                    "classes": unit_classes, "rows": rows })
+        })
+        .collect();
+    let layout = match &spec.structure {
+        Structure::Linear(u) => json!({ "linear": { "unit": u } }),
+        Structure::List { entries, default } => json!({ "list": {
+            "entries": entries.iter().map(|&(u, c)| json!({ "unit": u, "class": n.class(c) })).collect::<Vec<_>>(),
+            "default": n.class(*default),
+        }}),
+        Structure::Tree(nodes) => {
+            let nodes: Vec<serde_json::Value> = nodes
+                .iter()
+                .enumerate()
+                .map(|(id, node)| match node {
+                    Node::Class(c) => json!({ "id": id, "leaf": n.class(*c) }),
+                    Node::Unit(u) => json!({ "id": id, "unit": u }),
+                    Node::Categorical { attr, children, default } => json!({
+                        "id": id, "split": n.input(*attr),
+                        "children": children.iter().enumerate()
+                            .map(|(v, &c)| json!({ "value": n.value(*attr, v as i32), "node": c }))
+                            .collect::<Vec<_>>(),
+                        "unknown": default,
+                    }),
+                    Node::Threshold { attr, threshold, left, right } => json!({
+                        "id": id, "split": n.input(*attr), "threshold": n.number(*attr, *threshold),
+                        "threshold_raw": threshold, "le": left, "gt": right,
+                    }),
+                    Node::UnitSplit { unit, left, right } => json!({
+                        "id": id, "split_unit": unit, "le": left, "gt": right,
+                    }),
+                })
+                .collect();
+            json!({ "tree": nodes })
+        }
+    };
+    (classes, inputs, units, layout)
 }
 
 impl fmt::Display for InspectReport {
@@ -1560,33 +1660,35 @@ fn render_text(spec: &ModelSpec) -> String {
             let _ = write!(out, "  else {}", n.class(*default));
         }
         Structure::Tree(nodes) => {
+            // Every line names its node (`#3`), so `same as #3` can be found.
             fn walk(n: &Namer<'_>, nodes: &[Node], i: usize, depth: usize, out: &mut String) {
                 let pad = "  ".repeat(depth + 1);
                 match &nodes[i] {
                     Node::Class(c) => {
-                        let _ = writeln!(out, "{pad}→ {}", n.class(*c));
+                        let _ = writeln!(out, "{pad}#{i} → {}", n.class(*c));
                     }
                     Node::Unit(u) => {
-                        let _ = writeln!(out, "{}", n.unit(*u, &format!("{pad}→ ")));
+                        let _ = writeln!(out, "{}", n.unit(*u, &format!("{pad}#{i} → ")));
                     }
                     Node::Categorical { attr, children, default } => {
                         for (v, &c) in children.iter().enumerate() {
-                            let _ = writeln!(out, "{pad}{} = {}:", n.input(*attr), n.value(*attr, v as i32));
+                            let _ =
+                                writeln!(out, "{pad}#{i} {} = {}:", n.input(*attr), n.value(*attr, v as i32));
                             walk(n, nodes, c, depth + 1, out);
                         }
-                        let _ = writeln!(out, "{pad}{} unknown: same as node {default}", n.input(*attr));
+                        let _ = writeln!(out, "{pad}#{i} {} unknown: same as #{default}", n.input(*attr));
                     }
                     Node::Threshold { attr, threshold, left, right } => {
                         let t = n.number(*attr, *threshold);
-                        let _ = writeln!(out, "{pad}{} <= {t}:", n.input(*attr));
+                        let _ = writeln!(out, "{pad}#{i} {} <= {t}:", n.input(*attr));
                         walk(n, nodes, *left, depth + 1, out);
-                        let _ = writeln!(out, "{pad}{} > {t}:", n.input(*attr));
+                        let _ = writeln!(out, "{pad}#{i} {} > {t}:", n.input(*attr));
                         walk(n, nodes, *right, depth + 1, out);
                     }
                     Node::UnitSplit { unit, left, right } => {
-                        let _ = writeln!(out, "{pad}{} <= 0:", n.row(*unit, 0));
+                        let _ = writeln!(out, "{pad}#{i} {} <= 0:", n.row(*unit, 0));
                         walk(n, nodes, *left, depth + 1, out);
-                        let _ = writeln!(out, "{pad}{} > 0:", n.row(*unit, 0));
+                        let _ = writeln!(out, "{pad}#{i} {} > 0:", n.row(*unit, 0));
                         walk(n, nodes, *right, depth + 1, out);
                     }
                 }
@@ -1602,51 +1704,154 @@ fn dot_escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-/// Graphviz rendering of a model: trees and lists as graphs, a linear model as one node.
+/// Terms shown per unit row in a Graphviz label; the rest are in the node's tooltip.
+const DOT_TERMS: usize = 4;
+
+/// Fill colours of classes in Graphviz renderings (cycled).
+const DOT_COLOURS: [&str; 8] =
+    ["#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99", "#8dd3c7", "#d9d9d9"];
+
+impl Namer<'_> {
+    /// Row `o` of a unit with only its `k` largest-magnitude terms, each on its own line, then
+    /// the bias and how many terms were left out.
+    fn row_summary(&self, unit: usize, o: usize, k: usize) -> Vec<String> {
+        let u = &self.spec.units[unit];
+        let row = &u.rows[o];
+        let mut terms: Vec<(usize, i64)> =
+            u.terms.iter().zip(row).filter(|(_, &w)| w != 0).map(|(&t, &w)| (t, w)).collect();
+        let total = terms.len();
+        terms.sort_by_key(|&(t, w)| (std::cmp::Reverse(w.unsigned_abs()), t));
+        let mut lines: Vec<String> =
+            terms.iter().take(k).map(|&(t, w)| format!("{w:+}·[{}]", self.feature(t))).collect();
+        if total > k {
+            lines.push(format!("… {} more terms", total - k));
+        }
+        let mut lines: Vec<String> = lines.iter().map(|l| shorten(l)).collect();
+        lines.push(format!("{:+}", row[u.terms.len()]));
+        lines
+    }
+
+    /// A short multi-line label of a unit (see [`DOT_TERMS`]).
+    fn unit_summary(&self, unit: usize) -> Vec<String> {
+        let u = &self.spec.units[unit];
+        if u.rows.len() == 1 {
+            let mut lines = vec![format!("{} if", self.class(u.classes[1]))];
+            lines.extend(self.row_summary(unit, 0, DOT_TERMS).into_iter().map(|l| format!("  {l}")));
+            lines.push(format!("> 0 else {}", self.class(u.classes[0])));
+            lines
+        } else {
+            // One line per class: its two largest terms, how many more, and the bias.
+            let mut lines = vec!["highest score of".to_string()];
+            for o in 0..u.rows.len() {
+                let parts = self.row_summary(unit, o, 2);
+                lines.push(format!("{}: {}", self.class(u.classes[o]), parts.join(" ")));
+            }
+            lines
+        }
+    }
+}
+
+/// Cuts a label line to at most 80 characters.
+fn shorten(line: &str) -> String {
+    if line.chars().count() <= 80 {
+        line.to_string()
+    } else {
+        format!("{}…", line.chars().take(79).collect::<String>())
+    }
+}
+
+/// Joins label lines for Graphviz (left-justified).
+fn dot_lines(lines: &[String]) -> String {
+    lines.iter().map(|l| format!("{}\\l", dot_escape(&shorten(l)))).collect()
+}
+
+/// Graphviz rendering of a model: trees and lists as graphs, a linear model as one node. Every
+/// node shows its id (`#3`, as in `ltu inspect`); a unit shows its largest terms, the full unit is
+/// its tooltip; constant leaves and list outcomes are coloured by class.
 pub fn render_dot(spec: &ModelSpec) -> String {
     let n = Namer { spec };
-    let mut out = String::from("digraph ltu {\n  node [shape=box, fontname=\"Helvetica\"];\n");
-    let unit_label = |u: usize| dot_escape(&n.unit(u, "")).replace('\n', "\\n");
+    let mut out = String::from(
+        "digraph ltu {\n  graph [nodesep=0.25, ranksep=0.35];\n  node [shape=box, fontname=\"Helvetica\", fontsize=11];\n  edge [fontname=\"Helvetica\", fontsize=10];\n",
+    );
+    let colour = |c: usize| DOT_COLOURS[c % DOT_COLOURS.len()];
+    let tooltip = |u: usize| dot_escape(&n.unit(u, "")).replace('\n', "\\n");
+    let unit_node = |out: &mut String, id: &str, title: &str, u: usize| {
+        let mut lines = vec![title.to_string()];
+        lines.extend(n.unit_summary(u));
+        let _ = writeln!(out, "  {id} [label=\"{}\", tooltip=\"{}\"];", dot_lines(&lines), tooltip(u));
+    };
+    let class_node = |out: &mut String, id: &str, title: &str, c: usize| {
+        let label = if title.is_empty() { n.class(c) } else { format!("{title}\n{}", n.class(c)) };
+        let _ = writeln!(
+            out,
+            "  {id} [label=\"{}\", shape=ellipse, style=filled, fillcolor=\"{}\"];",
+            dot_escape(&label).replace('\n', "\\n"),
+            colour(c)
+        );
+    };
     match &spec.structure {
-        Structure::Linear(u) => {
-            let _ = writeln!(out, "  n0 [label=\"{}\"];", unit_label(*u));
-        }
+        Structure::Linear(u) => unit_node(&mut out, "n0", "linear unit", *u),
         Structure::List { entries, default } => {
             for (i, &(u, c)) in entries.iter().enumerate() {
-                let _ = writeln!(out, "  n{i} [label=\"{} > 0\"];", dot_escape(&n.row(u, 0)));
-                let _ = writeln!(out, "  c{i} [label=\"{}\", shape=ellipse];", dot_escape(&n.class(c)));
+                let mut lines = vec![format!("#{i}")];
+                lines.extend(n.row_summary(u, 0, DOT_TERMS));
+                lines.push("> 0 ?".into());
+                let _ =
+                    writeln!(out, "  n{i} [label=\"{}\", tooltip=\"{}\"];", dot_lines(&lines), tooltip(u));
+                class_node(&mut out, &format!("c{i}"), "", c);
                 let _ = writeln!(out, "  n{i} -> c{i} [label=\"yes\"];");
-                let _ = writeln!(
-                    out,
-                    "  n{i} -> {} [label=\"no\"];",
-                    if i + 1 < entries.len() { format!("n{}", i + 1) } else { "d".into() }
-                );
+                let next = if i + 1 < entries.len() { format!("n{}", i + 1) } else { "d".into() };
+                let _ = writeln!(out, "  n{i} -> {next} [label=\"no\"];");
             }
-            let _ = writeln!(out, "  d [label=\"{}\", shape=ellipse];", dot_escape(&n.class(*default)));
+            class_node(&mut out, "d", "default", *default);
         }
         Structure::Tree(nodes) => {
             for (i, node) in nodes.iter().enumerate() {
-                let (label, shape) = match node {
-                    Node::Class(c) => (dot_escape(&n.class(*c)), "ellipse"),
-                    Node::Unit(u) => (unit_label(*u), "box"),
-                    Node::Categorical { attr, .. } => (dot_escape(&n.input(*attr)), "diamond"),
-                    Node::Threshold { attr, threshold, .. } => (
-                        format!("{} <= {}", dot_escape(&n.input(*attr)), n.number(*attr, *threshold)),
-                        "diamond",
-                    ),
-                    Node::UnitSplit { unit, .. } => {
-                        (format!("{} <= 0", dot_escape(&n.row(*unit, 0))), "diamond")
-                    }
-                };
-                let _ = writeln!(out, "  n{i} [label=\"{label}\", shape={shape}];");
+                let id = format!("n{i}");
+                let title = format!("#{i}");
                 match node {
-                    Node::Categorical { attr, children, .. } => {
+                    Node::Class(c) => class_node(&mut out, &id, &title, *c),
+                    Node::Unit(u) => unit_node(&mut out, &id, &title, *u),
+                    Node::Categorical { attr, .. } => {
+                        let label = format!("{title}\n{}", n.input(*attr));
+                        let _ = writeln!(
+                            out,
+                            "  {id} [label=\"{}\", style=rounded];",
+                            dot_escape(&label).replace('\n', "\\n")
+                        );
+                    }
+                    Node::Threshold { attr, threshold, .. } => {
+                        let label = format!("{title}\n{} <= {}", n.input(*attr), n.number(*attr, *threshold));
+                        let _ = writeln!(
+                            out,
+                            "  {id} [label=\"{}\", style=rounded];",
+                            dot_escape(&label).replace('\n', "\\n")
+                        );
+                    }
+                    Node::UnitSplit { unit, .. } => {
+                        let mut lines = vec![title.clone()];
+                        lines.extend(n.row_summary(*unit, 0, DOT_TERMS));
+                        lines.push("<= 0 ?".into());
+                        let _ = writeln!(
+                            out,
+                            "  {id} [label=\"{}\", style=rounded, tooltip=\"{}\"];",
+                            dot_lines(&lines),
+                            dot_escape(&n.row(*unit, 0))
+                        );
+                    }
+                }
+                match node {
+                    Node::Categorical { attr, children, default } => {
                         for (v, c) in children.iter().enumerate() {
+                            let unknown = if c == default { " (and unknown)" } else { "" };
                             let _ = writeln!(
                                 out,
-                                "  n{i} -> n{c} [label=\"{}\"];",
+                                "  n{i} -> n{c} [label=\"{}{unknown}\"];",
                                 dot_escape(&n.value(*attr, v as i32))
                             );
+                        }
+                        if !children.contains(default) {
+                            let _ = writeln!(out, "  n{i} -> n{default} [label=\"unknown\", style=dashed];");
                         }
                     }
                     Node::Threshold { left, right, .. } | Node::UnitSplit { left, right, .. } => {
@@ -1691,6 +1896,7 @@ pub fn inspect(model_path: &Path) -> Result<InspectReport> {
         ltu_runtime::format::StructureRepr::Linear { .. } => {}
     }
     table_bytes.push(("names".into(), repr.names.map_or(0, str::len)));
+    let (classes, inputs, units, layout) = describe_model(&spec);
     Ok(InspectReport {
         model: model_path.display().to_string(),
         model_bytes: loaded.bytes.len(),
@@ -1701,6 +1907,10 @@ pub fn inspect(model_path: &Path) -> Result<InspectReport> {
         n_classes: model.n_classes(),
         stats: spec.stats(),
         table_bytes,
+        classes,
+        inputs,
+        units,
+        layout,
         text: render_text(&spec),
     })
 }

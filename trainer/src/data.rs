@@ -945,12 +945,14 @@ fn build(
                             warnings.push(format!(
                                 "{source}:{}:{}: column `{}` is read as categorical because \"{}\" is not a number, \
                                  although {numbers} of its {} values are numbers (each number becomes a category); \
-                                 say --numeric {} to make such cells errors, or --missing-values to mark them missing",
+                                 say --categorical {} if that is right, --numeric {} to make such cells errors, \
+                                 or --missing-values to mark them missing",
                                 cell.line,
                                 c + 1,
                                 column.name,
                                 cell.text,
                                 numbers + texts,
+                                column.name,
                                 column.name
                             ));
                         }

@@ -87,7 +87,7 @@ enum Command {
     Inspect {
         /// Model file.
         model: PathBuf,
-        /// Write Graphviz instead.
+        /// Write Graphviz instead (with --json: a `dot` string in the JSON object).
         #[arg(long)]
         dot: bool,
     },
@@ -163,18 +163,30 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let report = commands::predict(&model, &data, &args)?;
             print(&report, &report.warnings, cli.json)
         }
+        Command::Inspect { model, dot: true } if cli.json => {
+            let dot = commands::inspect_dot(&model)?;
+            emit(&format!("{}\n", serde_json::json!({ "model": model.display().to_string(), "dot": dot })))
+        }
         Command::Inspect { model, dot: true } => emit(&commands::inspect_dot(&model)?),
         Command::Inspect { model, dot: false } => print(&commands::inspect(&model)?, &[], cli.json),
     }
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    let json = cli.json;
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err}");
             for cause in err.chain().skip(1) {
                 eprintln!("  caused by: {cause}");
+            }
+            if json {
+                // A script that asked for JSON gets JSON on stdout for failures too.
+                let causes: Vec<String> = err.chain().skip(1).map(ToString::to_string).collect();
+                let report = serde_json::json!({ "error": err.to_string(), "causes": causes });
+                let _ = emit(&format!("{report}\n"));
             }
             ExitCode::FAILURE
         }

@@ -642,3 +642,60 @@ fn help_defaults_ranges_and_inapplicable_options() {
     );
     assert_eq!(json(d, &["inspect", "m.ltu", "--json"])["n_inputs"], 2, "{t}");
 }
+
+/// `inspect --json` describes the encoding and the structure by name; the text view numbers its
+/// nodes; `--dot` labels stay short on real models (the full unit is a tooltip) and `--dot --json`
+/// gives JSON; errors under `--json` are JSON too.
+#[test]
+fn inspect_json_text_dot_and_json_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    json(d, &["train", iris.to_str().unwrap(), "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    let i = json(d, &["inspect", "m.ltu", "--json"]);
+    assert!(i["table_bytes"].is_object(), "{i}");
+    assert_eq!(i["classes"], serde_json::json!(["setosa", "versicolor", "virginica"]));
+    assert_eq!(i["inputs"][2]["name"], "petal_length");
+    assert_eq!(i["inputs"][2]["kind"], "numeric");
+    assert_eq!(i["inputs"][2]["scale_exp"], 1);
+    let nodes = i["layout"]["tree"].as_array().unwrap();
+    assert_eq!(nodes[0]["id"], 0);
+    assert!(nodes[0]["split"].is_string(), "{i}");
+    assert_eq!(i["units"].as_array().unwrap().len() as u64, i["ltus"].as_u64().unwrap());
+
+    let votes = data("house-votes-84.csv");
+    json(d, &["train", votes.to_str().unwrap(), "--algo", "ptree", "-o", "v.ltu", "--json"]);
+    let text = stdout(&ltu(d, &["inspect", "v.ltu"]));
+    let unknown = text.lines().find(|l| l.contains("unknown: same as #")).expect("a categorical split");
+    let target = unknown.rsplit('#').next().unwrap();
+    assert!(text.contains(&format!("#{target} → ")), "the node it refers to is numbered: {text}");
+    let v = json(d, &["inspect", "v.ltu", "--json"]);
+    assert_eq!(v["inputs"][0]["values"], serde_json::json!(["n", "y"]));
+
+    let car = data("car.csv");
+    json(d, &["train", car.to_str().unwrap(), "--algo", "ptree", "-o", "car.ltu", "--json"]);
+    let dot = stdout(&ltu(d, &["inspect", "car.ltu", "--dot"]));
+    assert!(dot.contains("label=\"#0\\n"), "{dot}");
+    for label in dot.split("label=\"").skip(1).map(|l| &l[..l.find("\"").unwrap()]) {
+        let lines: Vec<&str> = label.split("\\l").flat_map(|l| l.split("\\n")).collect();
+        assert!(lines.len() <= 12, "a label of {} lines: {label}", lines.len());
+        assert!(lines.iter().all(|l| l.chars().count() <= 80), "a long label line: {label}");
+    }
+    assert!(dot.contains("tooltip=") && dot.contains("more terms"), "{dot}");
+    if Command::new("dot").arg("-V").output().is_ok_and(|o| o.status.success()) {
+        std::fs::write(d.join("car.dot"), &dot).unwrap();
+        let svg = Command::new("dot").current_dir(d).args(["-Tsvg", "car.dot"]).output().unwrap();
+        assert!(svg.status.success(), "{}", stderr(&svg));
+        let svg = stdout(&svg);
+        let width: f64 = svg.split("width=\"").nth(1).unwrap().split("pt").next().unwrap().parse().unwrap();
+        assert!(width < 32767.0, "graphviz's limit: {width}");
+    }
+    let dj = json(d, &["inspect", "car.ltu", "--dot", "--json"]);
+    assert!(dj["dot"].as_str().unwrap().starts_with("digraph ltu {"));
+
+    let o = ltu(d, &["eval", "absent.ltu", iris.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e: Value = serde_json::from_str(&stdout(&o)).expect("a JSON error on stdout");
+    assert!(e["error"].as_str().unwrap().contains("absent.ltu"), "{e}");
+    assert!(stderr(&o).starts_with("error: "));
+}
