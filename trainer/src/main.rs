@@ -173,7 +173,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let informational = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+            if !informational && std::env::args_os().any(|a| a == "--json") {
+                let message = e.render().to_string();
+                let first = message.lines().next().unwrap_or_default().trim_start_matches("error: ");
+                let _ = emit(&format!("{}\n", serde_json::json!({ "error": first, "usage": message })));
+            }
+            e.exit()
+        }
+    };
     let json = cli.json;
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,

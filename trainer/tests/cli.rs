@@ -698,4 +698,9 @@ fn inspect_json_text_dot_and_json_errors() {
     let e: Value = serde_json::from_str(&stdout(&o)).expect("a JSON error on stdout");
     assert!(e["error"].as_str().unwrap().contains("absent.ltu"), "{e}");
     assert!(stderr(&o).starts_with("error: "));
+    // A usage error under --json is JSON too.
+    let o = ltu(d, &["train", iris.to_str().unwrap(), "--algo", "nope", "-o", "m.ltu", "--json"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e: Value = serde_json::from_str(&stdout(&o)).expect("a JSON usage error on stdout");
+    assert!(e["error"].as_str().unwrap().contains("nope"), "{e}");
 }
