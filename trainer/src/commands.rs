@@ -1720,6 +1720,8 @@ impl Namer<'_> {
         let mut terms: Vec<(usize, i64)> =
             u.terms.iter().zip(row).filter(|(_, &w)| w != 0).map(|(&t, &w)| (t, w)).collect();
         let total = terms.len();
+        // Small units are shown whole; a line saying "2 more terms" would save nothing.
+        let k = if total <= k + 2 { total } else { k };
         terms.sort_by_key(|&(t, w)| (std::cmp::Reverse(w.unsigned_abs()), t));
         let mut lines: Vec<String> =
             terms.iter().take(k).map(|&(t, w)| format!("{w:+}·[{}]", self.feature(t))).collect();
@@ -1740,11 +1742,22 @@ impl Namer<'_> {
             lines.push(format!("> 0 else {}", self.class(u.classes[0])));
             lines
         } else {
-            // One line per class: its two largest terms, how many more, and the bias.
-            let mut lines = vec!["highest score of".to_string()];
+            // One line per class: its largest term, how many more, and the bias.
+            let mut lines = vec!["the class of highest score:".to_string()];
             for o in 0..u.rows.len() {
-                let parts = self.row_summary(unit, o, 2);
-                lines.push(format!("{}: {}", self.class(u.classes[o]), parts.join(" ")));
+                let row = &u.rows[o];
+                let nonzero = u.terms.iter().zip(row).filter(|(_, &w)| w != 0);
+                let top = nonzero.clone().max_by_key(|(&t, &w)| (w.unsigned_abs(), std::cmp::Reverse(t)));
+                let mut line = format!("{}: ", self.class(u.classes[o]));
+                if let Some((&t, &w)) = top {
+                    let _ = write!(line, "{w:+}·[{}] ", self.feature(t));
+                }
+                let more = nonzero.count().saturating_sub(1);
+                if more > 0 {
+                    let _ = write!(line, "…{more} more ");
+                }
+                let _ = write!(line, "{:+}", row[u.terms.len()]);
+                lines.push(line);
             }
             lines
         }
