@@ -180,23 +180,109 @@ pub fn decode(bytes: &[u8]) -> Result<ModelRepr<'_>> {
     if bytes.len() < HEADER_LEN + CHECKSUM_LEN {
         return Err(Error::HeaderTooShort);
     }
-    if bytes[..4] != MAGIC {
+    let Some((header, _)) = bytes.split_first_chunk::<HEADER_LEN>() else {
+        return Err(Error::HeaderTooShort);
+    };
+    if header[..4] != MAGIC {
         return Err(Error::HeaderBadMagic);
     }
-    if u16::from_le_bytes([bytes[4], bytes[5]]) != VERSION {
+    if u16::from_le_bytes([header[4], header[5]]) != VERSION {
         return Err(Error::HeaderUnsupportedVersion);
     }
-    let (covered, tail) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
-    let stored = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+    let Some((covered, tail)) = bytes.split_last_chunk::<CHECKSUM_LEN>() else {
+        return Err(Error::HeaderTooShort);
+    };
+    let stored = u32::from_le_bytes(*tail);
     if crc32(covered) != stored {
         return Err(Error::ChecksumMismatch);
     }
-    let (repr, rest) =
-        postcard::take_from_bytes::<ModelRepr<'_>>(&covered[HEADER_LEN..]).map_err(|_| Error::BodyDecode)?;
-    if !rest.is_empty() {
+    let mut body = Body(covered.get(HEADER_LEN..).unwrap_or(&[]));
+    let repr = body.model().ok_or(Error::BodyDecode)?;
+    if !body.0.is_empty() {
         return Err(Error::BodyTrailingBytes);
     }
     Ok(repr)
+}
+
+/// A reader of the postcard wire format of [`ModelRepr`], written out by hand: the derived
+/// `Deserialize` and postcard's generic deserializer cost about 1 KiB of flash for the few types a
+/// model uses. It accepts exactly what `postcard::take_from_bytes::<ModelRepr>` accepts on a
+/// 32-bit target (`tests` check it against postcard on every golden file and on mutated bodies).
+struct Body<'a>(&'a [u8]);
+
+impl<'a> Body<'a> {
+    fn byte(&mut self) -> Option<u8> {
+        let (&b, rest) = self.0.split_first()?;
+        self.0 = rest;
+        Some(b)
+    }
+
+    /// Unsigned LEB128 of at most `max` bytes, whose last byte may hold at most `last` (postcard:
+    /// `varint_max` and `max_of_last_byte` of the type).
+    fn varint(&mut self, max: u32, last: u8) -> Option<u32> {
+        let mut out = 0u32;
+        for i in 0..max {
+            let b = self.byte()?;
+            out |= u32::from(b & 0x7F) << (7 * i);
+            if b & 0x80 == 0 {
+                return (i + 1 < max || b <= last).then_some(out);
+            }
+        }
+        None
+    }
+
+    fn u16(&mut self) -> Option<u16> {
+        self.varint(3, 0x03).map(|v| v as u16)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        self.varint(5, 0x0F)
+    }
+
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.u32()? as usize;
+        let (taken, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(taken)
+    }
+
+    fn model(&mut self) -> Option<ModelRepr<'a>> {
+        let n_classes = self.u16()?;
+        let weight_kind = match self.u32()? {
+            0 => WeightKind::I8,
+            1 => WeightKind::I16,
+            2 => WeightKind::I32,
+            3 => WeightKind::Fixed,
+            _ => return None,
+        };
+        let (inputs, features, literals, units) =
+            (self.bytes()?, self.bytes()?, self.bytes()?, self.bytes()?);
+        let (term_features, weights, unit_classes) = (self.bytes()?, self.bytes()?, self.bytes()?);
+        let structure = match self.u32()? {
+            0 => StructureRepr::Tree { nodes: self.bytes()?, children: self.bytes()? },
+            1 => StructureRepr::List { entries: self.bytes()?, default_class: self.u16()? },
+            2 => StructureRepr::Linear { unit: self.u16()? },
+            _ => return None,
+        };
+        let names = match self.byte()? {
+            0 => None,
+            1 => Some(core::str::from_utf8(self.bytes()?).ok()?),
+            _ => return None,
+        };
+        Some(ModelRepr {
+            n_classes,
+            weight_kind,
+            inputs,
+            features,
+            literals,
+            units,
+            term_features,
+            weights,
+            unit_classes,
+            structure,
+            names,
+        })
+    }
 }
 
 /// Writes a complete model file (header, body, checksum) into `out`; returns the bytes written.
