@@ -50,11 +50,11 @@ pub struct DataArgs {
     /// Drop columns (repeatable, or a comma list: `--ignore a,b`).
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub ignore: Vec<String>,
-    /// Read columns as numbers (repeatable, or a comma list).
+    /// Read columns as numbers (train and cv; repeatable, or a comma list).
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub numeric: Vec<String>,
-    /// Read columns as categories even if their values are numbers (repeatable, or a comma
-    /// list); needed for a class column of numbers.
+    /// Read columns as categories even if their values are numbers (train and cv; repeatable,
+    /// or a comma list); needed for a class column of numbers.
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub categorical: Vec<String>,
     /// Words that mark a missing value in a numeric column, as a comma list (replaces the
@@ -1025,6 +1025,14 @@ fn read_for_model(
     data_path: &Path,
     options: &LoadOptions,
 ) -> Result<(Dataset, Vec<Vec<i32>>, data::AlignReport)> {
+    if let Some(option) = [("--numeric", &options.numeric), ("--categorical", &options.categorical)]
+        .iter()
+        .find_map(|(name, list)| (!list.is_empty()).then_some(name))
+    {
+        bail!(
+            "{option} applies to train and cv only: the model fixes each column's type (see `ltu inspect --json`)"
+        );
+    }
     let schema = model.schema()?;
     let (data, report) = data::load_with_schema(data_path, options, &schema)?;
     let inputs: Vec<InputSpec> = model.spec().inputs;

@@ -1113,6 +1113,13 @@ fn align(
         skipped[c] = true;
     }
     let is_attr = |c: usize| schema.attribute_index(&table.columns[c].name).is_some();
+    if let Some(name) = opts.ignore.iter().find(|name| schema.attribute_index(name).is_some()) {
+        return Err(DataError::ConflictingOptions {
+            path: source.to_string(),
+            name: name.clone(),
+            reason: "is an attribute of the model, so --ignore cannot drop it",
+        });
+    }
     let candidates: Vec<usize> = (0..table.columns.len()).filter(|&c| !skipped[c]).collect();
     let last = candidates.last().copied();
     let target = if opts.target.is_some() {

@@ -549,6 +549,13 @@ fn predict_stdin_id_scores_and_empty_class_column() {
     }
     // eval still needs labels.
     fails(d, &["eval", "m.ltu", "new.csv", "--ignore", "id"], "new.csv:2:6");
+    // Options that cannot apply to a trained model are errors, not ignored.
+    fails(
+        d,
+        &["predict", "m.ltu", "new.csv", "--id", "id", "--categorical", "sepal_length"],
+        "train and cv only",
+    );
+    fails(d, &["predict", "m.ltu", "new.csv", "--ignore", "id,petal_width"], "cannot drop it");
 }
 
 /// `eval` and `cv` give per-class precision, recall and F1 with macro averages; `cv` also gives
