@@ -777,7 +777,7 @@ pub fn train(
     Ok(TrainReport {
         algo: learn.algo,
         data: data.source.clone(),
-        model: output.describe(),
+        model: if output == Output::Stdout { output.describe() } else { out.display().to_string() },
         n: data.n_rows(),
         train_accuracy: trained.train_accuracy,
         model_bytes: trained.bytes.len(),
