@@ -740,7 +740,7 @@ impl fmt::Display for TrainReport {
         )?;
         write!(
             f,
-            "worst case         {} multiply-accumulates, depth {}",
+            "worst case         {} multiply-accumulates, depth {} (nodes on the longest path, leaf included)",
             self.stats.max_macs, self.stats.max_depth
         )?;
         if self.rescaled_units > 0 {
@@ -1550,7 +1550,7 @@ impl fmt::Display for InspectReport {
         writeln!(f, "inputs {}, features {}, classes {}", self.n_inputs, self.n_features, self.n_classes)?;
         writeln!(
             f,
-            "{} decision nodes, {} leaves, {} LTUs, {} non-zero weights, worst case {} multiply-accumulates, depth {}",
+            "{} decision nodes, {} leaves, {} LTUs, {} non-zero weights, worst case {} multiply-accumulates, depth {} (nodes on the longest path, leaf included)",
             self.stats.decision_nodes,
             self.stats.leaves,
             self.stats.ltus,

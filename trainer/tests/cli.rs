@@ -711,3 +711,33 @@ fn inspect_json_text_dot_and_json_errors() {
     let e: Value = serde_json::from_str(&stdout(&o)).expect("a JSON usage error on stdout");
     assert!(e["error"].as_str().unwrap().contains("nope"), "{e}");
 }
+
+/// `--max-depth N` bounds decision nodes; `inspect` counts levels with the leaf, and says so.
+#[test]
+fn max_depth_and_reported_depth_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let car = data("car.csv");
+    json(
+        d,
+        &[
+            "train",
+            car.to_str().unwrap(),
+            "--algo",
+            "ptree",
+            "--max-depth",
+            "2",
+            "--min-split",
+            "5",
+            "-o",
+            "m.ltu",
+            "--json",
+        ],
+    );
+    let i = json(d, &["inspect", "m.ltu", "--json"]);
+    assert!(i["max_depth"].as_u64().unwrap() <= 3, "{i}");
+    let text = stdout(&ltu(d, &["inspect", "m.ltu"]));
+    assert!(text.contains("leaf included"), "{text}");
+    let help = stdout(&ltu(d, &["train", "--help"]));
+    assert!(help.contains("at most N + 1 levels, the leaf included"), "{help}");
+}
