@@ -1375,7 +1375,9 @@ pub fn cv(data_path: &Path, folds: usize, jobs: usize, learn: &LearnArgs) -> Res
     let mut confusion = vec![vec![0usize; k]; k];
     for (h, rows) in results.iter().zip(&fold_rows) {
         for (&p, &r) in h.predictions.iter().zip(rows) {
-            confusion[data.y[r]][p] += 1;
+            if let Some(cell) = confusion.get_mut(data.y[r]).and_then(|row| row.get_mut(p)) {
+                *cell += 1;
+            }
         }
     }
     let trivial: Vec<String> = results
