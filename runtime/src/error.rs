@@ -46,6 +46,9 @@ pub enum Error {
     AccumulatorMayOverflow,
     /// The optional names do not have exactly one line per input, category value and class.
     NamesInvalid,
+    /// The model is a tree or a decision list and this build of the runtime leaves that structure
+    /// out (cargo features `tree`, `list`).
+    StructureUnsupported,
     /// `predict` was given a slice whose length is not `n_inputs()`.
     PredictInputLength,
     /// A lazy input source returned `None` for an input the evaluation needed.
@@ -80,6 +83,7 @@ impl core::fmt::Display for Error {
             Error::ListEntryInvalid => "invalid decision-list entry",
             Error::AccumulatorMayOverflow => "a unit's accumulator could overflow",
             Error::NamesInvalid => "model names do not match the model's shape",
+            Error::StructureUnsupported => "this runtime build leaves out the model's structure",
             Error::PredictInputLength => "wrong number of inputs",
             Error::PredictInputUnavailable => "an input needed by the model was unavailable",
             Error::PredictScoresBuffer => "scores buffer shorter than the number of classes",

@@ -1,11 +1,14 @@
 //! The validated model and its evaluation.
 
 use crate::error::{Error, Result};
+#[cfg(feature = "list")]
+use crate::format::ListEntryRec;
 use crate::format::{
-    self, feature_kind, input_kind, literal_op, node_kind, u16_at, unit_flags, FeatureRec, InputRec,
-    ListEntryRec, LiteralRec, ModelRepr, NodeRec, StructureRepr, UnitRec, WeightKind, MAX_COUNT,
-    MAX_FEATURE_ABS,
+    self, feature_kind, input_kind, literal_op, u16_at, unit_flags, FeatureRec, InputRec, LiteralRec,
+    ModelRepr, StructureRepr, UnitRec, WeightKind, MAX_COUNT, MAX_FEATURE_ABS,
 };
+#[cfg(feature = "tree")]
+use crate::format::{node_kind, NodeRec};
 use crate::input::Input;
 
 /// What kind of structure a model has.
@@ -83,6 +86,7 @@ impl<'a> Model<'a> {
     /// # Errors
     /// As [`Model::from_bytes`], minus the header and checksum checks.
     pub fn from_repr(repr: ModelRepr<'a>) -> Result<Model<'a>> {
+        check(structure_enabled(&repr.structure), Error::StructureUnsupported)?;
         let n_classes = repr.n_classes as usize;
         check(n_classes >= 1, Error::ClassOutOfRange)?;
         let n_inputs = count(repr.inputs, InputRec::SIZE)?;
@@ -185,8 +189,10 @@ impl<'a> Model<'a> {
             }
         }
 
+        #[cfg(any(feature = "tree", feature = "list"))]
         let unit = |u: usize| UnitRec::from_array(record(repr.units, u)).0;
         match repr.structure {
+            #[cfg(feature = "tree")]
             StructureRepr::Tree { nodes, children } => {
                 let n_nodes = count(nodes, NodeRec::SIZE)?;
                 let n_children = count(children, 2)?;
@@ -240,6 +246,7 @@ impl<'a> Model<'a> {
                     }
                 }
             }
+            #[cfg(feature = "list")]
             StructureRepr::List { entries, default_class } => {
                 let n_entries = count(entries, ListEntryRec::SIZE)?;
                 check((default_class as usize) < n_classes, Error::ClassOutOfRange)?;
@@ -255,6 +262,9 @@ impl<'a> Model<'a> {
             StructureRepr::Linear { unit: u } => {
                 check((u as usize) < n_units, Error::UnitInvalid)?;
             }
+            // Rejected above (`structure_enabled`).
+            #[allow(unreachable_patterns)]
+            _ => return Err(Error::StructureUnsupported),
         }
 
         if let Some(names) = repr.names {
@@ -351,6 +361,7 @@ impl<'a> Model<'a> {
         self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), Some(scores))
     }
 
+    #[cfg_attr(not(any(feature = "tree", feature = "list")), allow(unused_mut))]
     fn evaluate<S: FnMut(usize) -> Option<i32>>(
         &self,
         src: &mut S,
@@ -358,6 +369,7 @@ impl<'a> Model<'a> {
     ) -> Result<usize> {
         match self.repr.structure {
             StructureRepr::Linear { unit } => Ok(self.decide(unit as usize, src, scores)?.0),
+            #[cfg(feature = "list")]
             StructureRepr::List { entries, default_class } => {
                 for e in entries.chunks_exact(ListEntryRec::SIZE) {
                     let (unit, class) = (le16(e, 0) as usize, le16(e, 2) as usize);
@@ -370,6 +382,7 @@ impl<'a> Model<'a> {
                 set_score(&mut scores, default_class as usize, 0);
                 Ok(default_class as usize)
             }
+            #[cfg(feature = "tree")]
             StructureRepr::Tree { nodes, children } => {
                 let mut i = 0;
                 // Every link points forward, so this visits at most `n_nodes` nodes.
@@ -408,6 +421,9 @@ impl<'a> Model<'a> {
                     } as usize;
                 }
             }
+            // A structure this build leaves out never loads (`Error::StructureUnsupported`).
+            #[allow(unreachable_patterns)]
+            _ => Ok(0),
         }
     }
 
@@ -655,6 +671,16 @@ fn quantize(x: i32, offset: i32, mul: i16, shift: u8, max_abs: u16) -> i32 {
 fn quantize_wide(x: i32, offset: i32, mul: i16, shift: u8, m: i32) -> i32 {
     let q = ((i64::from(x) - i64::from(offset)) * i64::from(mul)) >> (shift & 63);
     q.clamp(-i64::from(m), i64::from(m)) as i32
+}
+
+/// Whether this build evaluates `structure` (cargo features `tree` and `list`; a single unit is
+/// always supported).
+fn structure_enabled(structure: &StructureRepr<'_>) -> bool {
+    match structure {
+        StructureRepr::Tree { .. } => cfg!(feature = "tree"),
+        StructureRepr::List { .. } => cfg!(feature = "list"),
+        StructureRepr::Linear { .. } => true,
+    }
 }
 
 fn raw<S: FnMut(usize) -> Option<i32>>(src: &mut S, i: usize) -> Result<i32> {

