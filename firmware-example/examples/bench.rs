@@ -6,7 +6,9 @@
 //! and `rows.rs`, which defines `Raw` (the integer type of the inputs), `N_INPUTS`, `N_ROWS` and
 //! `ROWS: [[Raw; N_INPUTS]; N_ROWS]` — the exact integers the host handed `Model::predict`.
 //!
-//! Measured regions, in order: `Model::from_bytes` once, then `predict` once per row. After each
+//! Measured regions, in order: `Model::from_bytes` once, then `predict` once per row. Built with
+//! `--cfg ltu_bench_codegen` (`LTU_BENCH_CODEGEN=1`), the model is the Rust source `model.rs` that
+//! `ltu codegen` generated, nothing is loaded, and only the predictions are measured. After each
 //! prediction the firmware logs `p <class> <stack bytes>`. Built with `--cfg ltu_bench_null`
 //! (the xtask sets `LTU_BENCH_NULL=1`), the same firmware holds no model and every prediction is
 //! 0: the flash of a model is the difference between the two images.
@@ -28,7 +30,7 @@ use rows::{Raw, N_INPUTS, N_ROWS, ROWS};
 const PAINT_BYTES: usize = 8192;
 const PATTERN: u32 = 0xC5A3_E1D7;
 
-#[cfg(not(ltu_bench_null))]
+#[cfg(not(any(ltu_bench_null, ltu_bench_codegen)))]
 mod bench_model {
     use super::*;
     use ltu_runtime::Model;
@@ -55,6 +57,23 @@ mod bench_model {
             Ok(class) => class,
             Err(_) => qemu::exit(qemu::EXIT_BAD_INPUT),
         }
+    }
+}
+
+#[cfg(ltu_bench_codegen)]
+mod bench_model {
+    use super::*;
+
+    mod generated {
+        include!(concat!(env!("LTU_MODEL_DIR"), "/model.rs"));
+    }
+
+    /// Nothing to load: the model is code.
+    pub fn load() {}
+
+    #[inline(never)]
+    pub fn predict(_model: &(), row: &[Raw; N_INPUTS]) -> usize {
+        generated::predict(black_box(row))
     }
 }
 

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod algo;
+pub mod codegen;
 pub mod commands;
 pub mod data;
 pub mod decision_list;

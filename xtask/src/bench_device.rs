@@ -359,6 +359,7 @@ pub fn rows_rs(rows: &[Vec<i32>]) -> String {
 enum Trained {
     Model {
         bytes: Vec<u8>,
+        spec: Box<ltu::export::ModelSpec>,
         inputs: Vec<Vec<i32>>,
         host: Vec<usize>,
         accuracy: Option<f64>,
@@ -433,7 +434,7 @@ fn train_variants(p: &Prepared, rows: &[usize]) -> Vec<Trained> {
                 let inputs = ltu::encode::raw_rows(&spec.inputs, &p.data.subset(rows));
                 let host =
                     inputs.iter().map(|x| model.predict(x).expect("row length is the model's")).collect();
-                Trained::Model { bytes, inputs, host, accuracy, folds_failed }
+                Trained::Model { bytes, spec: Box::new(spec), inputs, host, accuracy, folds_failed }
             }
         })
         .collect()
@@ -454,7 +455,7 @@ fn ltu_models(
     let mut entries = Vec::new();
     for (variant, t) in VARIANTS.iter().zip(trained) {
         let group = variant.algo.to_string();
-        let (bytes, inputs, host, accuracy, folds_failed) = match t {
+        let (bytes, spec, inputs, host, accuracy, folds_failed) = match t {
             Trained::Failed(e) => {
                 if !(variant.algo == Algo::Hsi && p.data.n_classes() != 2) {
                     println!("  {:<22} failed: {e}", variant.label);
@@ -470,8 +471,8 @@ fn ltu_models(
                 }
                 continue;
             }
-            Trained::Model { bytes, inputs, host, accuracy, folds_failed } => {
-                (bytes, inputs, host, accuracy, folds_failed)
+            Trained::Model { bytes, spec, inputs, host, accuracy, folds_failed } => {
+                (bytes, spec, inputs, host, accuracy, folds_failed)
             }
         };
         let dir = base.join(variant.label.replace([' ', '-'], "_").trim_matches('_'));
@@ -479,11 +480,16 @@ fn ltu_models(
         let rows_src = rows_rs(&inputs);
         fs::write(dir.join("model.ltu"), &bytes)?;
         fs::write(dir.join("rows.rs"), &rows_src)?;
+        fs::write(
+            dir.join("model.rs"),
+            ltu::codegen::rust_source(&spec, &format!("{} ({})", p.name, variant.label)),
+        )?;
         let mut notes = Vec::new();
         if folds_failed > 0 {
             notes.push(format!("{folds_failed} of {FOLDS} CV folds failed to train"));
         }
         let mut measures = Vec::new();
+        let mut generated = Vec::new();
         // Budget variants on the Cortex-M3 only; the defaults on every target.
         for &target in targets.iter().filter(|t| !variant.budget || t.triple == TARGETS[0].triple) {
             let key = (rows_src.clone(), target.triple);
@@ -493,49 +499,83 @@ fn ltu_models(
                     let twin_dir = base.join(format!("twin-{}", twins.len()));
                     fs::create_dir_all(&twin_dir)?;
                     fs::write(twin_dir.join("rows.rs"), &rows_src)?;
-                    let elf = build_rust(root, target, &twin_dir, &cargo_dir, true)?;
+                    let elf = build_rust(root, target, &twin_dir, &cargo_dir, Build::Null)?;
                     let f = firmware::sizes(&fs::read(&elf)?)?.flash;
                     twins.insert(key, f);
                     f
                 }
             };
-            let elf = build_rust(root, target, &dir, &cargo_dir, false)?;
-            let flash = firmware::sizes(&fs::read(&elf)?)?.flash - twin_flash;
-            let run = firmware::run(&elf, target.machine, Some(plugin))?;
-            let m = measure(target, &run, &host, true, flash)
-                .with_context(|| format!("{} {} on {}", p.name, variant.label, target.core))?;
-            println!(
-                "  {:<22} {:<10} {:>6} instructions per prediction (max {}), load {}, flash {} B, stack {} B, {}/{} agree",
-                variant.label,
-                target.core,
-                mean(&m.predict),
-                m.predict.iter().max().unwrap_or(&0),
-                m.load.unwrap_or(0),
-                m.flash,
-                m.stack.iter().max().unwrap_or(&0),
-                m.agree,
-                m.predict.len()
-            );
-            measures.push(m);
+            for build in [Build::Runtime, Build::Codegen] {
+                let elf = build_rust(root, target, &dir, &cargo_dir, build)?;
+                let flash = firmware::sizes(&fs::read(&elf)?)?.flash - twin_flash;
+                let run = firmware::run(&elf, target.machine, Some(plugin))?;
+                let codegen = build == Build::Codegen;
+                let label =
+                    if codegen { format!("{} codegen", variant.label) } else { variant.label.to_string() };
+                let m = measure(target, &run, &host, !codegen, flash)
+                    .with_context(|| format!("{} {label} on {}", p.name, target.core))?;
+                println!(
+                    "  {label:<30} {:<10} {:>6} instructions per prediction (max {}), load {}, flash {} B, stack {} B, {}/{} agree",
+                    target.core,
+                    mean(&m.predict),
+                    m.predict.iter().max().unwrap_or(&0),
+                    m.load.unwrap_or(0),
+                    m.flash,
+                    m.stack.iter().max().unwrap_or(&0),
+                    m.agree,
+                    m.predict.len()
+                );
+                if codegen {
+                    generated.push(m);
+                } else {
+                    measures.push(m);
+                }
+            }
         }
         entries.push(Entry {
             family: "ltu",
             name: variant.label.into(),
-            group,
+            group: group.clone(),
             accuracy,
             model_bytes: Some(bytes.len()),
             measures,
+            notes: notes.clone(),
+        });
+        entries.push(Entry {
+            family: "ltu",
+            name: format!("{} codegen", variant.label),
+            group,
+            accuracy,
+            model_bytes: None,
+            measures: generated,
             notes,
         });
     }
     Ok(entries)
 }
 
-fn build_rust(root: &Path, target: Target, dir: &Path, cargo_dir: &Path, null_twin: bool) -> Result<PathBuf> {
-    let options =
-        BuildOptions { model_dir: Some(dir), target_dir: Some(cargo_dir), example: Some("bench"), null_twin };
+/// What the Rust bench firmware runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Build {
+    /// `model.ltu` through `ltu_runtime::Model`.
+    Runtime,
+    /// Nothing: the twin for flash.
+    Null,
+    /// `model.rs` from `ltu::codegen`.
+    Codegen,
+}
+
+fn build_rust(root: &Path, target: Target, dir: &Path, cargo_dir: &Path, build: Build) -> Result<PathBuf> {
+    let options = BuildOptions {
+        model_dir: Some(dir),
+        target_dir: Some(cargo_dir),
+        example: Some("bench"),
+        null_twin: build == Build::Null,
+        codegen: build == Build::Codegen,
+    };
     let elf = firmware::build(root, target, &options)?;
-    let copy = dir.join(format!("bench-{}.elf", target.triple));
+    let suffix = if build == Build::Codegen { "-codegen" } else { "" };
+    let copy = dir.join(format!("bench-{}{suffix}.elf", target.triple));
     fs::copy(&elf, &copy).with_context(|| format!("copying {} to {}", elf.display(), copy.display()))?;
     Ok(copy)
 }
@@ -756,6 +796,7 @@ fn reference_guard(root: &Path, plugin: &Path, update: bool) -> Result<(Guard, O
         target_dir: Some(&root.join(OUT_DIR).join("cargo")),
         example: Some("bench"),
         null_twin: false,
+        codegen: false,
     };
     let elf = firmware::build(root, target, &options)?;
     let run = firmware::run(&elf, target.machine, Some(plugin))?;
@@ -885,10 +926,13 @@ fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String {
 
     let _ = writeln!(s, "## Summary (Cortex-M3)\n");
     s.push_str(
-        "Per dataset: emlearn's random forest (inline) and single tree (inline), and the cheapest ltu model whose \
-         accuracy is within 1 point of the forest's, else the most accurate ltu model.\n\n",
+        "Per dataset: emlearn's random forest (inline) and single tree (inline); and, run by the runtime from a \
+         model file and compiled in as generated Rust (`ltu codegen`), the cheapest ltu model whose accuracy is \
+         within 1 point of the forest's, else the most accurate ltu model.\n\n",
     );
-    s.push_str("| dataset | RF10 inline: acc % · instr · flash B | DT inline: acc % · instr · flash B | ltu model | acc % | instr / predict | flash B | stack B |\n|---|---|---|---|---|---|---|---|\n");
+    s.push_str(
+        "| dataset | RF10 inline: acc % · instr · flash B | DT inline: acc % · instr · flash B | ltu with the runtime: model · acc % · instr · flash B · stack B | ltu codegen: model · acc % · instr · flash B · stack B |\n|---|---|---|---|---|\n",
+    );
     for (name, _, _, entries) in &report.datasets {
         let cell = |e: Option<&Entry>| {
             e.and_then(|e| e.on(m3).map(|m| (e, m))).map_or("—".into(), |(e, m)| {
@@ -898,29 +942,30 @@ fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String {
         let rf = entries.iter().find(|e| e.name == "RF10 inline");
         let dt = entries.iter().find(|e| e.name == "DT inline");
         let target_acc = rf.and_then(|e| e.accuracy).unwrap_or(0.0) - 0.01;
-        let ltu: Vec<(&Entry, &Measure)> =
-            entries.iter().filter(|e| e.family == "ltu").filter_map(|e| e.on(m3).map(|m| (e, m))).collect();
-        let pick = ltu
-            .iter()
-            .filter(|(e, _)| e.accuracy.is_some_and(|a| a >= target_acc))
-            .min_by_key(|(_, m)| mean(&m.predict))
-            .or_else(|| ltu.iter().max_by(|a, b| a.0.accuracy.partial_cmp(&b.0.accuracy).unwrap()));
-        let (lname, lacc, lins, lflash, lstack) =
-            pick.map_or(("—".into(), "—".into(), "—".into(), "—".into(), "—".into()), |(e, m)| {
-                (
-                    format!("`{}`", e.name),
+        let pick = |codegen: bool| {
+            let ltu: Vec<(&Entry, &Measure)> = entries
+                .iter()
+                .filter(|e| e.family == "ltu" && e.name.ends_with("codegen") == codegen)
+                .filter_map(|e| e.on(m3).map(|m| (e, m)))
+                .collect();
+            let best = ltu
+                .iter()
+                .filter(|(e, _)| e.accuracy.is_some_and(|a| a >= target_acc))
+                .min_by_key(|(_, m)| mean(&m.predict))
+                .or_else(|| ltu.iter().max_by(|a, b| a.0.accuracy.partial_cmp(&b.0.accuracy).unwrap()))
+                .copied();
+            best.map_or("—".into(), |(e, m)| {
+                format!(
+                    "`{}` · {} · {} · {} · {}",
+                    e.name,
                     pct(e.accuracy),
-                    mean(&m.predict).to_string(),
-                    m.flash.to_string(),
-                    m.stack.iter().max().unwrap_or(&0).to_string(),
+                    mean(&m.predict),
+                    m.flash,
+                    m.stack.iter().max().unwrap_or(&0)
                 )
-            });
-        let _ = writeln!(
-            s,
-            "| {name} | {} | {} | {lname} | {lacc} | {lins} | {lflash} | {lstack} |",
-            cell(rf),
-            cell(dt)
-        );
+            })
+        };
+        let _ = writeln!(s, "| {name} | {} | {} | {} | {} |", cell(rf), cell(dt), pick(false), pick(true));
     }
     s.push('\n');
 
@@ -1033,6 +1078,7 @@ fn short_label(name: &str) -> String {
     name.replace(" --max-depth ", " d≤")
         .replace(" --max-nodes ", " n≤")
         .replace(" --rounds ", " r=")
+        .replace(" codegen", " cg")
         .replace(" inline", "")
         .replace(" loadable", " ld")
 }
@@ -1168,7 +1214,23 @@ fn pareto_svg(name: &str, entries: &[Entry]) -> String {
             let c = colour(&p.0.group);
             let hollow = p.0.name.ends_with("loadable") || p.0.name.contains("--");
             let fill = if hollow { "white" } else { c };
-            if p.0.family == "ltu" {
+            if p.0.name.ends_with("codegen") {
+                let _ = writeln!(
+                    s,
+                    r#"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{fill}" stroke="{c}" stroke-width="2"><title>ltu {} — {:.1}%, {}</title></polygon>"#,
+                    x,
+                    y - 6.5,
+                    x + 6.5,
+                    y,
+                    x,
+                    y + 6.5,
+                    x - 6.5,
+                    y,
+                    p.0.name,
+                    p.3,
+                    cost(p) as u64
+                );
+            } else if p.0.family == "ltu" {
                 let _ = writeln!(
                     s,
                     r#"<circle cx="{x:.1}" cy="{y:.1}" r="5" fill="{fill}" stroke="{c}" stroke-width="2"><title>ltu {} — {:.1}%, {}</title></circle>"#,
@@ -1232,7 +1294,7 @@ fn pareto_svg(name: &str, entries: &[Entry]) -> String {
     }
     let _ = writeln!(
         s,
-        r#"<text x="{left}" y="{}">filled: default options / emlearn inline; hollow: budget option / emlearn loadable; ringed: on the Pareto front (dashed)</text>"#,
+        r#"<text x="{left}" y="{}">circle: ltu runtime + model file; diamond: ltu codegen (model compiled in); filled: defaults / emlearn inline; hollow: budget option / emlearn loadable; ringed: Pareto front (dashed)</text>"#,
         ly + 20.0
     );
     s.push_str("</svg>\n");

@@ -62,6 +62,8 @@ pub struct BuildOptions<'a> {
     pub example: Option<&'a str>,
     /// Build the bench example's twin that holds no model (`LTU_BENCH_NULL=1`).
     pub null_twin: bool,
+    /// Build the bench example over the generated Rust source `model.rs` (`LTU_BENCH_CODEGEN=1`).
+    pub codegen: bool,
 }
 
 /// Builds the firmware in release mode for `target`; returns the ELF's path.
@@ -77,10 +79,12 @@ pub fn build(root: &Path, target: Target, options: &BuildOptions) -> Result<Path
     if let Some(example) = options.example {
         cargo.args(["--example", example]);
     }
-    if options.null_twin {
-        cargo.env("LTU_BENCH_NULL", "1");
-    } else {
-        cargo.env_remove("LTU_BENCH_NULL");
+    for (var, on) in [("LTU_BENCH_NULL", options.null_twin), ("LTU_BENCH_CODEGEN", options.codegen)] {
+        if on {
+            cargo.env(var, "1");
+        } else {
+            cargo.env_remove(var);
+        }
     }
     let target_dir = options.target_dir.map_or_else(|| fw.join("target"), Path::to_path_buf);
     cargo.arg("--target-dir").arg(&target_dir);
