@@ -741,3 +741,29 @@ fn max_depth_and_reported_depth_agree() {
     let help = stdout(&ltu(d, &["train", "--help"]));
     assert!(help.contains("at most N + 1 levels, the leaf included"), "{help}");
 }
+
+/// `ltu completions bash|fish` print scripts generated from the argument definitions; the bash
+/// one really completes subcommands, options and values (and offers no unimplemented algorithm).
+#[test]
+fn shell_completions() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (bash, _) = ok(d, &["completions", "bash"]);
+    std::fs::write(d.join("ltu.bash"), &bash).unwrap();
+    let script = "source ./ltu.bash
+        COMP_WORDS=(ltu train --algo ''); COMP_CWORD=3; _ltu; echo \"algo: ${COMPREPLY[*]}\"
+        COMP_WORDS=(ltu pre); COMP_CWORD=1; _ltu; echo \"sub: ${COMPREPLY[*]}\"
+        COMP_WORDS=(ltu predict m.ltu --sc); COMP_CWORD=3; _ltu; echo \"opt: ${COMPREPLY[*]}\"
+        COMP_WORDS=(ltu cv x.csv --weights i1); COMP_CWORD=4; _ltu; echo \"weights: ${COMPREPLY[*]}\"";
+    let o = Command::new("bash").current_dir(d).args(["-c", script]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("algo: ptree ndl hsi sparse\n"), "{out}");
+    assert!(out.contains("sub: predict\n") && out.contains("opt: --scores\n"), "{out}");
+    assert!(out.contains("weights: i16\n"), "{out}");
+    let (fish, _) = ok(d, &["completions", "fish"]);
+    assert!(
+        fish.contains("-l numeric-max-abs") && fish.contains("-l algo -x -a 'ptree ndl hsi sparse'"),
+        "{fish}"
+    );
+}
