@@ -358,9 +358,14 @@ fn output_device_and_fifo_are_written_through() {
 
     let status = Command::new("mkfifo").arg(d.join("pipe.ltu")).status().unwrap();
     assert!(status.success());
-    let reader =
+    let mut reader =
         Command::new("cat").arg(d.join("pipe.ltu")).stdout(std::process::Stdio::piped()).spawn().unwrap();
-    let t = json(d, &["train", iris, "--algo", "ptree", "-o", "pipe.ltu", "--json"]);
+    let o = ltu(d, &["train", iris, "--algo", "ptree", "-o", "pipe.ltu", "--json"]);
+    if !o.status.success() {
+        let _ = reader.kill(); // it would wait for a writer forever
+        panic!("writing to a FIFO failed: {}", stderr(&o));
+    }
+    let t: Value = serde_json::from_str(&stdout(&o)).unwrap();
     let got = reader.wait_with_output().unwrap().stdout;
     assert_eq!(got.len() as u64, t["model_bytes"].as_u64().unwrap());
     assert!(std::fs::metadata(d.join("pipe.ltu")).unwrap().file_type().is_fifo(), "still a FIFO");
