@@ -26,7 +26,16 @@
 //! kinds ([`WeightKind::I8`], [`I16`](WeightKind::I16), [`I32`](WeightKind::I32)) accumulate in
 //! `i32` and use no floating point; [`WeightKind::Fixed`] uses `fixed`'s `I16F16` weights and an
 //! `I48F16` accumulator. Stack use does not depend on model size: evaluation is a loop, not a
-//! recursion.
+//! recursion. Neither loading nor evaluation has a panic path: records are read as fixed arrays
+//! through accessors the loader's checks make total.
+//!
+//! # Cargo features
+//!
+//! - `tree` (default): evaluate trees. Without it, [`Model::from_bytes`] rejects tree models with
+//!   [`Error::StructureUnsupported`] and the tree code is not linked.
+//! - `list` (default): the same for decision lists. A firmware that only runs a single unit
+//!   (sparse perceptron, linear machine) uses `default-features = false`.
+//! - `defmt`: `defmt::Format` for the public types.
 //!
 //! # Example
 //!

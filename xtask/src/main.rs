@@ -141,18 +141,31 @@ fn test(root: &Path) -> ExitCode {
         cmd::run(cmd::cargo(root).args(["test", "--workspace", "--no-fail-fast"]))
     });
     for target in prereq::CROSS_TARGETS {
-        for features in [None, Some("defmt")] {
+        // Default features, plus defmt, and the single-unit build (no `tree`, no `list`).
+        for (features, what) in
+            [(None, ""), (Some("defmt"), " with defmt"), (Some(""), " without tree and list")]
+        {
             let mut cargo = cmd::cargo(root);
             cargo.args(["build", "--release", "-p", "ltu-runtime", "--target", target]);
-            if let Some(f) = features {
-                cargo.args(["--features", f]);
+            match features {
+                Some("") => _ = cargo.arg("--no-default-features"),
+                Some(f) => _ = cargo.args(["--features", f]),
+                None => {}
             }
-            steps.run(
-                &format!("ltu-runtime builds for {target}{}", features.map_or("", |_| " with defmt")),
-                || cmd::run(&mut cargo),
-            );
+            steps.run(&format!("ltu-runtime builds for {target}{what}"), || cmd::run(&mut cargo));
         }
     }
+    steps.run("ltu-runtime without tree and list rejects those structures", || {
+        cmd::run(cmd::cargo(root).args([
+            "test",
+            "-p",
+            "ltu-runtime",
+            "--no-default-features",
+            "--test",
+            "corrupt",
+            "structure_unsupported",
+        ]))
+    });
     steps.run("runtime on thumbv7m: no soft-float reachable from evaluation; stack bounds", || {
         cmd::run(std::process::Command::new("bash").arg(root.join("tests/thumbv7m/check.sh")))
     });
