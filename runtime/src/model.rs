@@ -650,6 +650,12 @@ fn quantize(x: i32, offset: i32, mul: i16, shift: u8, max_abs: u16) -> i32 {
     let Some(d) = x.checked_sub(offset) else {
         return quantize_wide(x, offset, mul, shift, m);
     };
+    // ARMv6-M (Cortex-M0/M0+/M1; the Arm targets without 32-bit atomics) has no 32x32->64
+    // multiply: it takes the 32-bit product whenever that suffices. Elsewhere one `smull` is
+    // cheaper than the extra test.
+    if cfg!(all(target_arch = "arm", not(target_has_atomic = "32"))) && (-0xFFFF..=0xFFFF).contains(&d) {
+        return quantize_narrow(d, mul, shift, m);
+    }
     let p = i64::from(d) * i64::from(mul);
     let t = (p >> 16) as i32;
     let shift = u32::from(shift);
@@ -663,6 +669,14 @@ fn quantize(x: i32, offset: i32, mul: i16, shift: u8, max_abs: u16) -> i32 {
         m
     };
     q.clamp(-m, m)
+}
+
+/// [`quantize`] for `|d| = |x - offset| <= 0xFFFF`: `|d * mul| <= 0xFFFF * 2^15 < 2^31` is a 32-bit
+/// product, and a shift of 32 gives the product's sign, as `p >> 31` does.
+#[inline(always)]
+fn quantize_narrow(d: i32, mul: i16, shift: u8, m: i32) -> i32 {
+    let p = d * i32::from(mul);
+    (p >> u32::from(shift).min(31)).clamp(-m, m)
 }
 
 /// [`quantize`] when `x - offset` overflows `i32`: in `i64` (`|x - offset| < 2^33`, `|mul| <= 2^15`).
@@ -802,7 +816,29 @@ impl<'a> Names<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::quantize;
+    use super::{quantize, quantize_narrow};
+
+    /// The 32-bit path (used on cores without a 64-bit multiply) equals the `i64` formula on
+    /// every difference it accepts.
+    #[test]
+    fn quantize_narrow_matches_i64() {
+        let ds = [-0xFFFF, -0xFFFE, -32_768, -255, -1, 0, 1, 2, 255, 32_767, 0xFFFE, 0xFFFF];
+        for shift in 0..=32u8 {
+            for m in [1u16, 127, 32_767] {
+                for mul in [i16::MIN, -300, -1, 0, 1, 7, i16::MAX] {
+                    for d in ds.into_iter().chain((-0xFFFF..=0xFFFF).step_by(997)) {
+                        let want = (i64::from(d) * i64::from(mul)) >> shift;
+                        let want = want.clamp(-i64::from(m), i64::from(m)) as i32;
+                        assert_eq!(
+                            quantize_narrow(d, mul, shift, i32::from(m)),
+                            want,
+                            "{d} {mul} {shift} {m}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     /// The 32-bit quantization equals the plain `i64` formula on edge and pseudo-random values.
     #[test]
