@@ -7,14 +7,15 @@
  * wrote into the painted stack, and prints "p <class> <stack bytes>" over semihosting. At the end it
  * prints "done" and exits 0 through semihosting.
  *
- * `rows.h` (generated) defines N_ROWS, N_FEATURES and `static const int16_t ROWS[N_ROWS][N_FEATURES]`.
+ * `rows.h` (generated) defines `row_t` (the input type: int16_t for emlearn, int32_t for ltu's
+ * generated C), N_ROWS, N_FEATURES and `static const row_t ROWS[N_ROWS][N_FEATURES]`.
  * `model_predict` (emlearn's entry point) lives in its own translation unit (the model's, or null.c for the twin used to
  * measure flash), so the call is a real call and nothing is folded across the markers.
  */
 #include <stdint.h>
 #include "rows.h"
 
-int32_t model_predict(const int16_t *features, int32_t features_length);
+int32_t model_predict(const row_t *features, int32_t features_length);
 
 #define PAINT_BYTES 8192u
 #define PATTERN 0xC5A3E1D7u

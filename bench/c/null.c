@@ -2,7 +2,7 @@
  * text + data minus this twin's. */
 #include <stdint.h>
 
-int32_t model_predict(const int16_t *features, int32_t features_length)
+int32_t model_predict(const void *features, int32_t features_length)
 {
     (void)features;
     (void)features_length;

@@ -90,6 +90,22 @@ enum Command {
         #[arg(value_enum)]
         shell: Shell,
     },
+    /// Write a model as Rust or C source that predicts exactly what the runtime predicts, for
+    /// firmware that compiles its model in (no loader, no model file, a fraction of the cost).
+    #[command(
+        after_help = "Examples:\n  ltu codegen iris.ltu -o src/model.rs          # then `mod model;` and model::predict(&inputs)\n  ltu codegen iris.ltu --lang c -o model.c      # int32_t ltu_predict(const int32_t *x)"
+    )]
+    Codegen {
+        /// Model file.
+        model: PathBuf,
+        /// Language of the source.
+        #[arg(long, value_enum, default_value_t = LangArg::Rust)]
+        lang: LangArg,
+        /// Where to write the source: a file (replaced atomically), a device or FIFO, or `-` for
+        /// standard output (the default; the report then goes to standard error).
+        #[arg(short, long, value_name = "PATH", default_value = "-")]
+        output: PathBuf,
+    },
     /// Show a model's structure, size and worst-case cost.
     #[command(after_help = "Example:\n  ltu inspect iris.ltu --dot > iris.dot")]
     Inspect {
@@ -99,6 +115,15 @@ enum Command {
         #[arg(long)]
         dot: bool,
     },
+}
+
+/// Languages `ltu codegen` writes.
+#[derive(Clone, Copy, ValueEnum)]
+enum LangArg {
+    /// A Rust module with `pub fn predict<T: Copy + Into<i32>>(x: &[T; N_INPUTS]) -> usize`.
+    Rust,
+    /// C99 with `int32_t ltu_predict(const int32_t *x)`.
+    C,
 }
 
 /// Shells `ltu completions` writes scripts for.
@@ -290,6 +315,20 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             print(&report, &report.warnings, cli.json)
         }
         Command::Completions { shell } => emit(&completions(shell)),
+        Command::Codegen { model, lang, output } => {
+            let lang = match lang {
+                LangArg::Rust => ltu::codegen::Lang::Rust,
+                LangArg::C => ltu::codegen::Lang::C,
+            };
+            let report = commands::codegen(&model, lang, &output)?;
+            if output.as_os_str() == "-" {
+                // The source went to stdout; the report must not corrupt it.
+                let text = if cli.json { serde_json::to_string(&report)? } else { report.to_string() };
+                eprintln!("{text}");
+                return Ok(());
+            }
+            print(&report, &[], cli.json)
+        }
         Command::Inspect { model, dot: true } if cli.json => {
             let dot = commands::inspect_dot(&model)?;
             emit(&format!("{}\n", serde_json::json!({ "model": model.display().to_string(), "dot": dot })))

@@ -772,3 +772,28 @@ fn shell_completions() {
         "{fish}"
     );
 }
+
+/// `ltu codegen` writes Rust (default) or C for a model, to stdout or a file, and never over the
+/// model it reads.
+#[test]
+fn codegen_writes_rust_and_c_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    json(d, &["train", iris.to_str().unwrap(), "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    let rust = ltu(d, &["codegen", "m.ltu"]);
+    assert!(rust.status.success(), "{}", stderr(&rust));
+    let src = stdout(&rust);
+    assert!(src.contains("pub fn predict<T: Copy + Into<i32>>(x: &[T; N_INPUTS]) -> usize"), "{src}");
+    assert!(src.contains("pub const N_INPUTS: usize = 4;"), "{src}");
+    assert!(stderr(&rust).contains("entry point"), "the report goes to stderr: {}", stderr(&rust));
+    let report = json(d, &["codegen", "m.ltu", "--lang", "c", "-o", "model.c", "--json"]);
+    assert_eq!(report["lang"], "c");
+    let c = std::fs::read_to_string(d.join("model.c")).unwrap();
+    assert!(c.contains("int32_t ltu_predict(const int32_t *x)") && c.contains("#define LTU_N_INPUTS 4"), "{c}");
+    assert_eq!(report["source_bytes"].as_u64().unwrap() as usize, c.len());
+    fails(d, &["codegen", "m.ltu", "-o", "m.ltu"], "refusing to overwrite");
+    assert!(ltu_runtime::Model::from_bytes(&std::fs::read(d.join("m.ltu")).unwrap()).is_ok(), "model intact");
+    write(d, "junk.ltu", b"not a model");
+    fails(d, &["codegen", "junk.ltu"], "not a valid ltu model");
+}
