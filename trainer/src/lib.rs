@@ -13,6 +13,7 @@ pub mod data;
 pub mod decision_list;
 pub mod encode;
 pub mod export;
+pub mod fringe;
 pub mod perceptron_tree;
 pub mod rng;
 pub mod sparse_perceptron;

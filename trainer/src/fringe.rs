@@ -1,0 +1,965 @@
+//! FRINGE (Pagallo 1989, *Learning DNF by Decision Trees*): a decision tree that constructs its
+//! own Boolean features.
+//!
+//! Each iteration grows an ID3 tree by mutual information on two thirds of the learning rows (a
+//! branch stops when no variable has positive mutual information with the class), prunes it by
+//! reduced-error pruning on the other third (Quinlan 1987), then reads new features off the
+//! tree's fringe: for every positive leaf at depth ≥ 2, the conjunction of the tests at its two
+//! nearest ancestors (the variable if the path goes right, its negation if it goes left). The
+//! features join the variable set, the rows are re-described and the next tree is grown. The
+//! process stops when no new feature appears or [`Params::max_variables`] is reached; after `k`
+//! iterations a feature can hold `2^k` literals.
+//!
+//! Variants the paper states ([`FeatureRule`], [`Proposal`]): the CNF dual (negative leaves,
+//! disjunctions of the negated path tests), the symmetric rule (every leaf, any number of
+//! classes), continuous attributes (every threshold test `x > t` is a binary variable) and the
+//! random baseline (conjunctions of two random variables, as many per iteration as FRINGE
+//! proposes).
+//!
+//! The exported model ([`Fringe::to_model_spec`]) is a tree of the runtime's format. A test on a
+//! primitive variable is a [`Node::Categorical`] (`x == v`) or [`Node::Threshold`] (`x > t`)
+//! node on the raw input. A test on a constructed feature is a [`Node::UnitSplit`] over a binary
+//! unit whose terms are [`Feature::Conjunction`]s (`±1`): for a feature that is a conjunction of
+//! literals the unit has one term, weight 1, bias 0, so its score is `+1 > 0` exactly when the
+//! conjunction holds; a feature `C ∧ ¬D₁ ∧ … ∧ ¬Dₖ` (`C`, `Dᵢ` conjunctions) is one unit with
+//! weights `+1` on `C`, `−1` on each `Dᵢ` and bias `−k`, positive only when every part is
+//! satisfied; deeper nesting becomes a short chain of such nodes that share their exits (tree
+//! links may share a child as long as they point forward). Design notes: `docs/FRINGE.md`.
+
+use std::collections::HashSet;
+
+use crate::algo::{Context, TrainError};
+use crate::export::{
+    ExportError, Feature, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Node, Structure, Unit,
+    WeightKind,
+};
+use crate::rng::Rng;
+
+#[doc(hidden)]
+pub mod synth;
+
+/// Which leaves give features.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeatureRule {
+    /// [`FeatureRule::Dnf`] for two classes, [`FeatureRule::Symmetric`] for more.
+    Auto,
+    /// The paper's rule: leaves of [`Params::positive_class`], conjunction of the two path tests.
+    Dnf,
+    /// The CNF dual: leaves of the other classes, disjunction of the two negated path tests.
+    Cnf,
+    /// Every leaf, whatever its class (the paper's symmetric and multi-class rule).
+    Symmetric,
+}
+
+/// How new features are proposed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proposal {
+    /// The paper's find-feature heuristic on the tree's fringe.
+    Fringe,
+    /// The paper's random baseline: as many features as the fringe heuristic would add this
+    /// iteration, each the conjunction of two variables drawn at random from the current set.
+    Random,
+}
+
+/// FRINGE options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// Which leaves define features.
+    pub rule: FeatureRule,
+    /// Fringe heuristic or random baseline.
+    pub proposal: Proposal,
+    /// The positive class of [`FeatureRule::Dnf`] and [`FeatureRule::Cnf`] (default 1: the
+    /// second class).
+    pub positive_class: usize,
+    /// Share of the learning rows held out for reduced-error pruning (the paper: 1/3); 0 grows
+    /// on every row and does not prune.
+    pub prune_fraction: f64,
+    /// The iteration stops adding features at this many variables (primitive ones included).
+    pub max_variables: usize,
+    /// At most this many trees are grown (a safeguard; the paper iterates until no new feature).
+    pub max_iterations: usize,
+    /// Candidate thresholds `x > t` per numeric attribute (all distinct values when fewer,
+    /// otherwise this many quantiles of the learning values).
+    pub numeric_thresholds: usize,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            rule: FeatureRule::Auto,
+            proposal: Proposal::Fringe,
+            positive_class: 1,
+            prune_fraction: 1.0 / 3.0,
+            max_variables: 1000,
+            max_iterations: 30,
+            numeric_thresholds: 32,
+        }
+    }
+}
+
+impl Params {
+    /// Checks the option values (not the data).
+    ///
+    /// # Errors
+    /// [`TrainError::InvalidOption`] naming the first bad value.
+    pub fn check(&self) -> Result<(), TrainError> {
+        let bad = |s: String| Err(TrainError::InvalidOption(s));
+        if !(0.0..0.9).contains(&self.prune_fraction) {
+            return bad(format!("fringe prune fraction must be in [0, 0.9), got {}", self.prune_fraction));
+        }
+        if !(1..=60_000).contains(&self.max_variables) {
+            return bad(format!("fringe max variables must be in 1..=60000, got {}", self.max_variables));
+        }
+        if !(1..=1000).contains(&self.max_iterations) {
+            return bad(format!("fringe max iterations must be in 1..=1000, got {}", self.max_iterations));
+        }
+        if !(1..=4096).contains(&self.numeric_thresholds) {
+            return bad(format!(
+                "fringe numeric thresholds must be in 1..=4096, got {}",
+                self.numeric_thresholds
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One operand of a constructed feature: a variable, or its negation when `positive` is false.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Operand {
+    /// Index of an earlier variable.
+    pub var: usize,
+    /// The variable itself (`true`, the path went right) or its negation.
+    pub positive: bool,
+}
+
+/// A Boolean variable: a primitive test on a raw input, or a feature built from two earlier
+/// variables.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Variable {
+    /// `x == value` (categorical) or `x > value` (numeric): a [`Literal`] with op `Eq` or `Gt`.
+    Primitive(Literal),
+    /// Both operands hold.
+    And(Operand, Operand),
+    /// At least one operand holds (the CNF dual).
+    Or(Operand, Operand),
+}
+
+/// A node of a learned tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TreeNode {
+    /// Predicts `class`.
+    Leaf {
+        /// The majority class of the growing rows that reached it.
+        class: usize,
+    },
+    /// Tests variable `var`: false goes `left`, true goes `right`.
+    Split {
+        /// Tested variable.
+        var: usize,
+        /// Majority class of the growing rows that reached the node (its leaf if pruned).
+        class: usize,
+        /// Child when the variable is false.
+        left: usize,
+        /// Child when it is true.
+        right: usize,
+    },
+}
+
+/// A decision tree over [`Variable`]s; node 0 is the root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tree {
+    /// The nodes, children after their parent.
+    pub nodes: Vec<TreeNode>,
+}
+
+impl Tree {
+    /// Internal (decision) nodes: the paper's size.
+    pub fn decision_nodes(&self) -> usize {
+        self.nodes.iter().filter(|n| matches!(n, TreeNode::Split { .. })).count()
+    }
+
+    /// The class for variable values `values` (indexed by variable).
+    pub fn predict(&self, values: &[bool]) -> usize {
+        let mut i = 0;
+        loop {
+            match self.nodes[i] {
+                TreeNode::Leaf { class } => return class,
+                TreeNode::Split { var, left, right, .. } => i = if values[var] { right } else { left },
+            }
+        }
+    }
+
+    /// Distinct variables tested.
+    pub fn tested_variables(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .nodes
+            .iter()
+            .filter_map(|n| match n {
+                TreeNode::Split { var, .. } => Some(*var),
+                TreeNode::Leaf { .. } => None,
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// What one iteration did.
+#[derive(Debug, Clone)]
+pub struct Iteration {
+    /// Variables the tree could test.
+    pub variables: usize,
+    /// The pruned tree.
+    pub tree: Tree,
+    /// Errors of the pruned tree on the pruning rows.
+    pub prune_errors: usize,
+    /// Features added after this tree (0 for the last).
+    pub new_features: usize,
+}
+
+/// Why the iteration stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The last tree proposed no new feature.
+    NoNewFeature,
+    /// [`Params::max_variables`] was reached.
+    MaxVariables,
+    /// [`Params::max_iterations`] trees were grown.
+    MaxIterations,
+}
+
+/// A learned FRINGE model: the variables and the final tree, plus every iteration's tree.
+#[derive(Debug, Clone)]
+pub struct Fringe {
+    /// Raw inputs.
+    pub inputs: Vec<InputSpec>,
+    /// Number of classes.
+    pub n_classes: usize,
+    /// Primitive variables first, then constructed features in the order they were added.
+    pub variables: Vec<Variable>,
+    /// Every iteration; the first tree is the plain (ID3 + reduced-error pruning) tree over the
+    /// primitive variables, the last is the final hypothesis.
+    pub iterations: Vec<Iteration>,
+    /// Why it stopped.
+    pub stop: Stop,
+}
+
+/// Growing and pruning rows after the random split of [`Params::prune_fraction`].
+fn split_rows(n: usize, fraction: f64, rng: &mut Rng) -> (Vec<usize>, Vec<usize>) {
+    let mut idx: Vec<usize> = (0..n).collect();
+    rng.shuffle(&mut idx);
+    let n_prune = if fraction > 0.0 { ((n as f64) * fraction).round() as usize } else { 0 };
+    let n_prune = n_prune.min(n.saturating_sub(1));
+    let mut prune = idx[..n_prune].to_vec();
+    let mut grow = idx[n_prune..].to_vec();
+    prune.sort_unstable();
+    grow.sort_unstable();
+    (grow, prune)
+}
+
+/// Bit set over rows.
+type Bits = Vec<u64>;
+
+fn bit(b: &[u64], r: usize) -> bool {
+    b[r >> 6] >> (r & 63) & 1 == 1
+}
+
+/// Entropy (bits) of class counts summing to `n`.
+fn entropy(counts: &[u64], n: u64) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let n = n as f64;
+    counts.iter().filter(|&&c| c > 0).map(|&c| c as f64 / n).map(|p| -p * p.log2()).sum()
+}
+
+fn majority(counts: &[u64]) -> usize {
+    let mut best = 0;
+    for (i, &c) in counts.iter().enumerate() {
+        if c > counts[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// The primitive variables of a set of inputs: `x == v` per categorical value (one variable
+/// `x == 1` for a two-valued attribute), `x > t` per candidate threshold of a numeric one.
+/// Variables constant over `rows` are left out.
+fn primitives(inputs: &[InputSpec], rows: &[Vec<i32>], max_thresholds: usize) -> Vec<Literal> {
+    let mut out = Vec::new();
+    for (attr, inp) in inputs.iter().enumerate() {
+        let cands: Vec<Literal> = match inp.kind {
+            InputKind::Categorical { n_values } => {
+                let values: Vec<i32> =
+                    if n_values == 2 { vec![1] } else { (0..i32::from(n_values)).collect() };
+                values.into_iter().map(|value| Literal { attr, op: LiteralOp::Eq, value }).collect()
+            }
+            InputKind::Numeric { .. } => {
+                let mut vals: Vec<i32> = rows.iter().map(|r| r[attr]).collect();
+                vals.sort_unstable();
+                vals.dedup();
+                // `x > t` for every distinct value but the largest, or quantiles of them.
+                let cuts = vals.len().saturating_sub(1);
+                let picks: Vec<i32> = if cuts <= max_thresholds {
+                    vals[..cuts].to_vec()
+                } else {
+                    let mut p: Vec<i32> =
+                        (1..=max_thresholds).map(|k| vals[k * cuts / (max_thresholds + 1)]).collect();
+                    p.dedup();
+                    p
+                };
+                picks.into_iter().map(|value| Literal { attr, op: LiteralOp::Gt, value }).collect()
+            }
+        };
+        for l in cands {
+            let n_true = rows.iter().filter(|x| l.holds(x)).count();
+            if n_true > 0 && n_true < rows.len() {
+                out.push(l);
+            }
+        }
+    }
+    out
+}
+
+/// The variable values of the learning rows, one bit set per variable.
+struct Values {
+    n_rows: usize,
+    bits: Vec<Bits>,
+    /// Truth vectors already present (and their complements), to skip equivalent features.
+    seen: HashSet<Bits>,
+}
+
+impl Values {
+    fn words(&self) -> usize {
+        self.n_rows.div_ceil(64)
+    }
+
+    fn operand(&self, o: Operand) -> Bits {
+        let b = &self.bits[o.var];
+        if o.positive {
+            b.clone()
+        } else {
+            self.complement(b)
+        }
+    }
+
+    fn complement(&self, b: &[u64]) -> Bits {
+        let mut c: Bits = b.iter().map(|w| !w).collect();
+        let tail = self.n_rows & 63;
+        if tail != 0 {
+            if let Some(last) = c.last_mut() {
+                *last &= (1u64 << tail) - 1;
+            }
+        }
+        c
+    }
+
+    fn compute(&self, v: &Variable, rows: &[Vec<i32>]) -> Bits {
+        match v {
+            Variable::Primitive(l) => {
+                let mut b = vec![0u64; self.words()];
+                for (r, x) in rows.iter().enumerate() {
+                    if l.holds(x) {
+                        b[r >> 6] |= 1 << (r & 63);
+                    }
+                }
+                b
+            }
+            Variable::And(a, c) => {
+                self.operand(*a).iter().zip(self.operand(*c)).map(|(x, y)| x & y).collect()
+            }
+            Variable::Or(a, c) => self.operand(*a).iter().zip(self.operand(*c)).map(|(x, y)| x | y).collect(),
+        }
+    }
+
+    /// Whether `v` is neither constant over the rows nor equal (or complementary) to a variable
+    /// already present.
+    fn is_new(&self, v: &Variable, rows: &[Vec<i32>]) -> bool {
+        let b = self.compute(v, rows);
+        let ones: u32 = b.iter().map(|w| w.count_ones()).sum();
+        ones > 0 && (ones as usize) < self.n_rows && !self.seen.contains(&b)
+    }
+
+    /// Adds `v` unless it is constant over the rows or equal (or complementary) to a variable
+    /// already present; returns whether it was added.
+    fn try_add(&mut self, v: &Variable, rows: &[Vec<i32>]) -> bool {
+        let b = self.compute(v, rows);
+        let ones: u32 = b.iter().map(|w| w.count_ones()).sum();
+        if ones == 0 || ones as usize == self.n_rows || self.seen.contains(&b) {
+            return false;
+        }
+        let c = self.complement(&b);
+        self.seen.insert(c);
+        self.seen.insert(b.clone());
+        self.bits.push(b);
+        true
+    }
+}
+
+/// ID3 growth by mutual information, then reduced-error pruning.
+struct Grower<'a> {
+    values: &'a Values,
+    labels: &'a [usize],
+    n_classes: usize,
+    nodes: Vec<TreeNode>,
+}
+
+impl Grower<'_> {
+    fn class_counts(&self, rows: &[usize]) -> Vec<u64> {
+        let mut c = vec![0u64; self.n_classes];
+        for &r in rows {
+            c[self.labels[r]] += 1;
+        }
+        c
+    }
+
+    /// Per variable, class counts of the rows where it is true.
+    fn true_counts(&self, rows: &[usize]) -> Vec<Vec<u64>> {
+        let k = self.n_classes;
+        let words = self.values.words();
+        let mut out = vec![vec![0u64; k]; self.values.bits.len()];
+        if rows.len() >= words * k {
+            // Large node: popcounts of (variable & node rows of class c).
+            let mut masks = vec![vec![0u64; words]; k];
+            for &r in rows {
+                masks[self.labels[r]][r >> 6] |= 1 << (r & 63);
+            }
+            for (b, o) in self.values.bits.iter().zip(&mut out) {
+                for (c, m) in masks.iter().enumerate() {
+                    o[c] = b.iter().zip(m).map(|(x, y)| u64::from((x & y).count_ones())).sum();
+                }
+            }
+        } else {
+            for (b, o) in self.values.bits.iter().zip(&mut out) {
+                for &r in rows {
+                    if bit(b, r) {
+                        o[self.labels[r]] += 1;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn grow(&mut self, rows: &[usize]) -> usize {
+        let counts = self.class_counts(rows);
+        let class = majority(&counts);
+        let id = self.nodes.len();
+        self.nodes.push(TreeNode::Leaf { class });
+        let n = rows.len() as u64;
+        let h = entropy(&counts, n);
+        if h <= 0.0 {
+            return id;
+        }
+        let mut best: Option<(f64, usize)> = None;
+        for (v, t) in self.true_counts(rows).iter().enumerate() {
+            let nt: u64 = t.iter().sum();
+            if nt == 0 || nt == n {
+                continue;
+            }
+            let f: Vec<u64> = counts.iter().zip(t).map(|(a, b)| a - b).collect();
+            let cond = (nt as f64 * entropy(t, nt) + (n - nt) as f64 * entropy(&f, n - nt)) / n as f64;
+            let mi = h - cond;
+            if mi > 1e-12 && best.is_none_or(|(m, _)| mi > m + 1e-12) {
+                best = Some((mi, v));
+            }
+        }
+        let Some((_, var)) = best else { return id };
+        let b = &self.values.bits[var];
+        let (t, f): (Vec<usize>, Vec<usize>) = rows.iter().partition(|&&r| bit(b, r));
+        let left = self.grow(&f);
+        let right = self.grow(&t);
+        self.nodes[id] = TreeNode::Split { var, class, left, right };
+        id
+    }
+
+    /// Reduced-error pruning, bottom-up: a subtree becomes a leaf of its majority class when that
+    /// makes no more errors on the pruning rows reaching it. Returns the errors of node `id`.
+    fn prune(&mut self, id: usize, rows: &[usize]) -> usize {
+        match self.nodes[id] {
+            TreeNode::Leaf { class } => rows.iter().filter(|&&r| self.labels[r] != class).count(),
+            TreeNode::Split { var, class, left, right } => {
+                let b = &self.values.bits[var];
+                let (t, f): (Vec<usize>, Vec<usize>) = rows.iter().partition(|&&r| bit(b, r));
+                let sub = self.prune(left, &f) + self.prune(right, &t);
+                let as_leaf = rows.iter().filter(|&&r| self.labels[r] != class).count();
+                if as_leaf <= sub {
+                    self.nodes[id] = TreeNode::Leaf { class };
+                    as_leaf
+                } else {
+                    sub
+                }
+            }
+        }
+    }
+
+    /// The reachable nodes renumbered from 0.
+    fn compact(&self) -> Tree {
+        let mut nodes = Vec::new();
+        self.copy(0, &mut nodes);
+        Tree { nodes }
+    }
+
+    fn copy(&self, id: usize, out: &mut Vec<TreeNode>) -> usize {
+        let me = out.len();
+        out.push(self.nodes[id].clone());
+        if let TreeNode::Split { var, class, left, right } = self.nodes[id] {
+            let l = self.copy(left, out);
+            let r = self.copy(right, out);
+            out[me] = TreeNode::Split { var, class, left: l, right: r };
+        }
+        me
+    }
+}
+
+/// The find-feature heuristic: one feature per selected leaf at depth ≥ 2, from the tests at
+/// its parent and grandparent, in leaf order (left to right).
+fn fringe_features(tree: &Tree, rule: FeatureRule, positive: usize) -> Vec<Variable> {
+    let mut out = Vec::new();
+    let mut path: Vec<Operand> = Vec::new();
+    walk(tree, 0, &mut path, &mut |class, path| {
+        let [.., gp, p] = path else { return };
+        let pair = if p <= gp { (*p, *gp) } else { (*gp, *p) };
+        let neg = |o: Operand| Operand { var: o.var, positive: !o.positive };
+        let f = match rule {
+            FeatureRule::Dnf if class == positive => Variable::And(pair.0, pair.1),
+            FeatureRule::Cnf if class != positive => Variable::Or(neg(pair.0), neg(pair.1)),
+            FeatureRule::Symmetric | FeatureRule::Auto => Variable::And(pair.0, pair.1),
+            _ => return,
+        };
+        out.push(f);
+    });
+    out
+}
+
+fn walk(tree: &Tree, id: usize, path: &mut Vec<Operand>, leaf: &mut impl FnMut(usize, &[Operand])) {
+    match tree.nodes[id] {
+        TreeNode::Leaf { class } => leaf(class, path),
+        TreeNode::Split { var, left, right, .. } => {
+            path.push(Operand { var, positive: false });
+            walk(tree, left, path, leaf);
+            path.pop();
+            path.push(Operand { var, positive: true });
+            walk(tree, right, path, leaf);
+            path.pop();
+        }
+    }
+}
+
+impl Fringe {
+    /// Learns FRINGE from raw rows (`rows[i][a]`: the raw value of input `a`, as the runtime
+    /// reads it) and class indices `labels` in `0..n_classes`.
+    ///
+    /// # Errors
+    /// [`TrainError::InvalidOption`] for invalid parameters, mismatched rows or labels, or no
+    /// rows.
+    pub fn learn(
+        inputs: &[InputSpec],
+        rows: &[Vec<i32>],
+        labels: &[usize],
+        n_classes: usize,
+        p: &Params,
+        seed: u64,
+    ) -> Result<Fringe, TrainError> {
+        p.check()?;
+        let bad = |s: String| Err(TrainError::InvalidOption(s));
+        if rows.is_empty() || rows.len() != labels.len() {
+            return bad(format!(
+                "fringe needs rows with one label each ({} rows, {} labels)",
+                rows.len(),
+                labels.len()
+            ));
+        }
+        if let Some(r) = rows.iter().position(|x| x.len() != inputs.len()) {
+            return bad(format!("row {r} has {} values, expected {}", rows[r].len(), inputs.len()));
+        }
+        if let Some(&y) = labels.iter().find(|&&y| y >= n_classes) {
+            return bad(format!("label {y} out of range 0..{n_classes}"));
+        }
+        let rule = match p.rule {
+            FeatureRule::Auto if n_classes <= 2 => FeatureRule::Dnf,
+            FeatureRule::Auto => FeatureRule::Symmetric,
+            r => r,
+        };
+        if matches!(rule, FeatureRule::Dnf | FeatureRule::Cnf) && p.positive_class >= n_classes.max(2) {
+            return bad(format!("fringe positive class {} out of range 0..{n_classes}", p.positive_class));
+        }
+        let mut rng = Rng::new(seed);
+        let (grow_rows, prune_rows) = split_rows(rows.len(), p.prune_fraction, &mut rng);
+        let mut variables: Vec<Variable> =
+            primitives(inputs, rows, p.numeric_thresholds).into_iter().map(Variable::Primitive).collect();
+        variables.truncate(p.max_variables);
+        let mut values = Values { n_rows: rows.len(), bits: Vec::new(), seen: HashSet::new() };
+        variables.retain(|v| values.try_add(v, rows));
+        let mut iterations: Vec<Iteration> = Vec::new();
+        let stop = loop {
+            let mut g = Grower { values: &values, labels, n_classes, nodes: Vec::new() };
+            g.grow(&grow_rows);
+            let prune_errors = if prune_rows.is_empty() { 0 } else { g.prune(0, &prune_rows) };
+            let tree = g.compact();
+            let mut once = HashSet::new();
+            let proposed: Vec<Variable> = fringe_features(&tree, rule, p.positive_class)
+                .into_iter()
+                .filter(|f| once.insert(f.clone()))
+                .collect();
+            iterations.push(Iteration { variables: variables.len(), tree, prune_errors, new_features: 0 });
+            if iterations.len() >= p.max_iterations {
+                break Stop::MaxIterations;
+            }
+            if variables.len() >= p.max_variables {
+                break Stop::MaxVariables;
+            }
+            let mut added = 0;
+            for f in proposed {
+                if variables.len() >= p.max_variables {
+                    break;
+                }
+                if p.proposal == Proposal::Random {
+                    // As many random features as the fringe heuristic would add.
+                    if values.is_new(&f, rows) {
+                        if let Some(r) = random_feature(&variables, &mut values, rows, &mut rng) {
+                            variables.push(r);
+                            added += 1;
+                        }
+                    }
+                    continue;
+                }
+                if values.try_add(&f, rows) {
+                    variables.push(f);
+                    added += 1;
+                }
+            }
+            if let Some(last) = iterations.last_mut() {
+                last.new_features = added;
+            }
+            if added == 0 {
+                break Stop::NoNewFeature;
+            }
+        };
+        Ok(Fringe { inputs: inputs.to_vec(), n_classes, variables, iterations, stop })
+    }
+
+    /// The final tree.
+    pub fn tree(&self) -> &Tree {
+        &self.iterations.last().expect("at least one iteration").tree
+    }
+
+    /// The plain decision tree (first iteration: primitive variables only).
+    pub fn plain_tree(&self) -> &Tree {
+        &self.iterations[0].tree
+    }
+
+    /// Every variable's value for raw inputs `x` (variables only read earlier ones).
+    pub fn values(&self, x: &[i32]) -> Vec<bool> {
+        let mut v: Vec<bool> = Vec::with_capacity(self.variables.len());
+        for var in &self.variables {
+            let op = |o: &Operand, v: &[bool]| v[o.var] == o.positive;
+            let b = match var {
+                Variable::Primitive(l) => l.holds(x),
+                Variable::And(a, c) => op(a, &v) && op(c, &v),
+                Variable::Or(a, c) => op(a, &v) || op(c, &v),
+            };
+            v.push(b);
+        }
+        v
+    }
+
+    /// The final tree's class for raw inputs `x`.
+    pub fn predict(&self, x: &[i32]) -> usize {
+        self.tree().predict(&self.values(x))
+    }
+
+    /// Variable `v` as a formula over the primitive tests (for display).
+    pub fn describe(&self, v: usize) -> String {
+        let op = |o: &Operand| {
+            let s = self.describe(o.var);
+            let s =
+                if matches!(self.variables[o.var], Variable::Primitive(_)) { s } else { format!("({s})") };
+            if o.positive {
+                s
+            } else {
+                format!("¬{s}")
+            }
+        };
+        match &self.variables[v] {
+            Variable::Primitive(l) => match l.op {
+                LiteralOp::Eq
+                    if matches!(self.inputs[l.attr].kind, InputKind::Categorical { n_values: 2 }) =>
+                {
+                    format!("x{}", l.attr)
+                }
+                LiteralOp::Eq => format!("x{}={}", l.attr, l.value),
+                _ => format!("x{}>{}", l.attr, l.value),
+            },
+            Variable::And(a, c) => format!("{} ∧ {}", op(a), op(c)),
+            Variable::Or(a, c) => format!("{} ∨ {}", op(a), op(c)),
+        }
+    }
+
+    /// The final tree as a runtime model (see the module docs for the encoding of tests).
+    ///
+    /// # Errors
+    /// [`ExportError::TooLarge`] if a constructed feature expands to more literals than the
+    /// format holds.
+    pub fn to_model_spec(&self) -> Result<ModelSpec, ExportError> {
+        let mut b = Builder { fringe: self, graph: Vec::new(), features: Vec::new(), units: Vec::new() };
+        let tree = self.tree();
+        let root = b.emit(tree, 0)?;
+        // Order the graph so every link points forward: reverse postorder from the root.
+        let mut order = Vec::new();
+        let mut seen = vec![false; b.graph.len()];
+        postorder(&b.graph, root, &mut seen, &mut order);
+        order.reverse();
+        let mut index = vec![usize::MAX; b.graph.len()];
+        for (i, &g) in order.iter().enumerate() {
+            index[g] = i;
+        }
+        let nodes = order
+            .iter()
+            .map(|&g| match &b.graph[g] {
+                Node::Class(c) => Node::Class(*c),
+                Node::Unit(u) => Node::Unit(*u),
+                Node::Categorical { attr, children, default } => Node::Categorical {
+                    attr: *attr,
+                    children: children.iter().map(|&c| index[c]).collect(),
+                    default: index[*default],
+                },
+                Node::Threshold { attr, threshold, left, right } => Node::Threshold {
+                    attr: *attr,
+                    threshold: *threshold,
+                    left: index[*left],
+                    right: index[*right],
+                },
+                Node::UnitSplit { unit, left, right } => {
+                    Node::UnitSplit { unit: *unit, left: index[*left], right: index[*right] }
+                }
+            })
+            .collect();
+        Ok(ModelSpec {
+            n_classes: self.n_classes,
+            weight_kind: WeightKind::I8,
+            inputs: self.inputs.clone(),
+            features: b.features,
+            units: b.units,
+            structure: Structure::Tree(nodes),
+            names: None,
+        })
+    }
+}
+
+/// A random conjunction of two distinct current variables that is new; `None` after 100 tries.
+fn random_feature(
+    variables: &[Variable],
+    values: &mut Values,
+    rows: &[Vec<i32>],
+    rng: &mut Rng,
+) -> Option<Variable> {
+    if variables.len() < 2 {
+        return None;
+    }
+    for _ in 0..100 {
+        let a = rng.below(variables.len());
+        let mut c = rng.below(variables.len() - 1);
+        if c >= a {
+            c += 1;
+        }
+        let v = Variable::And(
+            Operand { var: a.min(c), positive: true },
+            Operand { var: a.max(c), positive: true },
+        );
+        if values.try_add(&v, rows) {
+            return Some(v);
+        }
+    }
+    None
+}
+
+fn postorder(graph: &[Node], g: usize, seen: &mut [bool], out: &mut Vec<usize>) {
+    if seen[g] {
+        return;
+    }
+    seen[g] = true;
+    let kids: Vec<usize> = match &graph[g] {
+        Node::Class(_) | Node::Unit(_) => vec![],
+        Node::Categorical { children, default, .. } => children.iter().copied().chain([*default]).collect(),
+        Node::Threshold { left, right, .. } | Node::UnitSplit { left, right, .. } => vec![*left, *right],
+    };
+    for k in kids {
+        postorder(graph, k, seen, out);
+    }
+    out.push(g);
+}
+
+/// A feature as "all of `lits` hold and none of `fail` holds", each `fail` entry itself such a
+/// formula.
+#[derive(Debug, Clone, Default)]
+struct Flat {
+    lits: Vec<Literal>,
+    fail: Vec<Flat>,
+}
+
+/// Most literals one constructed feature may expand to in the export.
+const MAX_EXPANDED_LITERALS: usize = 4096;
+
+fn negate(l: Literal) -> Literal {
+    let op = match l.op {
+        LiteralOp::Eq => LiteralOp::Ne,
+        LiteralOp::Ne => LiteralOp::Eq,
+        LiteralOp::Gt => LiteralOp::Le,
+        LiteralOp::Le => LiteralOp::Gt,
+    };
+    Literal { op, ..l }
+}
+
+struct Builder<'a> {
+    fringe: &'a Fringe,
+    /// Nodes with graph ids as links (reordered at the end).
+    graph: Vec<Node>,
+    features: Vec<Feature>,
+    units: Vec<Unit>,
+}
+
+impl Builder<'_> {
+    fn push(&mut self, n: Node) -> usize {
+        self.graph.push(n);
+        self.graph.len() - 1
+    }
+
+    fn emit(&mut self, tree: &Tree, id: usize) -> Result<usize, ExportError> {
+        match tree.nodes[id] {
+            TreeNode::Leaf { class } => Ok(self.push(Node::Class(class))),
+            TreeNode::Split { var, left, right, .. } => {
+                let f = self.emit(tree, left)?;
+                let t = self.emit(tree, right)?;
+                let mut flat = Flat::default();
+                let mut budget = MAX_EXPANDED_LITERALS;
+                self.flatten(var, true, &mut flat, &mut budget)?;
+                Ok(self.test(flat, t, f))
+            }
+        }
+    }
+
+    /// Adds to `flat` the condition "variable `v` is `want`".
+    fn flatten(&self, v: usize, want: bool, flat: &mut Flat, budget: &mut usize) -> Result<(), ExportError> {
+        // Every compound variable is `neg XOR (a ∧ b)`.
+        let (neg, a, b) = match &self.fringe.variables[v] {
+            Variable::Primitive(l) => {
+                *budget = budget.checked_sub(1).ok_or(ExportError::TooLarge("fringe feature literals"))?;
+                flat.lits.push(if want { *l } else { negate(*l) });
+                return Ok(());
+            }
+            Variable::And(a, b) => (false, *a, *b),
+            Variable::Or(a, b) => (
+                true,
+                Operand { var: a.var, positive: !a.positive },
+                Operand { var: b.var, positive: !b.positive },
+            ),
+        };
+        if want != neg {
+            self.flatten(a.var, a.positive, flat, budget)?;
+            self.flatten(b.var, b.positive, flat, budget)
+        } else {
+            let mut sub = Flat::default();
+            self.flatten(a.var, a.positive, &mut sub, budget)?;
+            self.flatten(b.var, b.positive, &mut sub, budget)?;
+            if sub.fail.is_empty() && sub.lits.len() == 1 {
+                flat.lits.push(negate(sub.lits[0]));
+            } else if sub.lits.is_empty() && sub.fail.len() == 1 {
+                let inner = sub.fail.pop().expect("one entry");
+                flat.lits.extend(inner.lits);
+                flat.fail.extend(inner.fail);
+            } else {
+                flat.fail.push(sub);
+            }
+            Ok(())
+        }
+    }
+
+    fn conjunction(&mut self, mut lits: Vec<Literal>) -> usize {
+        lits.sort_unstable();
+        lits.dedup();
+        let f = Feature::Conjunction(lits);
+        match self.features.iter().position(|g| *g == f) {
+            Some(i) => i,
+            None => {
+                self.features.push(f);
+                self.features.len() - 1
+            }
+        }
+    }
+
+    fn literal_node(&mut self, l: Literal, t: usize, f: usize) -> usize {
+        let (l, t, f) = match l.op {
+            LiteralOp::Ne | LiteralOp::Le => (negate(l), f, t),
+            _ => (l, t, f),
+        };
+        match (l.op, self.fringe.inputs[l.attr].kind) {
+            (LiteralOp::Eq, InputKind::Categorical { n_values }) => {
+                let children = (0..i32::from(n_values)).map(|k| if k == l.value { t } else { f }).collect();
+                self.push(Node::Categorical { attr: l.attr, children, default: f })
+            }
+            _ => {
+                // `x > value` (also a numeric input compared for equality, never produced).
+                let feature = self.conjunction(vec![l]);
+                if l.op == LiteralOp::Gt {
+                    self.push(Node::Threshold { attr: l.attr, threshold: l.value, left: f, right: t })
+                } else {
+                    self.unit_node(&[(feature, 1)], t, f)
+                }
+            }
+        }
+    }
+
+    /// A binary unit over `±1` conjunction features with weights `±1` and bias `−(k−1)`: its
+    /// score is `+1` when every term has its sign, at most `−1` otherwise.
+    fn unit_node(&mut self, terms: &[(usize, i64)], t: usize, f: usize) -> usize {
+        let k = terms.len() as i64;
+        let mut row: Vec<i64> = terms.iter().map(|&(_, w)| w).collect();
+        row.push(-(k - 1));
+        let classes = vec![0, 1.min(self.fringe.n_classes.saturating_sub(1))];
+        self.units.push(Unit { terms: terms.iter().map(|&(i, _)| i).collect(), rows: vec![row], classes });
+        self.push(Node::UnitSplit { unit: self.units.len() - 1, left: f, right: t })
+    }
+
+    /// Nodes that go to `t` when `flat` holds and to `f` otherwise; returns the entry node.
+    fn test(&mut self, mut flat: Flat, t: usize, f: usize) -> usize {
+        flat.lits.sort_unstable();
+        flat.lits.dedup();
+        let (pure, nested): (Vec<Flat>, Vec<Flat>) = flat.fail.into_iter().partition(|g| g.fail.is_empty());
+        // Nested parts last, chained: each must fail for the test to hold.
+        let mut next = t;
+        for g in nested.into_iter().rev() {
+            next = self.test(g, f, next);
+        }
+        if pure.is_empty() {
+            return match flat.lits.len() {
+                0 => next,
+                1 => self.literal_node(flat.lits[0], next, f),
+                _ => {
+                    let c = self.conjunction(flat.lits);
+                    self.unit_node(&[(c, 1)], next, f)
+                }
+            };
+        }
+        let mut terms = Vec::new();
+        if !flat.lits.is_empty() {
+            terms.push((self.conjunction(flat.lits), 1));
+        }
+        for g in pure {
+            terms.push((self.conjunction(g.lits), -1));
+        }
+        self.unit_node(&terms, next, f)
+    }
+}
+
+/// Learns FRINGE on the context's training rows and exports the final tree.
+///
+/// # Errors
+/// [`TrainError::InvalidOption`] for invalid parameters or labels, [`TrainError::Export`] if a
+/// constructed feature is too large for the model format.
+pub fn train(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
+    let model = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), p, ctx.seed)?;
+    Ok(model.to_model_spec()?)
+}

@@ -1,0 +1,280 @@
+//! FRINGE (Pagallo 1989) through the public API: exact learning of DNF-like targets the plain
+//! tree misses, the CNF dual, the symmetric multi-class rule, continuous attributes, the random
+//! baseline, export through `algo::finish` (runtime reload, bit-exact agreement) and the checks
+//! on parameters and data.
+//!
+//! The full section 6 reproduction is an example: `cargo run --release -p ltu --example
+//! reproduce_fringe` (writes docs/FRINGE_REPRODUCTION.md).
+
+use ltu::algo::{self, Context};
+use ltu::data::{AttrKind, Attribute, Dataset, Schema};
+use ltu::export::{Feature, Node, Structure};
+use ltu::fringe::synth::{self, Problem, Target};
+use ltu::fringe::{self, FeatureRule, Fringe, Params, Proposal, Stop, Variable};
+use ltu::rng::Rng;
+
+fn problem(name: &str) -> Problem {
+    synth::problems().into_iter().find(|p| p.name == name).expect("known problem")
+}
+
+fn error(f: &Fringe, tree: &fringe::Tree, rows: &[Vec<i32>], labels: &[usize]) -> usize {
+    rows.iter().zip(labels).filter(|(x, &y)| tree.predict(&f.values(x)) != y).count()
+}
+
+/// A dataset with categorical attributes of the given value counts (raw value = index).
+fn categorical_data(n_values: &[usize], rows: &[Vec<i32>], labels: &[usize], n_classes: usize) -> Dataset {
+    let attributes = n_values
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| Attribute {
+            name: format!("x{i}"),
+            kind: AttrKind::Categorical { values: (0..k).map(|v| format!("v{v}")).collect() },
+        })
+        .collect();
+    Dataset {
+        schema: Schema { attributes, classes: (0..n_classes).map(|c| format!("c{c}")).collect() },
+        x: rows.iter().flatten().map(|&v| f64::from(v)).collect(),
+        y: labels.to_vec(),
+        source: "test".into(),
+    }
+}
+
+/// Trains through `fringe::train` and `algo::finish` (which reloads the bytes through the
+/// runtime and checks every training row), then checks the runtime against `Fringe::predict`
+/// on `extra` rows too.
+fn train_and_check(data: &Dataset, p: &Params, extra: &[Vec<i32>]) -> algo::Trained {
+    let ctx = Context::new(data, 7, None);
+    let spec = fringe::train(&ctx, p).expect("train");
+    let trained = algo::finish(spec, &ctx, true).expect("finish: runtime agrees on every training row");
+    let learned = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), p, 7).expect("learn");
+    let model = ltu_runtime::Model::from_bytes(&trained.bytes).expect("runtime loads the model");
+    for x in ctx.raw.iter().chain(extra) {
+        assert_eq!(model.predict(x).ok(), Some(learned.predict(x)), "row {x:?}");
+        assert_eq!(trained.spec.predict(x), learned.predict(x));
+    }
+    trained
+}
+
+#[test]
+fn learns_mult11_exactly_where_the_plain_tree_does_not() {
+    let pr = problem("mult11");
+    let mut rng = Rng::new(3);
+    let (rows, labels) = synth::sample(&pr, 1600, 0.0, 0.0, &mut rng);
+    let (test, test_labels) = synth::sample(&pr, 2000, 0.0, 0.0, &mut rng);
+    let f = Fringe::learn(&synth::boolean_inputs(32), &rows, &labels, 2, &Params::default(), 3).unwrap();
+    assert_eq!(error(&f, f.tree(), &test, &test_labels), 0, "FRINGE is exact on mult11");
+    assert!(error(&f, f.plain_tree(), &test, &test_labels) > 20, "the plain tree is not");
+    assert!(f.tree().decision_nodes() < f.plain_tree().decision_nodes() / 4);
+    assert_eq!(f.stop, Stop::NoNewFeature);
+    // Exact on every one of the 2^11 settings of the relevant bits (irrelevant ones at 0).
+    for r in 0..1 << 11 {
+        let x: Vec<i32> = (0..32).map(|i| i32::from(i < 11 && r >> i & 1 == 1)).collect();
+        let b: Vec<bool> = x.iter().map(|&v| v == 1).collect();
+        assert_eq!(f.predict(&x), usize::from(pr.target.eval(&b)));
+    }
+}
+
+#[test]
+fn dnf4_final_tree_has_one_node_per_term() {
+    let pr = problem("dnf4");
+    assert_eq!(synth::sample_size(pr.target.literals(), pr.n_attrs, 10), 1980, "formula (1) for dnf4");
+    let mut rng = Rng::new(0);
+    let (rows, labels) = synth::sample(&pr, 1980, 0.0, 0.0, &mut rng);
+    let (test, test_labels) = synth::sample(&pr, 2000, 0.0, 0.0, &mut rng);
+    let f = Fringe::learn(&synth::boolean_inputs(64), &rows, &labels, 2, &Params::default(), 0).unwrap();
+    assert_eq!(error(&f, f.tree(), &test, &test_labels), 0);
+    assert_eq!(f.tree().decision_nodes(), pr.target.terms());
+    assert!(error(&f, f.plain_tree(), &test, &test_labels) > 200);
+    // The first iteration only sees primitive variables.
+    assert!(f
+        .plain_tree()
+        .tested_variables()
+        .iter()
+        .all(|&v| matches!(f.variables[v], Variable::Primitive(_))));
+}
+
+#[test]
+fn random_baseline_adds_features_but_does_not_learn_dnf4() {
+    let pr = problem("dnf4");
+    let mut rng = Rng::new(1);
+    let (rows, labels) = synth::sample(&pr, 1980, 0.0, 0.0, &mut rng);
+    let (test, test_labels) = synth::sample(&pr, 2000, 0.0, 0.0, &mut rng);
+    let p = Params { proposal: Proposal::Random, max_iterations: 8, ..Params::default() };
+    let f = Fringe::learn(&synth::boolean_inputs(64), &rows, &labels, 2, &p, 1).unwrap();
+    assert!(f.variables.len() > 64 + 20, "{} variables", f.variables.len());
+    assert!(error(&f, f.tree(), &test, &test_labels) > 200);
+}
+
+#[test]
+fn exported_models_agree_with_the_runtime_on_nested_features() {
+    // par4 and mult11 produce features with negated compound operands: several runtime nodes.
+    for name in ["par4", "mult11", "dnf3"] {
+        let pr = problem(name);
+        let mut rng = Rng::new(11);
+        let (rows, labels) = synth::sample(&pr, 1500, 0.0, 0.0, &mut rng);
+        let (test, _) = synth::sample(&pr, 500, 0.0, 0.0, &mut rng);
+        let data = categorical_data(&vec![2; pr.n_attrs], &rows, &labels, 2);
+        let trained = train_and_check(&data, &Params::default(), &test);
+        assert!(trained.train_accuracy > 0.99, "{name}: {}", trained.train_accuracy);
+        let Structure::Tree(nodes) = &trained.spec.structure else { panic!("a tree") };
+        assert!(nodes.iter().any(|n| matches!(n, Node::UnitSplit { .. })), "{name}: constructed tests");
+        assert!(trained.spec.features.iter().all(|f| matches!(f, Feature::Conjunction(_))));
+    }
+}
+
+#[test]
+fn cnf_dual_learns_a_cnf_target() {
+    // (x0 ∨ x1) ∧ (x2 ∨ ¬x3) ∧ (x4 ∨ x5 ∨ x6) over 16 attributes.
+    let n = 16;
+    let target = |x: &[i32]| (x[0] == 1 || x[1] == 1) && (x[2] == 1 || x[3] == 0) && (x[4] + x[5] + x[6] > 0);
+    let mut rng = Rng::new(5);
+    let sample = |m: usize, rng: &mut Rng| {
+        let rows: Vec<Vec<i32>> = (0..m).map(|_| (0..n).map(|_| rng.below(2) as i32).collect()).collect();
+        let labels = rows.iter().map(|x| usize::from(target(x))).collect::<Vec<_>>();
+        (rows, labels)
+    };
+    let (rows, labels) = sample(1500, &mut rng);
+    let (test, test_labels) = sample(2000, &mut rng);
+    let p = Params { rule: FeatureRule::Cnf, ..Params::default() };
+    let f = Fringe::learn(&synth::boolean_inputs(n), &rows, &labels, 2, &p, 5).unwrap();
+    assert_eq!(error(&f, f.tree(), &test, &test_labels), 0);
+    assert!(f.variables.iter().any(|v| matches!(v, Variable::Or(..))));
+    assert!(f.tree().decision_nodes() <= 4, "{}", f.tree().decision_nodes());
+    let data = categorical_data(&vec![2; n], &rows, &labels, 2);
+    train_and_check(&data, &p, &test);
+}
+
+#[test]
+fn symmetric_rule_handles_several_classes_and_many_valued_attributes() {
+    // Class = which of three conjunctions over 4-valued attributes holds first, else class 3.
+    let mut rng = Rng::new(9);
+    let rows: Vec<Vec<i32>> = (0..2000).map(|_| (0..8).map(|_| rng.below(4) as i32).collect()).collect();
+    let labels: Vec<usize> = rows
+        .iter()
+        .map(|x| {
+            if x[0] == 1 && x[1] == 2 {
+                0
+            } else if x[2] == 3 && x[3] != 0 {
+                1
+            } else if x[4] == 0 && x[5] == 0 {
+                2
+            } else {
+                3
+            }
+        })
+        .collect();
+    let data = categorical_data(&[4; 8], &rows, &labels, 4);
+    let trained = train_and_check(&data, &Params::default(), &[]);
+    assert_eq!(trained.train_accuracy, 1.0);
+    let ctx = Context::new(&data, 7, None);
+    let f = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), 4, &Params::default(), 7).unwrap();
+    assert!(f.variables.len() > f.iterations[0].variables, "the symmetric rule adds features");
+    assert!(f.tree().decision_nodes() < f.plain_tree().decision_nodes());
+}
+
+#[test]
+fn continuous_attributes_become_threshold_variables() {
+    // (a > 50 ∧ b > 30) ∨ (c <= 20 ∧ d > 70), values 0..100 with one decimal.
+    let mut rng = Rng::new(4);
+    let n = 3000;
+    let rows: Vec<Vec<f64>> =
+        (0..n).map(|_| (0..6).map(|_| rng.below(1000) as f64 / 10.0).collect()).collect();
+    let labels: Vec<usize> = rows
+        .iter()
+        .map(|x| usize::from((x[0] > 50.0 && x[1] > 30.0) || (x[2] <= 20.0 && x[3] > 70.0)))
+        .collect();
+    let attributes = (0..6)
+        .map(|i| Attribute { name: format!("a{i}"), kind: AttrKind::Numeric { decimals: 1 } })
+        .collect();
+    let data = Dataset {
+        schema: Schema { attributes, classes: vec!["no".into(), "yes".into()] },
+        x: rows.iter().flatten().copied().collect(),
+        y: labels,
+        source: "test".into(),
+    };
+    let p = Params { numeric_thresholds: 64, ..Params::default() };
+    let trained = train_and_check(&data, &p, &[]);
+    assert!(trained.train_accuracy > 0.97, "{}", trained.train_accuracy);
+    let Structure::Tree(nodes) = &trained.spec.structure else { panic!("a tree") };
+    assert!(trained.spec.stats().decision_nodes <= 8, "{:?}", trained.spec.stats());
+    assert!(nodes.iter().any(|n| matches!(n, Node::UnitSplit { .. })));
+}
+
+#[test]
+fn same_seed_same_model() {
+    let pr = problem("dnf3");
+    let (rows, labels) = synth::sample(&pr, 800, 0.05, 0.0, &mut Rng::new(2));
+    let data = categorical_data(&vec![2; pr.n_attrs], &rows, &labels, 2);
+    let a = train_and_check(&data, &Params::default(), &[]);
+    let b = train_and_check(&data, &Params::default(), &[]);
+    assert_eq!(a.bytes, b.bytes);
+}
+
+#[test]
+fn check_rejects_bad_params_and_data() {
+    assert!(Params::default().check().is_ok());
+    let bad = [
+        Params { prune_fraction: 0.95, ..Params::default() },
+        Params { prune_fraction: -0.1, ..Params::default() },
+        Params { max_variables: 0, ..Params::default() },
+        Params { max_iterations: 0, ..Params::default() },
+        Params { numeric_thresholds: 0, ..Params::default() },
+    ];
+    for p in &bad {
+        let e = p.check().expect_err("rejected");
+        assert!(matches!(e, algo::TrainError::InvalidOption(_)), "{e}");
+    }
+    let inputs = synth::boolean_inputs(2);
+    let rows = vec![vec![0, 1], vec![1, 0]];
+    let ok = Params::default();
+    assert!(Fringe::learn(&inputs, &rows, &[0], 2, &ok, 0).is_err(), "labels ≠ rows");
+    assert!(Fringe::learn(&inputs, &rows, &[0, 2], 2, &ok, 0).is_err(), "label out of range");
+    assert!(Fringe::learn(&inputs, &[vec![0], vec![1]], &[0, 1], 2, &ok, 0).is_err(), "short rows");
+    assert!(Fringe::learn(&inputs, &[], &[], 2, &ok, 0).is_err(), "no rows");
+    let dnf_bad = Params { rule: FeatureRule::Dnf, positive_class: 2, ..Params::default() };
+    assert!(Fringe::learn(&inputs, &rows, &[0, 1], 2, &dnf_bad, 0).is_err(), "positive class");
+    assert!(Fringe::learn(&inputs, &rows, &[0, 1], 2, &bad[0], 0).is_err(), "params checked");
+}
+
+#[test]
+fn sample_size_and_targets() {
+    assert_eq!(synth::sample_size(33, 64, 10), 1980);
+    assert_eq!(Target::Parity(4).literals(), 32);
+    assert_eq!(Target::Multiplexor { address: 3 }.literals(), 32);
+    assert_eq!(Target::Majority(11).terms(), 462);
+    let mult = Target::Multiplexor { address: 3 };
+    // Address 101 = 5 selects data bit 3 + 5 = 8.
+    let mut x = vec![false; 11];
+    x[0] = true;
+    x[2] = true;
+    assert!(!mult.eval(&x));
+    x[8] = true;
+    assert!(mult.eval(&x));
+    for pr in synth::problems() {
+        if let Target::Dnf(terms) = &pr.target {
+            assert!(terms.iter().flatten().all(|&(a, _)| a < pr.n_attrs));
+        }
+    }
+}
+
+#[test]
+fn class_noise_is_pruned() {
+    // Reduced-error pruning keeps the noisy plain tree smaller than the unpruned one.
+    let pr = problem("dnf2");
+    let (rows, labels) = synth::sample(&pr, 2000, 0.1, 0.0, &mut Rng::new(8));
+    let inputs = synth::boolean_inputs(pr.n_attrs);
+    let pruned =
+        Fringe::learn(&inputs, &rows, &labels, 2, &Params { max_iterations: 1, ..Params::default() }, 8)
+            .unwrap();
+    let unpruned = Fringe::learn(
+        &inputs,
+        &rows,
+        &labels,
+        2,
+        &Params { max_iterations: 1, prune_fraction: 0.0, ..Params::default() },
+        8,
+    )
+    .unwrap();
+    assert_eq!(pruned.stop, Stop::MaxIterations);
+    assert!(pruned.tree().decision_nodes() * 3 < unpruned.tree().decision_nodes());
+}
