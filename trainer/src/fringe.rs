@@ -800,6 +800,10 @@ struct Flat {
     fail: Vec<Flat>,
 }
 
+/// A test `x == v` on a categorical input with more values than this is exported as a unit over
+/// a one-literal conjunction instead of a [`Node::Categorical`] with a child link per value.
+const MAX_CATEGORICAL_NODE_VALUES: u16 = 12;
+
 /// Most literals one constructed feature may expand to in the export.
 const MAX_EXPANDED_LITERALS: usize = 4096;
 
@@ -896,18 +900,20 @@ impl Builder<'_> {
             _ => (l, t, f),
         };
         match (l.op, self.fringe.inputs[l.attr].kind) {
-            (LiteralOp::Eq, InputKind::Categorical { n_values }) => {
+            (LiteralOp::Eq, InputKind::Categorical { n_values })
+                if n_values <= MAX_CATEGORICAL_NODE_VALUES =>
+            {
                 let children = (0..i32::from(n_values)).map(|k| if k == l.value { t } else { f }).collect();
                 self.push(Node::Categorical { attr: l.attr, children, default: f })
             }
+            (LiteralOp::Gt, _) => {
+                self.push(Node::Threshold { attr: l.attr, threshold: l.value, left: f, right: t })
+            }
             _ => {
-                // `x > value` (also a numeric input compared for equality, never produced).
+                // `x == v` on a many-valued input: a one-literal conjunction is cheaper than a
+                // child link per value.
                 let feature = self.conjunction(vec![l]);
-                if l.op == LiteralOp::Gt {
-                    self.push(Node::Threshold { attr: l.attr, threshold: l.value, left: f, right: t })
-                } else {
-                    self.unit_node(&[(feature, 1)], t, f)
-                }
+                self.unit_node(&[(feature, 1)], t, f)
             }
         }
     }
