@@ -3,104 +3,63 @@
 
 use std::fmt;
 
-use crate::data::Dataset;
 use crate::encode;
-use crate::export::{ExportError, InputSpec, ModelSpec, WeightKind};
+use crate::export::{ExportError, ModelSpec, WeightKind};
 
-/// A learning algorithm, by its CLI name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Algo {
+pub use crate::learner::{Context, Fit, Learner, TrainError};
+
+/// The registry: one line per learner — the `Algo` variant, the [`Learner`] type, and the field
+/// of [`Options`] that holds its parameters. The command line's `--algo` values, their help,
+/// dispatch and the benchmarks' list of learners all come from here; a learner that is not
+/// registered is not offered anywhere.
+macro_rules! registry {
+    ($( $(#[$doc:meta])* $variant:ident => $learner:ty, $field:ident; )*) => {
+        /// A learning algorithm, by its command-line name (see the registry in `algo.rs`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum Algo {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Algo {
+            /// Every registered learner, in registry order.
+            pub const ALL: &'static [Algo] = &[$(Algo::$variant),*];
+
+            /// The command-line name.
+            pub fn name(self) -> &'static str {
+                match self { $(Algo::$variant => <$learner as Learner>::NAME,)* }
+            }
+
+            /// One line about the learner.
+            pub fn about(self) -> &'static str {
+                match self { $(Algo::$variant => <$learner as Learner>::ABOUT,)* }
+            }
+
+            /// Checks this learner's options in `opts` and learns.
+            ///
+            /// # Errors
+            /// As [`Learner::check`] and [`Learner::fit`].
+            pub fn fit(self, ctx: &Context<'_>, opts: &Options) -> Result<Fit, TrainError> {
+                match self { $(Algo::$variant => crate::learner::fit::<$learner>(ctx, &opts.$field),)* }
+            }
+        }
+    };
+}
+
+registry! {
     /// Perceptron tree (Utgoff 1989).
-    Ptree,
+    Ptree => crate::perceptron_tree::Ptree, ptree;
     /// Neural decision list (Marchand & Golea 1993).
-    Ndl,
+    Ndl => crate::decision_list::Ndl, ndl;
     /// Halfspace intersection by greedy set covering (Marchand & Golea 1993, section 3).
-    Hsi,
+    Hsi => crate::decision_list::Hsi, ndl;
     /// Sparse perceptron by boosting (Jackson & Craven 1996).
-    Sparse,
-    /// Multivariate (oblique) tree (Yildiz & Alpaydin); not implemented, so hidden from the
-    /// command line's help and value lists.
-    #[value(hide = true)]
-    Oblique,
-    /// FRINGE feature construction (Pagallo 1989); not implemented, hidden like `Oblique`.
-    #[value(hide = true)]
-    Fringe,
+    Sparse => crate::sparse_perceptron::Sparse, sparse;
 }
 
 impl fmt::Display for Algo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = match self {
-            Algo::Ptree => "ptree",
-            Algo::Ndl => "ndl",
-            Algo::Hsi => "hsi",
-            Algo::Sparse => "sparse",
-            Algo::Oblique => "oblique",
-            Algo::Fringe => "fringe",
-        };
-        f.write_str(s)
-    }
-}
-
-/// Why training failed.
-#[derive(Debug, thiserror::Error)]
-pub enum TrainError {
-    /// The algorithm is not available yet.
-    #[error("algorithm `{0}` is not implemented yet (available: ptree, ndl, hsi, sparse)")]
-    NotImplemented(Algo),
-    /// An option value is invalid for this algorithm or data.
-    #[error("invalid option: {0}")]
-    InvalidOption(String),
-    /// The model could not be encoded.
-    #[error(transparent)]
-    Export(#[from] ExportError),
-    /// The runtime's prediction differs from the trainer's: a bug, never silently shipped.
-    #[error(
-        "runtime disagrees with the trainer on training row {row}: trainer {trainer}, runtime {runtime}"
-    )]
-    Disagreement {
-        /// Row of the training data.
-        row: usize,
-        /// Trainer's class.
-        trainer: usize,
-        /// Runtime's class (or error).
-        runtime: String,
-    },
-}
-
-/// What every algorithm receives.
-pub struct Context<'a> {
-    /// Training data (schema, labels).
-    pub data: &'a Dataset,
-    /// Raw input descriptors (see [`encode`]).
-    pub inputs: Vec<InputSpec>,
-    /// Raw inputs of each training row.
-    pub raw: Vec<Vec<i32>>,
-    /// Seed for every random choice.
-    pub seed: u64,
-    /// Requested weight representation; float-learning algorithms quantize to it
-    /// (`I16` when not given), integer ones are rescaled only if they do not fit.
-    pub weight_kind: Option<WeightKind>,
-    /// Reports progress as (done, total) units of work; a no-op when quiet.
-    pub progress: &'a (dyn Fn(u64, u64) + Sync),
-}
-
-impl<'a> Context<'a> {
-    /// Encodes `data` for training.
-    pub fn new(data: &'a Dataset, seed: u64, weight_kind: Option<WeightKind>) -> Self {
-        let inputs = encode::input_specs(data);
-        let raw = encode::raw_rows(&inputs, data);
-        Context { data, inputs, raw, seed, weight_kind, progress: &|_, _| {} }
-    }
-
-    /// Class labels of the training rows.
-    pub fn labels(&self) -> &[usize] {
-        &self.data.y
-    }
-
-    /// Number of classes.
-    pub fn n_classes(&self) -> usize {
-        self.data.schema.classes.len()
+        f.write_str(self.name())
     }
 }
 
@@ -118,6 +77,8 @@ pub struct Options {
 /// A trained, exported and verified model.
 #[derive(Debug, Clone)]
 pub struct Trained {
+    /// What the learner reported (its [`Learner::Report`] as JSON).
+    pub report: serde_json::Value,
     /// The model.
     pub spec: ModelSpec,
     /// Its file bytes (runtime format).
@@ -131,17 +92,12 @@ pub struct Trained {
 /// Learns a model with `algo`, then finishes it with [`finish`].
 ///
 /// # Errors
-/// [`TrainError`] for bad options, unimplemented algorithms, export failures or a disagreement
-/// between trainer and runtime.
+/// [`TrainError`] for bad options, export failures or a disagreement between trainer and runtime.
 pub fn train(algo: Algo, ctx: &Context<'_>, opts: &Options, with_names: bool) -> Result<Trained, TrainError> {
-    let spec = match algo {
-        Algo::Ptree => crate::perceptron_tree::train(ctx, &opts.ptree)?,
-        Algo::Ndl => crate::decision_list::train_ndl(ctx, &opts.ndl)?,
-        Algo::Hsi => crate::decision_list::train_hsi(ctx, &opts.ndl)?,
-        Algo::Sparse => crate::sparse_perceptron::train(ctx, &opts.sparse)?,
-        other => return Err(TrainError::NotImplemented(other)),
-    };
-    finish(spec, ctx, with_names)
+    let Fit { spec, report } = algo.fit(ctx, opts)?;
+    let mut trained = finish(spec, ctx, with_names)?;
+    trained.report = report;
+    Ok(trained)
 }
 
 /// Chooses the weight kind (the requested one, else the smallest integer kind that fits),
@@ -188,5 +144,5 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
         correct += usize::from(want == y);
     }
     let train_accuracy = correct as f64 / ctx.raw.len().max(1) as f64;
-    Ok(Trained { spec, bytes, train_accuracy, rescaled_units })
+    Ok(Trained { report: serde_json::Value::Null, spec, bytes, train_accuracy, rescaled_units })
 }

@@ -722,6 +722,8 @@ pub struct TrainReport {
     pub seconds: f64,
     /// Decisions the user may not expect (also printed on standard error).
     pub warnings: Vec<String>,
+    /// What the learner did: its own report (pruning, epochs, quantization changes, ...).
+    pub learner: serde_json::Value,
 }
 
 impl fmt::Display for TrainReport {
@@ -783,6 +785,7 @@ pub fn train(
         model_bytes: trained.bytes.len(),
         weights: format!("{:?}", trained.spec.weight_kind).to_lowercase(),
         rescaled_units: trained.rescaled_units,
+        learner: trained.report.clone(),
         stats: trained.spec.stats(),
         seconds: start.elapsed().as_secs_f64(),
         warnings,

@@ -71,9 +71,9 @@ pub mod synth;
 
 use std::time::Instant;
 
-use crate::algo::{Context, TrainError};
 use crate::encode;
 use crate::export::{weight_range, Feature, ModelSpec, Structure, Unit, WeightKind};
+use crate::learner::{Context, Learner, TrainError};
 use crate::rng::Rng;
 pub use inclp::{Budget, Cover, Halfspace, LpStats};
 
@@ -905,7 +905,7 @@ pub fn fit(ctx: &Context<'_>, shape: Option<Shape>, p: &Params) -> Result<Fitted
 /// # Errors
 /// [`TrainError::InvalidOption`] for bad options.
 pub fn train_ndl(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
-    Ok(fit(ctx, Some(Shape::Ndl), p)?.spec)
+    Ok(crate::learner::fit::<Ndl>(ctx, p)?.spec)
 }
 
 /// Learns a halfspace intersection (section 3), or a union with [`HsiShape::Union`], for a
@@ -914,12 +914,75 @@ pub fn train_ndl(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError>
 /// # Errors
 /// [`TrainError::InvalidOption`] if the data is not two-class or for bad options.
 pub fn train_hsi(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
-    let shape = p.positive.map(|positive| Shape::Hsi { shape: p.hsi_shape, positive });
-    if ctx.n_classes() != 2 {
-        return Err(TrainError::InvalidOption(format!(
-            "hsi needs exactly two classes, the data has {}",
-            ctx.n_classes()
-        )));
+    Ok(crate::learner::fit::<Hsi>(ctx, p)?.spec)
+}
+
+fn check_common(p: &Params) -> Result<(), TrainError> {
+    if p.feature_max_abs == 0 {
+        return Err(TrainError::InvalidOption("feature_max_abs must be at least 1".into()));
     }
-    Ok(fit(ctx, shape, p)?.spec)
+    Ok(())
+}
+
+/// The neural-decision-list learner, `--algo ndl` (the [`Learner`] contract).
+pub struct Ndl;
+
+impl Learner for Ndl {
+    const NAME: &'static str = "ndl";
+    const ABOUT: &'static str =
+        "neural decision list: if/else-if halfspaces found by incremental linear programming (Marchand & Golea 1993)";
+    type Params = Params;
+    type Checked = Params;
+    type Model = Fitted;
+    type Report = Report;
+
+    fn check(p: &Params, _ctx: &Context<'_>) -> Result<Params, TrainError> {
+        check_common(p)?;
+        Ok(p.clone())
+    }
+
+    fn fit(ctx: &Context<'_>, p: &Params) -> Result<(Fitted, Report), TrainError> {
+        let fitted = fit(ctx, Some(Shape::Ndl), p)?;
+        let report = fitted.report().clone();
+        Ok((fitted, report))
+    }
+
+    fn to_spec(fitted: &Fitted) -> ModelSpec {
+        fitted.spec.clone()
+    }
+}
+
+/// The halfspace-intersection learner, `--algo hsi` (the [`Learner`] contract): two classes only.
+pub struct Hsi;
+
+impl Learner for Hsi {
+    const NAME: &'static str = "hsi";
+    const ABOUT: &'static str =
+        "halfspace intersection (or union) by greedy set covering, two classes (Marchand & Golea 1993, section 3)";
+    type Params = Params;
+    type Checked = Params;
+    type Model = Fitted;
+    type Report = Report;
+
+    fn check(p: &Params, ctx: &Context<'_>) -> Result<Params, TrainError> {
+        check_common(p)?;
+        if ctx.n_classes() != 2 {
+            return Err(TrainError::InvalidOption(format!(
+                "hsi needs exactly two classes, the data has {}",
+                ctx.n_classes()
+            )));
+        }
+        Ok(p.clone())
+    }
+
+    fn fit(ctx: &Context<'_>, p: &Params) -> Result<(Fitted, Report), TrainError> {
+        let shape = p.positive.map(|positive| Shape::Hsi { shape: p.hsi_shape, positive });
+        let fitted = fit(ctx, shape, p)?;
+        let report = fitted.report().clone();
+        Ok((fitted, report))
+    }
+
+    fn to_spec(fitted: &Fitted) -> ModelSpec {
+        fitted.spec.clone()
+    }
 }

@@ -14,6 +14,7 @@ pub mod decision_list;
 pub mod encode;
 pub mod export;
 pub mod fringe;
+pub mod learner;
 pub mod perceptron_tree;
 pub mod rng;
 pub mod sparse_perceptron;

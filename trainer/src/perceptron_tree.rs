@@ -51,9 +51,9 @@
 
 use std::fmt;
 
-use crate::algo::{Context, TrainError};
 use crate::encode;
 use crate::export::{Feature, InputKind, InputSpec, ModelSpec, Node, Structure, Unit, WeightKind};
+use crate::learner::{Context, Learner, TrainError};
 use crate::rng::Rng;
 
 /// The integer type of every weight while training (exported as-is; `algo::finish` picks the
@@ -193,7 +193,11 @@ impl Params {
         }
     }
 
-    fn check(&self) -> Result<(), TrainError> {
+    /// Rejects out-of-range values, naming the option.
+    ///
+    /// # Errors
+    /// [`TrainError::InvalidOption`].
+    pub fn check(&self) -> Result<(), TrainError> {
         let bad = |s: String| Err(TrainError::InvalidOption(s));
         if self.epochs == 0 {
             return bad("ptree epochs must be at least 1".into());
@@ -469,7 +473,7 @@ pub struct Step {
 }
 
 /// Size of a tree, counting only nodes reachable from the root.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub struct TreeStats {
     /// Decision nodes.
     pub decision_nodes: usize,
@@ -1257,7 +1261,7 @@ impl PerceptronTree {
 }
 
 /// What [`PerceptronTree::learn`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Report {
     /// Epochs run.
     pub epochs: usize,
@@ -1277,10 +1281,34 @@ pub struct Report {
 /// # Errors
 /// [`TrainError::InvalidOption`] for invalid parameters.
 pub fn train(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
-    let progress = |done, total| (ctx.progress)(done, total);
-    let (tree, _) =
-        PerceptronTree::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), p, ctx.seed, &progress)?;
-    Ok(tree.to_model_spec())
+    Ok(crate::learner::fit::<Ptree>(ctx, p)?.spec)
+}
+
+/// The perceptron-tree learner, `--algo ptree` (the [`Learner`] contract).
+pub struct Ptree;
+
+impl Learner for Ptree {
+    const NAME: &'static str = "ptree";
+    const ABOUT: &'static str =
+        "perceptron tree: threshold tests at the nodes, linear threshold units at the leaves (Utgoff 1989)";
+    type Params = Params;
+    type Checked = Params;
+    type Model = PerceptronTree;
+    type Report = Report;
+
+    fn check(p: &Params, _ctx: &Context<'_>) -> Result<Params, TrainError> {
+        p.check()?;
+        Ok(p.clone())
+    }
+
+    fn fit(ctx: &Context<'_>, p: &Params) -> Result<(PerceptronTree, Report), TrainError> {
+        let progress = |done, total| (ctx.progress)(done, total);
+        PerceptronTree::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), p, ctx.seed, &progress)
+    }
+
+    fn to_spec(tree: &PerceptronTree) -> ModelSpec {
+        tree.to_model_spec()
+    }
 }
 
 fn ltu_n_values(space: &FeatureSpace, attr: usize) -> u16 {

@@ -45,10 +45,10 @@
 //!
 //! See `docs/SPARSE_PERCEPTRON.md` for the reproduction of section 4 and measurements.
 
-use crate::algo::{Context, TrainError};
 use crate::export::{
     weight_range, Feature, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Structure, Unit, WeightKind,
 };
+use crate::learner::{Context, Learner, TrainError};
 use crate::split;
 
 /// Sparse perceptron options. The defaults are the paper's configuration (section 3.3) where it
@@ -79,6 +79,29 @@ pub struct Params {
     /// (the consistency algorithm of section 3.2). Off: keep boosting (AdaBoost keeps widening
     /// the margins) until the round limit or the cross-validated number of rounds.
     pub stop_when_consistent: bool,
+}
+
+impl Params {
+    /// Rejects options out of range and data this learner cannot use (`m` rows, `n_classes`).
+    ///
+    /// # Errors
+    /// [`TrainError::InvalidOption`] naming the problem.
+    pub fn check_for(p: &Params, m: usize, n_classes: usize) -> Result<(), TrainError> {
+        if m == 0 {
+            return Err(TrainError::InvalidOption("sparse: no training rows".into()));
+        }
+        if n_classes < 2 {
+            return Err(TrainError::InvalidOption("sparse: needs at least two classes".into()));
+        }
+        if p.rounds == Some(0) || p.max_cuts == 0 || p.validation_folds == 1 {
+            return Err(TrainError::InvalidOption(format!(
+            "sparse: rounds must be at least 1, max_cuts at least 1 and validation_folds 0 or at least 2 \
+             (got rounds {:?}, max_cuts {}, validation_folds {})",
+            p.rounds, p.max_cuts, p.validation_folds
+        )));
+        }
+        Ok(())
+    }
 }
 
 impl Default for Params {
@@ -655,19 +678,7 @@ pub fn ordinary_perceptron_weights(inputs: &[InputSpec]) -> usize {
 pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError> {
     let m = ctx.raw.len();
     let n_classes = ctx.n_classes();
-    if m == 0 {
-        return Err(TrainError::InvalidOption("sparse: no training rows".into()));
-    }
-    if n_classes < 2 {
-        return Err(TrainError::InvalidOption("sparse: needs at least two classes".into()));
-    }
-    if p.rounds == Some(0) || p.max_cuts == 0 || p.validation_folds == 1 {
-        return Err(TrainError::InvalidOption(format!(
-            "sparse: rounds must be at least 1, max_cuts at least 1 and validation_folds 0 or at least 2 \
-             (got rounds {:?}, max_cuts {}, validation_folds {})",
-            p.rounds, p.max_cuts, p.validation_folds
-        )));
-    }
+    Params::check_for(p, m, n_classes)?;
     let max_rounds = p.rounds.unwrap_or_else(|| ordinary_perceptron_weights(&ctx.inputs).max(1));
     let literals = candidate_literals(&ctx.inputs, &ctx.raw, p);
     let rows: Vec<&[i32]> = ctx.raw.iter().map(Vec::as_slice).collect();
@@ -732,7 +743,73 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError
 /// # Errors
 /// As [`fit`].
 pub fn train(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
-    Ok(fit(ctx, p)?.spec)
+    Ok(crate::learner::fit::<Sparse>(ctx, p)?.spec)
+}
+
+/// The sparse-perceptron learner, `--algo sparse` (the [`Learner`] contract).
+pub struct Sparse;
+
+/// What boosting did, for `ltu train --json`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Report {
+    /// Per booster (one per class, or one for two classes): its positive class, the rounds it
+    /// was allowed, the weak hypotheses it kept and why it stopped.
+    pub boosters: Vec<BoosterReport>,
+    /// Stored weight = `round(vote · scale)`.
+    pub weight_scale: f64,
+    /// Training rows whose class the integer weights changed from the real-valued hypothesis's.
+    pub quantization_changed_rows: usize,
+}
+
+/// One booster of a [`Report`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BoosterReport {
+    /// Its positive class.
+    pub class: usize,
+    /// Rounds allowed.
+    pub rounds_allowed: usize,
+    /// Weak hypotheses kept.
+    pub hypotheses: usize,
+    /// Why it stopped.
+    pub stop: String,
+}
+
+impl Learner for Sparse {
+    const NAME: &'static str = "sparse";
+    const ABOUT: &'static str =
+        "sparse perceptron: one linear threshold unit over a few conjunctions, by boosting (Jackson & Craven 1996)";
+    type Params = Params;
+    type Checked = Params;
+    type Model = SparsePerceptron;
+    type Report = Report;
+
+    fn check(p: &Params, ctx: &Context<'_>) -> Result<Params, TrainError> {
+        Params::check_for(p, ctx.raw.len(), ctx.n_classes())?;
+        Ok(p.clone())
+    }
+
+    fn fit(ctx: &Context<'_>, p: &Params) -> Result<(SparsePerceptron, Report), TrainError> {
+        let model = fit(ctx, p)?;
+        let report = Report {
+            boosters: model
+                .boosters
+                .iter()
+                .map(|b| BoosterReport {
+                    class: b.class,
+                    rounds_allowed: b.rounds_allowed,
+                    hypotheses: b.hypotheses.len(),
+                    stop: format!("{:?}", b.stop),
+                })
+                .collect(),
+            weight_scale: model.quantization.scale,
+            quantization_changed_rows: model.quantization.changed_rows.len(),
+        };
+        Ok((model, report))
+    }
+
+    fn to_spec(model: &SparsePerceptron) -> ModelSpec {
+        model.spec.clone()
+    }
 }
 
 /// The feature a conjunction becomes and the sign relating them: a single `x = v` / `x > t`

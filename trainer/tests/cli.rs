@@ -241,16 +241,19 @@ fn unwritable_output_leaves_nothing_behind() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
-/// Unimplemented algorithms are not offered, but a script that names one gets a clear message.
+/// `--algo` offers exactly the registered learners: a name that is not one is a usage error
+/// that lists them.
 #[test]
-fn unimplemented_algorithms_say_so() {
+fn unknown_algorithms_are_usage_errors_listing_the_learners() {
     let dir = tempfile::tempdir().unwrap();
     let iris = data("iris.csv");
-    fails(
-        dir.path(),
-        &["train", iris.to_str().unwrap(), "--algo", "oblique", "-o", "m.ltu"],
-        "not implemented yet",
-    );
+    let o = ltu(dir.path(), &["train", iris.to_str().unwrap(), "--algo", "c45", "-o", "m.ltu"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    for name in ltu::algo::Algo::ALL.iter().map(|a| a.name()) {
+        assert!(err.contains(name), "{name} in {err}");
+    }
+    assert!(!dir.path().join("m.ltu").exists());
 }
 
 #[test]
@@ -790,10 +793,34 @@ fn codegen_writes_rust_and_c_source() {
     let report = json(d, &["codegen", "m.ltu", "--lang", "c", "-o", "model.c", "--json"]);
     assert_eq!(report["lang"], "c");
     let c = std::fs::read_to_string(d.join("model.c")).unwrap();
-    assert!(c.contains("int32_t ltu_predict(const int32_t *x)") && c.contains("#define LTU_N_INPUTS 4"), "{c}");
+    assert!(
+        c.contains("int32_t ltu_predict(const int32_t *x)") && c.contains("#define LTU_N_INPUTS 4"),
+        "{c}"
+    );
     assert_eq!(report["source_bytes"].as_u64().unwrap() as usize, c.len());
     fails(d, &["codegen", "m.ltu", "-o", "m.ltu"], "refusing to overwrite");
     assert!(ltu_runtime::Model::from_bytes(&std::fs::read(d.join("m.ltu")).unwrap()).is_ok(), "model intact");
     write(d, "junk.ltu", b"not a model");
     fails(d, &["codegen", "junk.ltu"], "not a valid ltu model");
+}
+
+/// `ltu train --json` carries the learner's own report: what pruning, boosting or list building
+/// did, not only the final size.
+#[test]
+fn train_json_has_the_learners_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let votes = data("house-votes-84.csv");
+    let votes = votes.to_str().unwrap();
+    let ptree = json(d, &["train", votes, "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    keys(&ptree["learner"], &["epochs", "consistent", "before_pruning", "pruned", "held_out"]);
+    let ndl = json(d, &["train", votes, "--algo", "ndl", "-o", "m.ltu", "--json"]);
+    keys(&ndl["learner"], &["nodes", "stop", "node_info", "pruned"]);
+    assert_eq!(
+        ndl["learner"]["nodes"].as_u64().unwrap() as usize,
+        ndl["learner"]["node_info"].as_array().unwrap().len()
+    );
+    let sparse = json(d, &["train", votes, "--algo", "sparse", "-o", "m.ltu", "--json"]);
+    keys(&sparse["learner"], &["boosters", "weight_scale", "quantization_changed_rows"]);
+    assert!(sparse["learner"]["boosters"][0]["hypotheses"].as_u64().unwrap() > 0);
 }

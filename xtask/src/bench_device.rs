@@ -88,6 +88,7 @@ const DATASETS: &[Spec] = &[
 const QUICK: &[&str] = &["iris"];
 
 /// One ltu model configuration: a learner with its defaults, or with a budget setting.
+#[derive(Clone, Copy)]
 struct Variant {
     /// Label in the report, e.g. `ptree --max-depth 2`.
     label: &'static str,
@@ -98,18 +99,15 @@ struct Variant {
     set: fn(&mut LearnArgs),
 }
 
-const VARIANTS: &[Variant] = &[
-    Variant { label: "ptree", algo: Algo::Ptree, budget: false, set: |_| {} },
+/// Budget settings the learners offer, measured beside every registered learner's defaults.
+const BUDGETS: &[Variant] = &[
     Variant {
         label: "ptree --max-depth 2",
         algo: Algo::Ptree,
         budget: true,
         set: |a| a.ptree.max_depth = Some(2),
     },
-    Variant { label: "ndl", algo: Algo::Ndl, budget: false, set: |_| {} },
     Variant { label: "ndl --max-nodes 4", algo: Algo::Ndl, budget: true, set: |a| a.ndl.max_nodes = Some(4) },
-    Variant { label: "hsi", algo: Algo::Hsi, budget: false, set: |_| {} },
-    Variant { label: "sparse", algo: Algo::Sparse, budget: false, set: |_| {} },
     Variant {
         label: "sparse --rounds 8",
         algo: Algo::Sparse,
@@ -117,6 +115,18 @@ const VARIANTS: &[Variant] = &[
         set: |a| a.sparse.rounds = Some(8),
     },
 ];
+
+/// Every registered learner with its defaults (the registry in `ltu::algo`), each followed by its
+/// budget settings.
+fn variants() -> Vec<Variant> {
+    Algo::ALL
+        .iter()
+        .flat_map(|&algo| {
+            std::iter::once(Variant { label: algo.name(), algo, budget: false, set: |_| {} })
+                .chain(BUDGETS.iter().filter(move |b| b.algo == algo).map(|b| *b))
+        })
+        .collect()
+}
 
 /// A dataset as loaded, with its folds.
 struct Prepared {
@@ -389,9 +399,9 @@ enum Trained {
 }
 
 /// Trains every applicable variant on all rows and cross-validates it, on all cores.
-fn train_variants(p: &Prepared, rows: &[usize]) -> Vec<Trained> {
+fn train_variants(p: &Prepared, rows: &[usize], variants: &[Variant]) -> Vec<Trained> {
     // Work items: (variant, None) = train on all rows, (variant, Some(fold)).
-    let items: Vec<(usize, Option<usize>)> = (0..VARIANTS.len())
+    let items: Vec<(usize, Option<usize>)> = (0..variants.len())
         .flat_map(|v| std::iter::once((v, None)).chain((0..p.folds.len()).map(move |f| (v, Some(f)))))
         .collect();
     type Out = Result<(Option<Vec<u8>>, f64), String>;
@@ -404,7 +414,7 @@ fn train_variants(p: &Prepared, rows: &[usize]) -> Vec<Trained> {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&(v, fold)) = items.get(i) else { break };
-                let variant = &VARIANTS[v];
+                let variant = &variants[v];
                 let mut learn = LearnArgs { seed: SEED, no_names: true, ..LearnArgs::new(variant.algo) };
                 (variant.set)(&mut learn);
                 let out: Out = match fold {
@@ -428,7 +438,7 @@ fn train_variants(p: &Prepared, rows: &[usize]) -> Vec<Trained> {
         }
     });
     let results = results.into_inner().unwrap();
-    (0..VARIANTS.len())
+    (0..variants.len())
         .map(|v| match &results[&(v, None)] {
             Err(e) => Trained::Failed(e.clone()),
             Ok((bytes, _)) => {
@@ -467,14 +477,15 @@ fn ltu_models(
     targets: &[Target],
     plugin: &Path,
 ) -> Result<Vec<Entry>> {
-    let trained = train_variants(p, rows);
+    let variants = variants();
+    let trained = train_variants(p, rows, &variants);
     let base = root.join(OUT_DIR).join("ltu").join(p.name);
     let cargo_dir = root.join(OUT_DIR).join("cargo");
     // Twins keyed by their rows.rs and target: one per dataset and target in practice.
     let mut twins: BTreeMap<(String, &str), u64> = BTreeMap::new();
     let mut c_twins: BTreeMap<(String, &str), u64> = BTreeMap::new();
     let mut entries = Vec::new();
-    for (variant, t) in VARIANTS.iter().zip(trained) {
+    for (variant, t) in variants.iter().zip(trained) {
         let group = variant.algo.to_string();
         let (bytes, spec, inputs, host, accuracy, folds_failed) = match t {
             Trained::Failed(e) => {

@@ -20,7 +20,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
-use ltu::algo::{Algo, TrainError};
+use ltu::algo::Algo;
 use ltu::commands::{mean_std, LearnArgs};
 use ltu::data::{self, AttrKind, Dataset, LoadOptions};
 use ltu::export::InputKind;
@@ -52,8 +52,8 @@ pub struct Args {
     /// Only these datasets, comma-separated (e.g. iris,car,monks-2)
     #[arg(long, value_delimiter = ',')]
     datasets: Vec<String>,
-    /// ltu algorithms to compare, comma-separated
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Algo::Ptree, Algo::Ndl, Algo::Hsi, Algo::Sparse])]
+    /// ltu algorithms to compare, comma-separated (default: every registered learner)
+    #[arg(long, value_enum, value_delimiter = ',')]
     algos: Vec<Algo>,
     /// ltu folds trained in parallel (default: available cores)
     #[arg(long)]
@@ -129,7 +129,6 @@ struct Prepared {
 #[derive(Clone)]
 enum Outcome {
     Done { accuracy: f64, bytes: usize, seconds: f64 },
-    NotImplemented,
     Failed(String),
     Skipped(&'static str),
 }
@@ -160,11 +159,12 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     write_json(&folds_path, &folds_json(&prepared))?;
 
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    println!("ltu: {} datasets x {} algorithms, {jobs} folds at a time", prepared.len(), args.algos.len());
+    let algos: &[Algo] = if args.algos.is_empty() { Algo::ALL } else { &args.algos };
+    println!("ltu: {} datasets x {} algorithms, {jobs} folds at a time", prepared.len(), algos.len());
     let ltu_started = Instant::now();
-    let outcomes = run_ltu(&prepared, &args.algos, jobs);
+    let outcomes = run_ltu(&prepared, algos, jobs);
     let ltu_seconds = ltu_started.elapsed().as_secs_f64();
-    write_json(&out_dir.join("ltu.json"), &ltu_json(&prepared, &args.algos, &outcomes))?;
+    write_json(&out_dir.join("ltu.json"), &ltu_json(&prepared, algos, &outcomes))?;
 
     println!("peers: scikit-learn CART and emlearn on the same folds");
     let peers_path = out_dir.join("peers.json");
@@ -195,7 +195,7 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
         total_seconds: started.elapsed().as_secs_f64(),
         env_notes,
     };
-    let report = render(root, &prepared, &args.algos, &outcomes, &peers, &run)?;
+    let report = render(root, &prepared, algos, &outcomes, &peers, &run)?;
     let out = match &args.out {
         Some(p) => p.clone(),
         None if full => root.join(REPORT),
@@ -433,9 +433,6 @@ fn one_fold(p: &Prepared, algo: Algo, f: usize) -> Outcome {
     let seconds = start.elapsed().as_secs_f64();
     match result {
         Ok(Ok((accuracy, bytes))) => Outcome::Done { accuracy, bytes, seconds },
-        Ok(Err(e)) if matches!(e.downcast_ref::<TrainError>(), Some(TrainError::NotImplemented(_))) => {
-            Outcome::NotImplemented
-        }
         Ok(Err(e)) => Outcome::Failed(format!("{e:#}")),
         Err(payload) => {
             let msg = payload
@@ -474,7 +471,6 @@ fn problem(folds: &[Outcome]) -> Option<String> {
     let first = folds.iter().find(|o| !matches!(o, Outcome::Done { .. }))?;
     let n = folds.len();
     Some(match first {
-        Outcome::NotImplemented => "not implemented yet (`TrainError::NotImplemented`)".to_string(),
         Outcome::Failed(e) => format!("failed on {missing} of {n} folds: {}", e.replace('\n', " ")),
         Outcome::Skipped(why) => format!("{missing} of {n} folds skipped by {why}"),
         Outcome::Done { .. } => unreachable!("found a fold that did not finish"),
@@ -493,7 +489,6 @@ fn ltu_json(prepared: &[Prepared], algos: &[Algo], outcomes: &[Vec<Vec<Outcome>>
                         Outcome::Done { accuracy, bytes, seconds } => {
                             json!({"accuracy": accuracy, "model_bytes": bytes, "seconds": seconds})
                         }
-                        Outcome::NotImplemented => json!({"error": "not implemented"}),
                         Outcome::Failed(e) => json!({"error": e}),
                         Outcome::Skipped(why) => json!({"skipped": why}),
                     })
