@@ -99,9 +99,16 @@ static enum marker classify(const struct qemu_plugin_insn *insn)
     const uint8_t *p = qemu_plugin_insn_haddr(insn);
     if (p == NULL)
         return PLAIN; /* not backed by RAM/ROM: cannot be one of our markers */
-    if (n == 2) {
+    /* A Thumb marker is a 16-bit instruction, but QEMU 7.2 sometimes reports a size of 4 for a
+     * 16-bit instruction on ARMv6-M (seen: a stop marker before a page boundary on the
+     * Cortex-M0). No 32-bit Thumb instruction starts with these halfwords (their top five bits
+     * are 0b11101..0b11111), and no RISC-V marker does, so the first halfword decides. */
+    if (n == 2 || n == 4) {
         uint16_t v = (uint16_t)(p[0] | p[1] << 8);
-        return v == 0x46db ? START : v == 0x46d2 ? STOP : PLAIN;
+        if (v == 0x46db)
+            return START;
+        if (v == 0x46d2)
+            return STOP;
     }
     if (n == 4) {
         uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
