@@ -15,6 +15,7 @@ pub mod encode;
 pub mod export;
 pub mod fringe;
 pub mod learner;
+pub mod oblique;
 pub mod perceptron_tree;
 pub mod rng;
 pub mod sparse_perceptron;
