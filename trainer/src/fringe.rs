@@ -25,6 +25,24 @@
 //! weights `+1` on `C`, `−1` on each `Dᵢ` and bias `−k`, positive only when every part is
 //! satisfied; deeper nesting becomes a short chain of such nodes that share their exits (tree
 //! links may share a child as long as they point forward). Design notes: `docs/FRINGE.md`.
+//!
+//! ```
+//! use ltu::export::{InputKind, InputSpec};
+//! use ltu::fringe::{Fringe, Params};
+//!
+//! // x0·x1 + x2·x3 over 8 Boolean inputs (raw 0/1): 1024 rows of scrambled bits.
+//! let inputs = vec![InputSpec { kind: InputKind::Categorical { n_values: 2 }, missing: 2 }; 8];
+//! let rows: Vec<Vec<i32>> =
+//!     (0..1024).map(|r: i32| (0..8).map(|i| (r * 37 + (r >> 4) * 11 >> i) & 1).collect()).collect();
+//! let labels: Vec<usize> =
+//!     rows.iter().map(|x| usize::from(x[0] & x[1] == 1 || x[2] & x[3] == 1)).collect();
+//! let model = Fringe::learn(&inputs, &rows, &labels, 2, &Params::default(), 0)?;
+//! assert!(rows.iter().zip(&labels).all(|(x, &y)| model.predict(x) == y));
+//! assert!(model.tree().decision_nodes() <= model.plain_tree().decision_nodes());
+//! let spec = model.to_model_spec()?;
+//! assert!(rows.iter().all(|x| spec.predict(x) == model.predict(x)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::collections::HashSet;
 
@@ -74,7 +92,9 @@ pub struct Params {
     /// Share of the learning rows held out for reduced-error pruning (the paper: 1/3); 0 grows
     /// on every row and does not prune.
     pub prune_fraction: f64,
-    /// The iteration stops adding features at this many variables (primitive ones included).
+    /// The iteration stops adding features at this many variables, primitive ones included
+    /// (primitive variables are never dropped: with more of them than this, the plain tree is
+    /// the final one and [`Fringe::stop`] says [`Stop::MaxVariables`]).
     pub max_variables: usize,
     /// At most this many trees are grown (a safeguard; the paper iterates until no new feature).
     pub max_iterations: usize,
@@ -590,7 +610,6 @@ impl Fringe {
         let (grow_rows, prune_rows) = split_rows(rows.len(), p.prune_fraction, &mut rng);
         let mut variables: Vec<Variable> =
             primitives(inputs, rows, p.numeric_thresholds).into_iter().map(Variable::Primitive).collect();
-        variables.truncate(p.max_variables);
         let mut values = Values { n_rows: rows.len(), bits: Vec::new(), seen: HashSet::new() };
         variables.retain(|v| values.try_add(v, rows));
         let mut iterations: Vec<Iteration> = Vec::new();
