@@ -278,3 +278,90 @@ fn class_noise_is_pruned() {
     assert_eq!(pruned.stop, Stop::MaxIterations);
     assert!(pruned.tree().decision_nodes() * 3 < unpruned.tree().decision_nodes());
 }
+
+/// A random data set: categorical attributes of 2..=20 values (some above the 12 that get a
+/// `Categorical` node), numeric ones with one decimal, missing cells, and labels from a random
+/// rule with 5% noise over `n_classes`.
+fn random_data(seed: u64, n_classes: usize) -> Dataset {
+    let mut rng = Rng::new(seed);
+    let n_attrs = 3 + rng.below(6);
+    let kinds: Vec<Option<usize>> =
+        (0..n_attrs).map(|_| if rng.below(3) == 0 { None } else { Some(2 + rng.below(19)) }).collect();
+    let n_rows = 150 + rng.below(400);
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n_rows {
+        let row: Vec<f64> = kinds
+            .iter()
+            .map(|k| match k {
+                _ if rng.below(40) == 0 => f64::NAN,
+                Some(n) => rng.below(*n) as f64,
+                None => (rng.below(2000) as f64 - 1000.0) / 10.0,
+            })
+            .collect();
+        let v = |a: usize| if row[a].is_nan() { 0.0 } else { row[a] };
+        let class =
+            if (v(0) > 1.0 && v(1) < 3.0) || v(2) == 1.0 { 0 } else { 1 + (v(1) as usize) % (n_classes - 1) };
+        let class = if rng.below(20) == 0 { rng.below(n_classes) } else { class };
+        x.extend(row);
+        y.push(class);
+    }
+    let attributes = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, k)| Attribute {
+            name: format!("a{i}"),
+            kind: match k {
+                Some(n) => AttrKind::Categorical { values: (0..*n).map(|v| format!("v{v}")).collect() },
+                None => AttrKind::Numeric { decimals: 1 },
+            },
+        })
+        .collect();
+    Dataset {
+        schema: Schema { attributes, classes: (0..n_classes).map(|c| format!("c{c}")).collect() },
+        x,
+        y,
+        source: format!("random seed {seed}"),
+    }
+}
+
+#[test]
+fn runtime_agrees_on_random_data_every_rule() {
+    let rules = [
+        (FeatureRule::Auto, Proposal::Fringe),
+        (FeatureRule::Dnf, Proposal::Fringe),
+        (FeatureRule::Cnf, Proposal::Fringe),
+        (FeatureRule::Symmetric, Proposal::Fringe),
+        (FeatureRule::Auto, Proposal::Random),
+    ];
+    let mut chained = 0;
+    for seed in 0..24u64 {
+        let n_classes = 2 + (seed as usize % 3);
+        let data = random_data(seed, n_classes);
+        let (rule, proposal) = rules[seed as usize % rules.len()];
+        let p = Params { rule, proposal, numeric_thresholds: 8, ..Params::default() };
+        // Extra rows: random raw values, including unknown categories and far-out numbers.
+        let ctx = Context::new(&data, 7, None);
+        let mut rng = Rng::new(seed + 1000);
+        let extra: Vec<Vec<i32>> = (0..300)
+            .map(|_| {
+                ctx.inputs
+                    .iter()
+                    .map(|inp| match inp.kind {
+                        ltu::export::InputKind::Categorical { n_values } => {
+                            rng.below(usize::from(n_values) + 2) as i32
+                        }
+                        ltu::export::InputKind::Numeric { .. } => rng.below(4000) as i32 - 2000,
+                    })
+                    .collect()
+            })
+            .collect();
+        let trained = train_and_check(&data, &p, &extra);
+        assert!(trained.train_accuracy > 0.5, "seed {seed}: {}", trained.train_accuracy);
+        let f = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), n_classes, &p, 7).unwrap();
+        if trained.spec.stats().decision_nodes > f.tree().decision_nodes() {
+            chained += 1;
+        }
+    }
+    assert!(chained > 0, "some feature needed a chain of runtime nodes");
+}
