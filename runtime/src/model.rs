@@ -414,6 +414,7 @@ impl<'a> Model<'a> {
                             }
                         }
                         node_kind::UNIT => return Ok(self.decide(a as usize, src, scores)?.0),
+                        // CLASS: the loader rejected every other kind.
                         _ => {
                             set_score(&mut scores, a as usize, 0);
                             return Ok(a as usize);
@@ -607,6 +608,7 @@ impl<'a> Model<'a> {
             }
             feature_kind::EQUALS => sign(raw(src, attr)? == value),
             feature_kind::GREATER => sign(raw(src, attr)? > value),
+            // CONJUNCTION: the loader rejected every other kind.
             _ => self.conjunction(value as usize, attr, src)?,
         })
     }

@@ -15,6 +15,8 @@ function frame_of(line,    regs, n) {
     return 0
 }
 /^\t\.type\t.*,%function$/ { name = $2; sub(/,%function$/, "", name); isfn[name] = 1; next }
+# `a = b`: LLVM merged two identical functions; a is b (its stack is b's).
+/^[_A-Za-z][^ \t]* = [_A-Za-z][^ \t]*$/ { alias[$1] = $3; next }
 /^[^\t .][^\t ]*:/ { lbl = $0; sub(/:.*/, "", lbl); if (lbl in isfn) { cur = lbl; frame[cur] += 0 } ; next }
 cur != "" {
     frame[cur] += frame_of($0)
@@ -29,6 +31,7 @@ function softfloat(s) {
 }
 function depth(f,    i, t, d, best) {
     if (f in memo) return memo[f]
+    if (f in alias) { memo[f] = depth(alias[f]); if (indirect[alias[f]] || indirect_below[alias[f]]) indirect_below[f] = 1; return memo[f] }
     best = 0
     for (i = 1; i <= ncall[f]; i++) {
         t = call[f, i]
