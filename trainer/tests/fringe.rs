@@ -365,3 +365,22 @@ fn runtime_agrees_on_random_data_every_rule() {
     }
     assert!(chained > 0, "some feature needed a chain of runtime nodes");
 }
+
+/// Sections 4–5, Figures 1 and 2: x1·x2 + x3·x4·x5 (here x0·x1 + x2·x3·x4). The first tree
+/// replicates the second term under the first; find-feature proposes x0·x1 and x3·x4 (the paper:
+/// "x4·x5, x4·x5, x1·x2"); later iterations reach a tree of two decision nodes, one per term.
+#[test]
+fn figure_1_features_and_figure_2_tree() {
+    let rows: Vec<Vec<i32>> = (0..32 * 4).map(|r: i32| (0..5).map(|i| (r >> i) & 1).collect()).collect();
+    let labels: Vec<usize> =
+        rows.iter().map(|x| usize::from(x[0] & x[1] == 1 || x[2] & x[3] & x[4] == 1)).collect();
+    let p = Params { prune_fraction: 0.0, ..Params::default() };
+    let f = Fringe::learn(&synth::boolean_inputs(5), &rows, &labels, 2, &p, 0).unwrap();
+    assert!(f.plain_tree().decision_nodes() > 5, "replication: {}", f.plain_tree().decision_nodes());
+    let first: Vec<String> =
+        (f.iterations[0].variables..f.iterations[1].variables).map(|v| f.describe(v)).collect();
+    assert!(first.contains(&"x0 ∧ x1".to_string()), "{first:?}");
+    assert!(first.contains(&"x3 ∧ x4".to_string()), "{first:?}");
+    assert_eq!(f.tree().decision_nodes(), 2);
+    assert!(rows.iter().zip(&labels).all(|(x, &y)| f.predict(x) == y));
+}
