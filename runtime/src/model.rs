@@ -483,13 +483,12 @@ impl<'a> Model<'a> {
         let kind = self.repr.weight_kind;
         let width = kind.width();
         let terms = rec.n_terms as usize;
-        let start = rec.weight_start as usize * width;
-        let row = self.repr.weights.get(start..start + (terms + 1) * width).unwrap_or(&[]);
-        let (ws, bias) = row.split_at_checked(terms * width).unwrap_or((&[], &[]));
-        let mut acc = i64::from(weight(bias, kind, 0));
-        for (j, w) in ws.chunks_exact(width.max(1)).enumerate() {
+        // The loader checked that the row (terms, then bias) lies inside the weight table.
+        let row = self.repr.weights.get(rec.weight_start as usize * width..).unwrap_or(&[]);
+        let mut acc = i64::from(weight(row, kind, terms));
+        for j in 0..terms {
             let f = self.term_value(rec, j, src)?;
-            let w = weight(w, kind, 0);
+            let w = weight(row, kind, j);
             acc += if kind == WeightKind::Fixed { i64::from(w) * i64::from(f) } else { i64::from(w * f) };
         }
         Ok(acc)
