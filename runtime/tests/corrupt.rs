@@ -528,6 +528,25 @@ fn names() {
     let bytes = Builder::tree().bytes();
     let names = Model::from_bytes(&bytes).unwrap().names().unwrap();
     assert_eq!((names.input(1), names.value(1, 2), names.class(2), names.class(3)), ("x1", "c", "two", ""));
+    // Empty names, first and last lines, multi-byte text: every line read back as written
+    // (`Names` splits by a byte scan, not `str::split`).
+    let text = "\nx1\nä\n\nc\nzero\none\nΔ two";
+    let bytes = Builder::tree().with(|b| b.names = Some(text.into())).bytes();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let names = model.names().unwrap();
+    let lines: Vec<&str> = text.split('\n').collect();
+    let got = [
+        names.input(0),
+        names.input(1),
+        names.value(1, 0),
+        names.value(1, 1),
+        names.value(1, 2),
+        names.class(0),
+        names.class(1),
+        names.class(2),
+    ];
+    assert_eq!(got.to_vec(), lines);
+    assert_eq!((names.input(2), names.value(0, 0), names.value(1, 3), names.class(3)), ("", "", "", ""));
 }
 
 #[test]
