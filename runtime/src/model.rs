@@ -486,10 +486,19 @@ impl<'a> Model<'a> {
         // The loader checked that the row (terms, then bias) lies inside the weight table.
         let row = self.repr.weights.get(rec.weight_start as usize * width..).unwrap_or(&[]);
         let mut acc = i64::from(weight(row, kind, terms));
-        for j in 0..terms {
-            let f = self.term_value(rec, j, src)?;
+        let mac = |acc: &mut i64, j: usize, f: i32| {
             let w = weight(row, kind, j);
-            acc += if kind == WeightKind::Fixed { i64::from(w) * i64::from(f) } else { i64::from(w * f) };
+            *acc += if kind == WeightKind::Fixed { i64::from(w) * i64::from(f) } else { i64::from(w * f) };
+        };
+        if rec.flags & unit_flags::SPARSE != 0 {
+            for j in 0..terms {
+                mac(&mut acc, j, self.term_value(rec, j, src)?);
+            }
+        } else {
+            // Dense: term j is feature j, so walk the feature records in order.
+            for (j, r) in self.repr.features.chunks_exact(FeatureRec::SIZE).take(terms).enumerate() {
+                mac(&mut acc, j, self.feature(r.try_into().unwrap_or(&[0; FeatureRec::SIZE]), src)?);
+            }
         }
         Ok(acc)
     }
