@@ -46,7 +46,7 @@
 
 use std::collections::HashSet;
 
-use crate::algo::{Context, TrainError};
+use crate::algo::{Context, Learner, TrainError};
 use crate::export::{
     ExportError, Feature, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Node, Structure, Unit,
     WeightKind,
@@ -690,10 +690,22 @@ impl Fringe {
         self.tree().predict(&self.values(x))
     }
 
-    /// Variable `v` as a formula over the primitive tests (for display).
+    /// Variable `v` as a formula over the primitive tests (for display): `x3` for a two-valued
+    /// input `3` equal to 1, `x3=2`, `x3>150` (raw units), `∧`, `∨`, `¬`.
     pub fn describe(&self, v: usize) -> String {
+        self.describe_with(v, &|l: &Literal| match l.op {
+            LiteralOp::Eq if matches!(self.inputs[l.attr].kind, InputKind::Categorical { n_values: 2 }) => {
+                format!("x{}", l.attr)
+            }
+            LiteralOp::Eq => format!("x{}={}", l.attr, l.value),
+            _ => format!("x{}>{}", l.attr, l.value),
+        })
+    }
+
+    /// Variable `v` as a formula, primitive tests written by `primitive`.
+    pub fn describe_with(&self, v: usize, primitive: &dyn Fn(&Literal) -> String) -> String {
         let op = |o: &Operand| {
-            let s = self.describe(o.var);
+            let s = self.describe_with(o.var, primitive);
             let s =
                 if matches!(self.variables[o.var], Variable::Primitive(_)) { s } else { format!("({s})") };
             if o.positive {
@@ -703,15 +715,7 @@ impl Fringe {
             }
         };
         match &self.variables[v] {
-            Variable::Primitive(l) => match l.op {
-                LiteralOp::Eq
-                    if matches!(self.inputs[l.attr].kind, InputKind::Categorical { n_values: 2 }) =>
-                {
-                    format!("x{}", l.attr)
-                }
-                LiteralOp::Eq => format!("x{}={}", l.attr, l.value),
-                _ => format!("x{}>{}", l.attr, l.value),
-            },
+            Variable::Primitive(l) => primitive(l),
             Variable::And(a, c) => format!("{} ∧ {}", op(a), op(c)),
             Variable::Or(a, c) => format!("{} ∨ {}", op(a), op(c)),
         }
@@ -987,4 +991,103 @@ impl Builder<'_> {
 pub fn train(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
     let model = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), p, ctx.seed)?;
     Ok(model.to_model_spec()?)
+}
+
+/// FRINGE in the learner registry (`crate::algo`): `ltu train --algo fringe` once registered.
+#[derive(Debug, Clone, Copy)]
+pub struct FringeLearner;
+
+/// A learned FRINGE model with its export.
+#[derive(Debug, Clone)]
+pub struct Learned {
+    /// What was learned (variables, every iteration's tree).
+    pub fringe: Fringe,
+    /// The final tree as a runtime model ([`Fringe::to_model_spec`]).
+    pub spec: ModelSpec,
+}
+
+/// What FRINGE did, for `ltu train --json`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Report {
+    /// Trees grown (the first is the plain tree).
+    pub iterations: usize,
+    /// Why it stopped: `NoNewFeature`, `MaxVariables` or `MaxIterations`.
+    pub stop: String,
+    /// Primitive variables (`x == v`, `x > t`).
+    pub primitive_variables: usize,
+    /// All variables at the end, constructed features included.
+    pub variables: usize,
+    /// Decision nodes of the plain tree (first iteration).
+    pub plain_decision_nodes: usize,
+    /// Decision nodes of the final tree.
+    pub decision_nodes: usize,
+    /// Errors of the final tree on the pruning rows.
+    pub prune_errors: usize,
+    /// The variables the final tree tests, as formulas over the inputs (`x3`, `x0 ∧ ¬x5`, ...).
+    pub tests: Vec<String>,
+}
+
+impl Learner for FringeLearner {
+    const NAME: &'static str = "fringe";
+    const ABOUT: &'static str =
+        "decision tree that builds conjunction features from its fringe and regrows (FRINGE, Pagallo 1989)";
+    type Params = Params;
+    type Checked = Params;
+    type Model = Learned;
+    type Report = Report;
+
+    fn check(p: &Params, ctx: &Context<'_>) -> Result<Params, TrainError> {
+        p.check()?;
+        let rule_needs_positive = matches!(p.rule, FeatureRule::Dnf | FeatureRule::Cnf)
+            || (p.rule == FeatureRule::Auto && ctx.n_classes() <= 2);
+        if rule_needs_positive && p.positive_class >= ctx.n_classes().max(2) {
+            return Err(TrainError::InvalidOption(format!(
+                "fringe positive class {} out of range 0..{}",
+                p.positive_class,
+                ctx.n_classes()
+            )));
+        }
+        Ok(p.clone())
+    }
+
+    fn fit(ctx: &Context<'_>, p: &Params) -> Result<(Learned, Report), TrainError> {
+        let fringe = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), p, ctx.seed)?;
+        let spec = fringe.to_model_spec()?;
+        let last = fringe.iterations.last().expect("at least one iteration");
+        let report = Report {
+            iterations: fringe.iterations.len(),
+            stop: format!("{:?}", fringe.stop),
+            primitive_variables: fringe.iterations[0].variables,
+            variables: fringe.variables.len(),
+            plain_decision_nodes: fringe.plain_tree().decision_nodes(),
+            decision_nodes: last.tree.decision_nodes(),
+            prune_errors: last.prune_errors,
+            tests: fringe
+                .tree()
+                .tested_variables()
+                .into_iter()
+                .map(|v| fringe.describe_with(v, &|l: &Literal| named_literal(ctx, l)))
+                .collect(),
+        };
+        Ok((Learned { fringe, spec }, report))
+    }
+
+    fn to_spec(model: &Learned) -> ModelSpec {
+        model.spec.clone()
+    }
+}
+
+/// A primitive test with the data's names: `outlook=sunny`, `temp>21.5`.
+fn named_literal(ctx: &Context<'_>, l: &Literal) -> String {
+    let attr = &ctx.data.schema.attributes[l.attr];
+    match (&attr.kind, ctx.inputs[l.attr].kind) {
+        (crate::data::AttrKind::Categorical { values }, _) => {
+            let value = usize::try_from(l.value).ok().and_then(|v| values.get(v));
+            format!("{}={}", attr.name, value.map_or("?", String::as_str))
+        }
+        (_, InputKind::Numeric { scale_exp }) => {
+            format!("{}>{}", attr.name, f64::from(l.value) / 10f64.powi(i32::from(scale_exp)))
+        }
+        _ => format!("{}>{}", attr.name, l.value),
+    }
 }

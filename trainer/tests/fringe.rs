@@ -384,3 +384,28 @@ fn figure_1_features_and_figure_2_tree() {
     assert_eq!(f.tree().decision_nodes(), 2);
     assert!(rows.iter().zip(&labels).all(|(x, &y)| f.predict(x) == y));
 }
+
+/// The learner contract: `learner::fit::<FringeLearner>` checks, fits, reports with the data's
+/// names and gives the same model as `fringe::train`.
+#[test]
+fn learner_contract_reports_named_tests() {
+    let n = 12;
+    let mut rng = Rng::new(3);
+    let rows: Vec<Vec<i32>> = (0..3000).map(|_| (0..n).map(|_| rng.below(2) as i32).collect()).collect();
+    let labels: Vec<usize> =
+        rows.iter().map(|x| usize::from(x[0] & x[1] & x[2] == 1 || x[3] & (1 - x[4]) & x[5] == 1)).collect();
+    let data = categorical_data(&vec![2; n], &rows, &labels, 2);
+    let ctx = Context::new(&data, 3, None);
+    let fit = ltu::learner::fit::<fringe::FringeLearner>(&ctx, &Params::default()).expect("fit");
+    assert_eq!(fit.spec, fringe::train(&ctx, &Params::default()).unwrap());
+    let report = &fit.report;
+    assert_eq!(report["stop"], "NoNewFeature", "{report}");
+    assert_eq!(report["decision_nodes"], 2, "{report}");
+    let tests: Vec<String> =
+        report["tests"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
+    assert!(tests.iter().all(|t| t.contains("x0=v1") || t.contains("x3=v1")), "{tests:?}");
+    let trained = algo::finish(fit.spec, &ctx, true).unwrap();
+    assert_eq!(trained.train_accuracy, 1.0);
+    let bad = Params { rule: FeatureRule::Dnf, positive_class: 5, ..Params::default() };
+    assert!(ltu::learner::fit::<fringe::FringeLearner>(&ctx, &bad).is_err());
+}
