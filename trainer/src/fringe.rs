@@ -26,6 +26,10 @@
 //! satisfied; deeper nesting becomes a short chain of such nodes that share their exits (tree
 //! links may share a child as long as they point forward). Design notes: `docs/FRINGE.md`.
 //!
+//! Entry points: [`Fringe::learn`] on raw rows (every iteration's tree kept, the first being the
+//! plain ID3 tree), [`train`] from an [`algo::Context`](crate::algo::Context), and
+//! [`FringeLearner`], the learner contract for the registry in `crate::algo`.
+//!
 //! ```
 //! use ltu::export::{InputKind, InputSpec};
 //! use ltu::fringe::{Fringe, Params};
