@@ -2,7 +2,8 @@
 //! model's size (evaluation is a loop, not a recursion).
 //!
 //! Method: the input source passed to `predict_with` is called from the deepest point of the
-//! evaluation (`evaluate -> decide -> row_score -> feature -> source`). It records the address
+//! evaluation (`evaluate -> decide -> features_into -> source` for a machine; a binary unit's
+//! row scoring is inlined into `decide`). It records the address
 //! of one of its own locals; the distance from a local of the caller just before the call is
 //! the stack that evaluation occupies down to that point (plus the source's own small frame).
 //! Only addresses are compared, no memory is read, so the method is sound in safe Rust; it
