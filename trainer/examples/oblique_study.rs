@@ -27,22 +27,26 @@ struct Variant {
     name: &'static str,
     what: &'static str,
     params: Option<Params>,
+    /// Shown in the ablation table only.
+    ablation: bool,
 }
 
 fn variants() -> Vec<Variant> {
     let lp = |partition| Params { partition, ..Params::default() };
     vec![
-        Variant { name: "LP-sel", what: "linear nodes, selection partition", params: Some(lp(Partition::Selection)) },
-        Variant { name: "LP-exch", what: "linear nodes, exchange partition (default)", params: Some(lp(Partition::Exchange)) },
+        Variant { name: "LP-sel", what: "linear nodes, selection partition", params: Some(lp(Partition::Selection)), ablation: false },
+        Variant { name: "LP-exch", what: "linear nodes, exchange partition (default)", params: Some(lp(Partition::Exchange)), ablation: false },
         Variant {
             name: "MLP-exch",
             what: "non-linear nodes (f/2 hidden units), exchange",
             params: Some(Params { node: NodeModel::Mlp, ..Params::default() }),
+            ablation: false,
         },
         Variant {
             name: "Hyb-F",
             what: "hybrid nodes, combined 5x2 cv F test, exchange",
             params: Some(Params { node: NodeModel::Hybrid, ..Params::default() }),
+            ablation: false,
         },
         Variant {
             name: "Hyb-t",
@@ -53,8 +57,38 @@ fn variants() -> Vec<Variant> {
                 compare_tests: true,
                 ..Params::default()
             }),
+            ablation: false,
         },
-        Variant { name: "ptree", what: "perceptron tree (`--algo ptree`, defaults), for reference", params: None },
+        Variant { name: "ptree", what: "perceptron tree (`--algo ptree`, defaults), for reference", params: None, ablation: false },
+    ]
+    .into_iter()
+    .chain(ablations())
+    .collect()
+}
+
+/// LP-exch with one option changed.
+fn ablations() -> Vec<Variant> {
+    let v = |name, what, params| Variant { name, what, params: Some(params), ablation: true };
+    let d = Params::default;
+    vec![
+        v(
+            "no-balance",
+            "both groups' rows weigh 1 in training and threshold refit (the chapter's plain MSE)",
+            Params { balance: false, ..d() },
+        ),
+        v("epochs-40", "40 epochs instead of 300", Params { epochs: 40, ..d() }),
+        v(
+            "drop-0",
+            "`drop_tolerance` 0: only weights that cost no training error are dropped",
+            Params { drop_tolerance: 0.0, ..d() },
+        ),
+        v("drop-2%", "`drop_tolerance` 0.02", Params { drop_tolerance: 0.02, ..d() }),
+        v("w-7", "`max_weight` 7 (4-bit weights)", Params { max_weight: 7, ..d() }),
+        v(
+            "no-prune",
+            "`prune_fraction` 0: grown on every row, not pruned",
+            Params { prune_fraction: 0.0, ..d() },
+        ),
     ]
 }
 
@@ -201,6 +235,17 @@ fn main() {
     println!("wrote {} ({total:.0} s)", out.display());
 }
 
+/// The verdict on a finding: all of it holds, part of it, or none.
+fn verdict(all: bool, part: bool) -> &'static str {
+    if all {
+        "*Reproduced.*"
+    } else if part {
+        "*Partly reproduced.*"
+    } else {
+        "*Not reproduced.*"
+    }
+}
+
 fn write(path: &Path, doc: &str) {
     std::fs::write(path, doc).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
 }
@@ -246,22 +291,24 @@ fn render(
          - All variants use `oblique::Params::default()` except what their row says; the whole run took {total:.0} s.\n"
     )
     .unwrap();
+    let main: Vec<usize> = (0..vs.len()).filter(|&i| !vs[i].ablation).collect();
+    let abl: Vec<usize> = (0..vs.len()).filter(|&i| vs[i].ablation).collect();
     writeln!(o, "| variant | what |\n|---|---|").unwrap();
-    for v in vs {
-        writeln!(o, "| {} | {} |", v.name, v.what).unwrap();
+    for &i in &main {
+        writeln!(o, "| {} | {} |", vs[i].name, vs[i].what).unwrap();
     }
     writeln!(o).unwrap();
 
     // Accuracy table.
     writeln!(o, "## Accuracy (exported model, held out)\n").unwrap();
     write!(o, "| data set |").unwrap();
-    for v in vs {
-        write!(o, " {} |", v.name).unwrap();
+    for &i in &main {
+        write!(o, " {} |", vs[i].name).unwrap();
     }
-    writeln!(o, "\n|---|{}", "---:|".repeat(vs.len())).unwrap();
+    writeln!(o, "\n|---|{}", "---:|".repeat(main.len())).unwrap();
     for (d, name) in names.iter().enumerate() {
         write!(o, "| {} |", ds(name)).unwrap();
-        for r in &res[d] {
+        for r in main.iter().map(|&i| &res[d][i]) {
             let a = col(r, |f| 100.0 * f.acc);
             write!(o, " {:.1} ± {:.1} |", mean(&a), sd(&a)).unwrap();
         }
@@ -274,13 +321,13 @@ fn render(
     writeln!(o, "Each cell: oblique splits / model bytes / milliseconds to learn (means over folds).\n")
         .unwrap();
     write!(o, "| data set |").unwrap();
-    for v in vs {
-        write!(o, " {} |", v.name).unwrap();
+    for &i in &main {
+        write!(o, " {} |", vs[i].name).unwrap();
     }
-    writeln!(o, "\n|---|{}", "---:|".repeat(vs.len())).unwrap();
+    writeln!(o, "\n|---|{}", "---:|".repeat(main.len())).unwrap();
     for (d, name) in names.iter().enumerate() {
         write!(o, "| {} |", ds(name)).unwrap();
-        for r in &res[d] {
+        for r in main.iter().map(|&i| &res[d][i]) {
             write!(
                 o,
                 " {:.1} / {:.0} / {:.0} |",
@@ -330,6 +377,39 @@ fn render(
     }
     writeln!(o).unwrap();
 
+    // Ablations.
+    writeln!(o, "## Options of the linear tree (ablations of LP-exch)\n").unwrap();
+    writeln!(o, "Each cell: accuracy % / model bytes (means over folds).\n").unwrap();
+    writeln!(o, "| variant | what |\n|---|---|").unwrap();
+    for &i in &abl {
+        writeln!(o, "| {} | {} |", vs[i].name, vs[i].what).unwrap();
+    }
+    writeln!(o).unwrap();
+    let cols: Vec<usize> = std::iter::once(exch).chain(abl.iter().copied()).collect();
+    write!(o, "| data set |").unwrap();
+    for &i in &cols {
+        write!(o, " {} |", vs[i].name).unwrap();
+    }
+    writeln!(o, "\n|---|{}", "---:|".repeat(cols.len())).unwrap();
+    let cell = |d: usize, i: usize| {
+        (100.0 * mean(&col(&res[d][i], |f| f.acc)), mean(&col(&res[d][i], |f| f.bytes as f64)))
+    };
+    for (d, name) in names.iter().enumerate() {
+        write!(o, "| {} |", ds(name)).unwrap();
+        for &i in &cols {
+            let (a, b) = cell(d, i);
+            write!(o, " {a:.1} / {b:.0} |").unwrap();
+        }
+        writeln!(o).unwrap();
+    }
+    write!(o, "| **mean** |").unwrap();
+    for &i in &cols {
+        let a = mean(&(0..names.len()).map(|d| cell(d, i).0).collect::<Vec<_>>());
+        let b = mean(&(0..names.len()).map(|d| cell(d, i).1).collect::<Vec<_>>());
+        write!(o, " **{a:.1} / {b:.0}** |").unwrap();
+    }
+    writeln!(o, "\n").unwrap();
+
     // Findings.
     writeln!(o, "## The thesis's findings, checked\n").unwrap();
     let n = names.len();
@@ -350,9 +430,18 @@ fn render(
             }
         }
     }
+    let close = (0..n)
+        .filter(|&d| {
+            let v = [m_splits(d, exch), m_splits(d, mlp), m_splits(d, hyb)];
+            v.iter().cloned().fold(0.0, f64::max)
+                <= 1.5 * v.iter().cloned().fold(f64::INFINITY, f64::min).max(1.0)
+        })
+        .count();
+    let v1 = verdict(sig.len() * 10 <= 3 * n && close * 2 > n, sig.len() * 10 <= 3 * n || close * 2 > n);
     writeln!(
         o,
-        "1. **Linear, non-linear and hybrid trees differ little in accuracy and size.** Of the {} pairwise \
+        "1. **Linear, non-linear and hybrid trees differ little in accuracy and size.** {v1} Split counts within \
+         1.5× of each other on {close} of {n} data sets. Of the {} pairwise \
          comparisons (LP-exch, MLP-exch, Hyb-F on {n} data sets), {} differ significantly by the {k}-fold cv paired \
          t test at 5%{}; the largest difference of mean accuracy is {max_gap:.1} pp. Oblique splits per tree, \
          LP / MLP / hybrid: {}. Bytes are another matter on the device: a non-linear split is several LTUs, \
@@ -377,9 +466,10 @@ fn render(
         let logs: Vec<f64> = (0..n).map(|d| (m_time(d, a) / m_time(d, b).max(1e-9)).ln()).collect();
         mean(&logs).exp()
     };
+    let v2 = verdict(hyb_gt_mlp == n && mlp_gt_lp == n, hyb_gt_mlp * 2 > n && mlp_gt_lp * 2 > n);
     writeln!(
         o,
-        "2. **Learning time: hybrid > non-linear > linear.** Hybrid slower than non-linear on {hyb_gt_mlp} of {n} data \
+        "2. **Learning time: hybrid > non-linear > linear.** {v2} Hybrid slower than non-linear on {hyb_gt_mlp} of {n} data \
          sets (geometric mean ×{:.1}), non-linear slower than linear on {mlp_gt_lp} of {n} (×{:.1}).",
         ratio(hyb, mlp),
         ratio(mlp, exch)
@@ -399,9 +489,14 @@ fn render(
             s.then(|| format!("{} (t = {t:.2})", ds(names[d])))
         })
         .collect();
+    let half = multi.len();
+    let v3 = verdict(
+        more_acc * 2 > half && smaller * 2 > half && slower * 2 > half,
+        more_acc * 2 > half || smaller * 2 > half || slower * 2 > half,
+    );
     writeln!(
         o,
-        "3. **Exchange is more accurate and smaller than selection, but slower.** On the {} data sets where the two \
+        "3. **Exchange is more accurate and smaller than selection, but slower.** {v3} On the {} data sets where the two \
          differ (with two classes they are the same method): exchange more accurate on {more_acc}, fewer splits on \
          {smaller}, slower on {slower}; significant accuracy differences (paired t, 5%): {}. Accuracy exch − sel, pp: {}.",
         multi.len(),
@@ -425,9 +520,10 @@ fn render(
     let (_, f_tested) =
         res.iter().flat_map(|r| &r[hyb]).fold((0, 0), |a, f| (a.0, a.1 + f.report.hybrid_tests));
     let acc_gap = (0..n).map(|d| (m_acc(d, hyb) - m_acc(d, hyt)).abs()).fold(0.0, f64::max);
+    let v4 = verdict(agree * 10 >= tested * 9, agree * 10 >= tested * 7);
     writeln!(
         o,
-        "4. **The F test and the t test agree.** At the {tested} hybrid nodes of the Hyb-t trees both tests were run on \
+        "4. **The F test and the t test agree.** {v4} At the {tested} hybrid nodes of the Hyb-t trees both tests were run on \
          the same node: they chose the same network at {agree} ({:.1}%). The t test kept the MLP at {t_mlp} of \
          {tested} nodes, the F test (Hyb-F trees) at {f_mlp} of {f_tested}; the two hybrids' mean accuracies differ by \
          at most {acc_gap:.1} pp.",

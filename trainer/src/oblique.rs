@@ -774,20 +774,22 @@ impl Learner<'_> {
         let s = self.scale_for(&u, w[f], &terms);
         let mut wi: Vec<i64> = u.iter().map(|v| (v * s).round() as i64).collect();
         let pref = (w[f] * s).round() as i64;
-        let n = rows.len();
         let scores = |wi: &[i64]| -> Vec<i64> {
             rows.iter()
                 .map(|&r| wi.iter().zip(self.sp.xi(r)).fold(0i64, |a, (&w, &x)| a + w * i64::from(x)))
                 .collect()
         };
-        let (mut bias, full_err) = refit_bias(&scores(&wi), target, pref, self.bias_max);
-        let allowed = full_err + (self.p.drop_tolerance * n as f64).floor() as usize;
+        let cost = costs(target, self.p.balance);
+        let (mut bias, full_err) = refit_bias(&scores(&wi), target, cost, pref, self.bias_max);
+        // The tolerance in rows, at the average cost of a row.
+        let total: u64 = target.iter().map(|&t| cost[usize::from(t)]).sum();
+        let allowed = full_err + (self.p.drop_tolerance * total as f64).floor() as u64;
         let mut order: Vec<usize> = (0..f).filter(|&j| wi[j] != 0).collect();
         order.sort_by_key(|&j| (wi[j].abs() * self.bound[j], j));
         for j in order {
             let keep = wi[j];
             wi[j] = 0;
-            let (b, e) = refit_bias(&scores(&wi), target, bias, self.bias_max);
+            let (b, e) = refit_bias(&scores(&wi), target, cost, bias, self.bias_max);
             if e <= allowed && wi.iter().any(|&v| v != 0) {
                 bias = b;
             } else {
@@ -807,6 +809,7 @@ impl Learner<'_> {
         t: &[f64],
         rows: &[usize],
         target: &[bool],
+        rng: &mut Rng,
     ) -> IntTest {
         let f = self.sp.f;
         let terms: Vec<usize> = (0..f).collect();
@@ -820,29 +823,51 @@ impl Learner<'_> {
             let bias = ((wk[f] * s).round() as i64).clamp(-self.bias_max, self.bias_max);
             units.push(IntUnit { terms: live.clone(), w: live.iter().map(|&j| wi[j]).collect(), bias });
         }
-        let mx = t[..hidden].iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        let s = if mx > 0.0 { self.p.mlp_output_max as f64 / mx } else { 0.0 };
-        let mut out: Vec<i64> = t[..hidden].iter().map(|v| (v * s).round() as i64).collect();
-        // A hidden unit with no input weight is a constant: fold it into the bias.
-        let mut konst = 0;
-        for (u, o) in units.iter().zip(out.iter_mut()) {
-            if u.terms.is_empty() {
-                if u.bias > 0 {
-                    konst += *o;
-                }
-                *o = 0;
-            }
-        }
-        let sums: Vec<i64> = rows
+        // Hard hidden outputs on the node's rows; a hidden unit without input weights is constant.
+        let bits: Vec<f64> = rows
             .iter()
-            .map(|&r| {
+            .flat_map(|&r| {
                 let x = self.sp.xi(r);
-                units.iter().zip(&out).fold(0i64, |a, (u, &o)| if u.score(x) > 0 { a + o } else { a })
+                units.iter().map(move |u| if u.score(x) > 0 { 1.0 } else { 0.0 })
             })
             .collect();
-        let pref = (t[hidden] * s).round() as i64 + konst;
-        let limit = out.iter().map(|o| o.abs()).sum::<i64>() + 1;
-        let (bias, _) = refit_bias(&sums, target, pref, limit);
+        // Output weights: the network's own, and a linear output unit retrained on the hard hidden
+        // outputs (same schedule); the one with the lower training cost after rounding is kept.
+        let tmp = Space { f: hidden, xf: bits, xi: Vec::new(), y: Vec::new(), n_classes: 0 };
+        let idx: Vec<usize> = (0..rows.len()).collect();
+        self.report.networks_trained += 1;
+        let Net::Linear(t2) = train_net(&tmp, &idx, target, Kind::Linear, self.p, rng) else {
+            unreachable!("a linear network")
+        };
+        let cost = costs(target, self.p.balance);
+        let mut best: Option<(u64, Vec<i64>, i64)> = None;
+        for t in [t, &t2[..]] {
+            let mx = t[..hidden].iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            let s = if mx > 0.0 { self.p.mlp_output_max as f64 / mx } else { 0.0 };
+            let mut out: Vec<i64> = t[..hidden].iter().map(|v| (v * s).round() as i64).collect();
+            let mut konst = 0;
+            for (u, o) in units.iter().zip(out.iter_mut()) {
+                if u.terms.is_empty() {
+                    if u.bias > 0 {
+                        konst += *o;
+                    }
+                    *o = 0;
+                }
+            }
+            let sums: Vec<i64> = (0..rows.len())
+                .map(|i| {
+                    let b = tmp.xf(i);
+                    out.iter().zip(b).fold(0i64, |a, (&o, &bit)| if bit > 0.5 { a + o } else { a })
+                })
+                .collect();
+            let pref = (t[hidden] * s).round() as i64 + konst;
+            let limit = out.iter().map(|o| o.abs()).sum::<i64>() + 1;
+            let (bias, c) = refit_bias(&sums, target, cost, pref, limit);
+            if best.as_ref().is_none_or(|b| c < b.0) {
+                best = Some((c, out, bias));
+            }
+        }
+        let (_, out, bias) = best.expect("two candidates");
         let keep: Vec<usize> = (0..hidden).filter(|&k| out[k] != 0).collect();
         IntTest::Mlp {
             hidden: keep.iter().map(|&k| units[k].clone()).collect(),
@@ -870,17 +895,28 @@ fn t_crit_975(df: usize) -> f64 {
     }
 }
 
-/// The integer bias `b` (within `±bias_max`) for which `score + b > 0` matches `target` on the
-/// most rows, nearest `preferred` among the best; returns it with its error count.
-fn refit_bias(scores: &[i64], target: &[bool], preferred: i64, bias_max: i64) -> (i64, usize) {
+/// Cost of a wrong row of each target (`[false, true]`): 1 each, or with [`Params::balance`]
+/// inversely proportional to the target's rows, as in training.
+fn costs(target: &[bool], balance: bool) -> [u64; 2] {
+    let n_true = target.iter().filter(|&&t| t).count() as u64;
+    let n_false = target.len() as u64 - n_true;
+    if balance && n_true > 0 && n_false > 0 {
+        [n_true, n_false]
+    } else {
+        [1, 1]
+    }
+}
+
+/// The integer bias `b` (within `±bias_max`) for which `score + b > 0` matches `target` at the
+/// least cost (`cost[t]` per wrong row of target `t`), nearest `preferred` among the best; returns
+/// it with its cost.
+fn refit_bias(scores: &[i64], target: &[bool], cost: [u64; 2], preferred: i64, bias_max: i64) -> (i64, u64) {
     // Side true iff score > c, c = -b. Sweep c over the gaps between sorted distinct scores.
     let mut idx: Vec<usize> = (0..scores.len()).collect();
     idx.sort_by_key(|&i| scores[i]);
-    let n_true = target.iter().filter(|&&t| t).count();
     let want = -preferred;
-    // Interval [lo, hi] of c values and its errors; start: c below every score (all true).
-    let mut best: Option<(usize, i64, i64)> = None; // (errors, distance, c)
-    let mut consider = |errors: usize, lo: i64, hi: i64| {
+    let mut best: Option<(u64, i64, i64)> = None; // (cost, distance, c)
+    let mut consider = |errors: u64, lo: i64, hi: i64| {
         let (lo, hi) = (lo.max(-bias_max), hi.min(bias_max));
         if lo > hi {
             return;
@@ -891,14 +927,15 @@ fn refit_bias(scores: &[i64], target: &[bool], preferred: i64, bias_max: i64) ->
             best = Some((errors, dist, c));
         }
     };
-    let mut errors = scores.len() - n_true; // all on the true side: the false ones are wrong
+    // c below every score: every row on the true side, the false ones wrong.
+    let mut errors: u64 = target.iter().filter(|&&t| !t).count() as u64 * cost[0];
     let first = idx.first().map_or(0, |&i| scores[i]);
     consider(errors, i64::MIN / 4, first - 1);
     let mut k = 0;
     while k < idx.len() {
         let v = scores[idx[k]];
         while k < idx.len() && scores[idx[k]] == v {
-            errors = if target[idx[k]] { errors + 1 } else { errors - 1 };
+            errors = if target[idx[k]] { errors + cost[1] } else { errors - cost[0] };
             k += 1;
         }
         let next = if k < idx.len() { scores[idx[k]] - 1 } else { i64::MAX / 4 };
@@ -906,7 +943,12 @@ fn refit_bias(scores: &[i64], target: &[bool], preferred: i64, bias_max: i64) ->
     }
     let (_, _, c) = best.unwrap_or((0, 0, 0));
     let b = -c;
-    let e = scores.iter().zip(target).filter(|(&s, &t)| (s + b > 0) != t).count();
+    let e = scores
+        .iter()
+        .zip(target)
+        .filter(|(&s, &t)| (s + b > 0) != t)
+        .map(|(_, &t)| cost[usize::from(t)])
+        .sum();
     (b, e)
 }
 
@@ -1023,7 +1065,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
         let target = learner.targets(&rows, &group);
         let test = match &net {
             Net::Linear(w) => IntTest::Linear(learner.quantize_linear(w, &rows, &target)),
-            Net::Mlp { hidden, w, t } => learner.quantize_mlp(*hidden, w, t, &rows, &target),
+            Net::Mlp { hidden, w, t } => learner.quantize_mlp(*hidden, w, t, &rows, &target, &mut nrng),
         };
         let mut parts = [Vec::new(), Vec::new()];
         let mut changed = 0;
@@ -1282,7 +1324,7 @@ mod tests {
     fn refit_bias_finds_the_separating_threshold() {
         let scores = [-5, -3, 0, 2, 4, 9];
         let target = [false, false, false, true, true, true];
-        let (b, e) = refit_bias(&scores, &target, 100, 1000);
+        let (b, e) = refit_bias(&scores, &target, [1, 1], 100, 1000);
         assert_eq!(e, 0);
         // Any c in [0, 1] separates; the preferred bias 100 (c = -100) clamps to c = 0.
         assert_eq!(b, 0);
