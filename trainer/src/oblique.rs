@@ -268,7 +268,8 @@ pub struct Report {
     pub hardening_changed: usize,
     /// Training rows summed over grown nodes (the denominator of the two counts above).
     pub node_rows: usize,
-    /// Weights of linear nodes dropped by [`Params::drop_tolerance`] (rounded-to-zero included).
+    /// Weights of linear nodes and hidden units dropped by [`Params::drop_tolerance`]
+    /// (rounded-to-zero included).
     pub weights_dropped: usize,
     /// Rows held out for pruning.
     pub validation_rows: usize,
@@ -772,14 +773,29 @@ impl Learner<'_> {
         let terms: Vec<usize> = (0..f).collect();
         let u: Vec<f64> = (0..f).map(|j| w[j] / self.bound[j] as f64).collect();
         let s = self.scale_for(&u, w[f], &terms);
-        let mut wi: Vec<i64> = u.iter().map(|v| (v * s).round() as i64).collect();
+        let wi: Vec<i64> = u.iter().map(|v| (v * s).round() as i64).collect();
         let pref = (w[f] * s).round() as i64;
+        let cost = costs(target, self.p.balance);
+        self.sparsify(wi, pref, rows, target, cost)
+    }
+
+    /// Refits the bias of integer weights `wi` on `rows` against `target` (nearest `pref`), then
+    /// drops weights, smallest contribution first, while the cost stays within
+    /// [`Params::drop_tolerance`] of the full unit's.
+    fn sparsify(
+        &mut self,
+        mut wi: Vec<i64>,
+        pref: i64,
+        rows: &[usize],
+        target: &[bool],
+        cost: [u64; 2],
+    ) -> IntUnit {
+        let f = wi.len();
         let scores = |wi: &[i64]| -> Vec<i64> {
             rows.iter()
                 .map(|&r| wi.iter().zip(self.sp.xi(r)).fold(0i64, |a, (&w, &x)| a + w * i64::from(x)))
                 .collect()
         };
-        let cost = costs(target, self.p.balance);
         let (mut bias, full_err) = refit_bias(&scores(&wi), target, cost, pref, self.bias_max);
         // The tolerance in rows, at the average cost of a row.
         let total: u64 = target.iter().map(|&t| cost[usize::from(t)]).sum();
@@ -819,9 +835,20 @@ impl Learner<'_> {
             let u: Vec<f64> = (0..f).map(|j| wk[j] / self.bound[j] as f64).collect();
             let s = self.scale_for(&u, wk[f], &terms);
             let wi: Vec<i64> = u.iter().map(|v| (v * s).round() as i64).collect();
-            let live: Vec<usize> = (0..f).filter(|&j| wi[j] != 0).collect();
             let bias = ((wk[f] * s).round() as i64).clamp(-self.bias_max, self.bias_max);
-            units.push(IntUnit { terms: live.clone(), w: live.iter().map(|&j| wi[j]).collect(), bias });
+            // Sparse like a linear node, the target being the rounded unit's own output.
+            let own: Vec<bool> = rows
+                .iter()
+                .map(|&r| wi.iter().zip(self.sp.xi(r)).fold(bias, |a, (&w, &x)| a + w * i64::from(x)) > 0)
+                .collect();
+            let unit = if own.iter().all(|&b| b) || !own.iter().any(|&b| b) {
+                // Constant on the node's rows: nothing to fit, keep it as rounded.
+                let live: Vec<usize> = (0..f).filter(|&j| wi[j] != 0).collect();
+                IntUnit { terms: live.clone(), w: live.iter().map(|&j| wi[j]).collect(), bias }
+            } else {
+                self.sparsify(wi, bias, rows, &own, [1, 1])
+            };
+            units.push(unit);
         }
         // Hard hidden outputs on the node's rows; a hidden unit without input weights is constant.
         let bits: Vec<f64> = rows
