@@ -409,3 +409,23 @@ fn learner_contract_reports_named_tests() {
     let bad = Params { rule: FeatureRule::Dnf, positive_class: 5, ..Params::default() };
     assert!(ltu::learner::fit::<fringe::FringeLearner>(&ctx, &bad).is_err());
 }
+
+#[test]
+fn max_variables_and_max_iterations_stop_the_iteration() {
+    let pr = problem("dnf4");
+    let (rows, labels) = synth::sample(&pr, 1980, 0.0, 0.0, &mut Rng::new(0));
+    let inputs = synth::boolean_inputs(64);
+    let p = Params { max_variables: 70, ..Params::default() };
+    let f = Fringe::learn(&inputs, &rows, &labels, 2, &p, 0).unwrap();
+    assert_eq!(f.stop, Stop::MaxVariables);
+    assert_eq!(f.variables.len(), 70);
+    assert_eq!(f.iterations.len(), 2, "one tree after the cap is reached");
+    // Fewer allowed variables than primitives: nothing is dropped, the plain tree is final.
+    let p = Params { max_variables: 10, ..Params::default() };
+    let f = Fringe::learn(&inputs, &rows, &labels, 2, &p, 0).unwrap();
+    assert_eq!((f.stop, f.variables.len(), f.iterations.len()), (Stop::MaxVariables, 64, 1));
+    let p = Params { max_iterations: 3, ..Params::default() };
+    let f = Fringe::learn(&inputs, &rows, &labels, 2, &p, 0).unwrap();
+    assert_eq!((f.stop, f.iterations.len()), (Stop::MaxIterations, 3));
+    assert!(f.iterations[..2].iter().all(|it| it.new_features > 0));
+}
