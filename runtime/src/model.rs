@@ -579,8 +579,9 @@ impl<'a> Model<'a> {
     }
 
     /// Values of terms `j..j + out.len()` of a unit: a dense unit walks the feature records in
-    /// order, a sparse one looks each up through its term list.
-    #[inline(never)]
+    /// order, a sparse one looks each up through its term list. Inlined into `decide`: one frame
+    /// less on the stack (8-32 bytes painted on the device).
+    #[inline(always)]
     fn features_into<S: FnMut(usize) -> Option<i32>>(
         &self,
         rec: &UnitRec,
