@@ -143,7 +143,13 @@ impl Gen<'_> {
                      #[inline(always)]\n\
                      #[allow(dead_code, clippy::all)]\n\
                      fn q(x: i32, offset: i32, mul: i32, shift: u32, max: i32) -> i32 {\n    \
-                     let v = ((x as i64 - offset as i64) * mul as i64) >> shift;\n    \
+                     let d = x as i64 - offset as i64;\n    \
+                     // Without a 32x32->64 multiply (ARMv6-M, the Arm target without compare-and-swap), take\n    \
+                     // 32 bits where |d| <= 65535 and |mul| <= 32768 make the product fit: |product| < 2^31,\n    \
+                     // so shifting by 31 at most is exact.\n    \
+                     let armv6m = cfg!(all(target_arch = \"arm\", not(target_has_atomic = \"32\")));\n    \
+                     let v = if armv6m && (-65535..=65535).contains(&d) {\n        \
+                     ((d as i32 * mul) >> shift.min(31)) as i64\n    } else {\n        (d * mul as i64) >> shift\n    };\n    \
                      if v > max as i64 {\n        max\n    } else if v < -(max as i64) {\n        -max\n    } else {\n        v as i32\n    }\n}\n\n\
                      /// One raw input as `i32`.\n\
                      #[inline(always)]\n\
@@ -171,7 +177,13 @@ impl Gen<'_> {
                      typedef char ltu_arithmetic_shift_check[((-8 >> 1) == -4 && (-1 >> 1) == -1) ? 1 : -1];\n\n\
                      /* clamp(((x - offset) * mul) >> shift, -max, max): a numeric input in the unit's scale. */\n\
                      static inline int32_t ltu_q(int32_t x, int32_t offset, int32_t mul, unsigned shift, int32_t max)\n{\n    \
-                     int64_t v = (((int64_t)x - offset) * mul) >> shift;\n    \
+                     int64_t d = (int64_t)x - offset;\n\
+                     #if defined(__ARM_ARCH_6M__) /* no 32x32->64 multiply: 32 bits where the product fits */\n    \
+                     if (d >= -65535 && d <= 65535) {\n        \
+                     int32_t v = ((int32_t)d * mul) >> (shift < 31 ? shift : 31); /* |product| < 2^31 */\n        \
+                     return v > max ? max : v < -max ? -max : v;\n    }\n\
+                     #endif\n    \
+                     int64_t v = (d * mul) >> shift;\n    \
                      return v > max ? max : v < -(int64_t)max ? -max : (int32_t)v;\n}\n\n",
                 );
             }
