@@ -587,6 +587,39 @@ impl Fringe {
         p: &Params,
         seed: u64,
     ) -> Result<Fringe, TrainError> {
+        Fringe::learn_with(inputs, rows, labels, n_classes, p, seed, None)
+    }
+
+    /// The random baseline with a given schedule, as in the paper's Figure 3 ("the random
+    /// proposal heuristic adds in each iteration the same number of features as FRINGE did. So,
+    /// both methods work with the same number of variables in each iteration"): after tree `i`,
+    /// `schedule[i]` conjunctions of two random current variables are added (pass a FRINGE run's
+    /// [`Iteration::new_features`]); the iteration ends when the schedule does, or at the caps of
+    /// `p`. [`Params::proposal`] is ignored.
+    ///
+    /// # Errors
+    /// As [`Fringe::learn`].
+    pub fn learn_random_schedule(
+        inputs: &[InputSpec],
+        rows: &[Vec<i32>],
+        labels: &[usize],
+        n_classes: usize,
+        p: &Params,
+        seed: u64,
+        schedule: &[usize],
+    ) -> Result<Fringe, TrainError> {
+        Fringe::learn_with(inputs, rows, labels, n_classes, p, seed, Some(schedule))
+    }
+
+    fn learn_with(
+        inputs: &[InputSpec],
+        rows: &[Vec<i32>],
+        labels: &[usize],
+        n_classes: usize,
+        p: &Params,
+        seed: u64,
+        schedule: Option<&[usize]>,
+    ) -> Result<Fringe, TrainError> {
         p.check()?;
         let bad = |s: String| Err(TrainError::InvalidOption(s));
         if rows.is_empty() || rows.len() != labels.len() {
@@ -635,7 +668,15 @@ impl Fringe {
                 break Stop::MaxVariables;
             }
             let mut added = 0;
-            for f in proposed {
+            if let Some(schedule) = schedule {
+                let want = schedule.get(iterations.len() - 1).copied().unwrap_or(0);
+                while added < want && variables.len() < p.max_variables {
+                    let Some(r) = random_feature(&variables, &mut values, rows, &mut rng) else { break };
+                    variables.push(r);
+                    added += 1;
+                }
+            }
+            for f in proposed.into_iter().filter(|_| schedule.is_none()) {
                 if variables.len() >= p.max_variables {
                     break;
                 }

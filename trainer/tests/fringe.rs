@@ -103,6 +103,23 @@ fn random_baseline_adds_features_but_does_not_learn_dnf4() {
     let f = Fringe::learn(&synth::boolean_inputs(64), &rows, &labels, 2, &p, 1).unwrap();
     assert!(f.variables.len() > 64 + 20, "{} variables", f.variables.len());
     assert!(error(&f, f.tree(), &test, &test_labels) > 200);
+    // The paper's schedule: the same number of variables as a FRINGE run at every iteration.
+    let fr = Fringe::learn(&synth::boolean_inputs(64), &rows, &labels, 2, &Params::default(), 1).unwrap();
+    let schedule: Vec<usize> = fr.iterations.iter().map(|it| it.new_features).collect();
+    let rs = Fringe::learn_random_schedule(
+        &synth::boolean_inputs(64),
+        &rows,
+        &labels,
+        2,
+        &Params::default(),
+        1,
+        &schedule,
+    )
+    .unwrap();
+    let vars = |f: &Fringe| f.iterations.iter().map(|it| it.variables).collect::<Vec<_>>();
+    assert_eq!(vars(&rs), vars(&fr));
+    assert_eq!(error(&fr, fr.tree(), &test, &test_labels), 0);
+    assert!(error(&rs, rs.tree(), &test, &test_labels) > 200);
 }
 
 #[test]
