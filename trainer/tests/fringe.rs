@@ -446,3 +446,14 @@ fn max_variables_and_max_iterations_stop_the_iteration() {
     assert_eq!((f.stop, f.iterations.len()), (Stop::MaxIterations, 3));
     assert!(f.iterations[..2].iter().all(|it| it.new_features > 0));
 }
+
+#[test]
+fn one_class_data_gives_a_single_leaf() {
+    let rows = vec![vec![0, 1, 2], vec![1, 1, 0], vec![1, 0, 1]];
+    let data = categorical_data(&[2, 2, 3], &rows, &[1, 1, 1], 2);
+    let trained = train_and_check(&data, &Params::default(), &[vec![3, 3, 3]]);
+    assert_eq!(trained.spec.structure, Structure::Tree(vec![Node::Class(1)]));
+    let single = categorical_data(&[2, 2, 3], &rows[..1], &[0], 1);
+    let trained = train_and_check(&single, &Params::default(), &[]);
+    assert_eq!(trained.spec.structure, Structure::Tree(vec![Node::Class(0)]));
+}
