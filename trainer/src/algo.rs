@@ -55,6 +55,10 @@ registry! {
     Hsi => crate::decision_list::Hsi, ndl;
     /// Sparse perceptron by boosting (Jackson & Craven 1996).
     Sparse => crate::sparse_perceptron::Sparse, sparse;
+    /// Multivariate (oblique) tree with neural-network splits (Yildiz & Alpaydin).
+    Oblique => crate::oblique::Oblique, oblique;
+    /// FRINGE: a decision tree that constructs its own conjunction features (Pagallo 1989).
+    Fringe => crate::fringe::FringeLearner, fringe;
 }
 
 impl fmt::Display for Algo {
@@ -72,6 +76,10 @@ pub struct Options {
     pub ndl: crate::decision_list::Params,
     /// Sparse perceptron options.
     pub sparse: crate::sparse_perceptron::Params,
+    /// Oblique tree options.
+    pub oblique: crate::oblique::Params,
+    /// FRINGE options.
+    pub fringe: crate::fringe::Params,
 }
 
 /// A trained, exported and verified model.

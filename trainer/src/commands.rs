@@ -145,16 +145,23 @@ pub struct LearnArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub data: DataArgs,
-    /// Fraction of the training rows held out to prune the model (ptree, ndl, hsi).
+    /// Fraction of the training rows held out to prune the model (ptree, ndl, hsi, oblique, fringe).
     #[arg(long, value_name = "FRACTION", value_parser = prune_fraction,
-          help = "Fraction of the training rows held out to prune the model, in [0, 0.9) (ptree, ndl, hsi) [default: 0 = no pruning]")]
+          help = format!(
+              "Fraction of the training rows held out to prune the model, in [0, 0.9) (ptree, ndl, hsi, oblique, fringe) [default: {} for ptree, {} for ndl and hsi, {} for oblique, {:.3} for fringe]",
+              perceptron_tree::Params::default().prune_fraction,
+              decision_list::Params::default().validation,
+              crate::oblique::Params::default().prune_fraction,
+              crate::fringe::Params::default().prune_fraction
+          ))]
     pub prune_fraction: Option<f64>,
-    /// Numeric attributes become features quantized to [-N, N] (ptree, ndl, hsi).
+    /// Numeric attributes become features quantized to [-N, N] (ptree, ndl, hsi, oblique).
     #[arg(long, value_name = "N", value_parser = numeric_max_abs,
           help = format!(
-              "Numeric attributes become features quantized to [-N, N], N in 1..=32767 (ptree, ndl, hsi) [default: {} for ptree, {} for ndl and hsi]",
+              "Numeric attributes become features quantized to [-N, N], N in 1..=32767 (ptree, ndl, hsi, oblique) [default: {} for ptree, {} for ndl and hsi, {} for oblique]",
               perceptron_tree::Params::default().numeric_max_abs,
-              decision_list::Params::default().feature_max_abs
+              decision_list::Params::default().feature_max_abs,
+              crate::oblique::Params::default().numeric_max_abs
           ))]
     pub numeric_max_abs: Option<u16>,
     #[command(flatten)]
@@ -166,6 +173,105 @@ pub struct LearnArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub sparse: SparseArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub oblique: ObliqueArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub fringe: FringeArgs,
+}
+
+/// Oblique tree options (`--algo oblique`); unset options keep their defaults.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Oblique tree options (--algo oblique)")]
+pub struct ObliqueArgs {
+    /// Network at each decision node: linear (ID-LP), mlp (one hidden layer, hard-threshold
+    /// units on the device) or hybrid (the MLP only where a significance test prefers it)
+    /// [default: linear].
+    #[arg(long, value_enum)]
+    pub node: Option<crate::oblique::NodeModel>,
+    /// Class partition at nodes with more than two classes [default: exchange].
+    #[arg(long, value_enum)]
+    pub partition: Option<crate::oblique::Partition>,
+    /// Most oblique splits on a path from the root.
+    #[arg(long, value_name = "N", value_parser = at_least::<1>,
+          help = format!("Most oblique splits on a path from the root [default: {}]", crate::oblique::Params::default().max_depth))]
+    pub oblique_depth: Option<usize>,
+    /// Most oblique splits in the tree.
+    #[arg(long, value_name = "N", value_parser = at_least::<1>,
+          help = format!("Most oblique splits in the tree [default: {}]", crate::oblique::Params::default().max_nodes))]
+    pub oblique_nodes: Option<usize>,
+}
+
+impl ObliqueArgs {
+    fn params(&self) -> crate::oblique::Params {
+        let mut p = crate::oblique::Params::default();
+        if let Some(v) = self.node {
+            p.node = v;
+        }
+        if let Some(v) = self.partition {
+            p.partition = v;
+        }
+        if let Some(v) = self.oblique_depth {
+            p.max_depth = v;
+        }
+        if let Some(v) = self.oblique_nodes {
+            p.max_nodes = v;
+        }
+        p
+    }
+}
+
+/// Which FRINGE leaves define features.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FringeRuleArg {
+    /// dnf for two classes, symmetric for more.
+    Auto,
+    /// Conjunctions at the positive leaves (the paper's method).
+    Dnf,
+    /// The dual: disjunctions at the negative leaves.
+    Cnf,
+    /// Every leaf (several classes).
+    Symmetric,
+}
+
+/// FRINGE options (`--algo fringe`); unset options keep their defaults.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "FRINGE options (--algo fringe)")]
+pub struct FringeArgs {
+    /// Which leaves define the new features [default: auto].
+    #[arg(long, value_enum)]
+    pub fringe_rule: Option<FringeRuleArg>,
+    /// Stop adding features at this many variables, primitive ones included.
+    #[arg(long, value_name = "N", value_parser = at_least::<1>,
+          help = format!("Stop adding features at this many variables, primitive ones included [default: {}]", crate::fringe::Params::default().max_variables))]
+    pub max_variables: Option<usize>,
+    /// The paper's random baseline: conjunctions of two random variables instead of the fringe
+    /// heuristic.
+    #[arg(long)]
+    pub random_features: bool,
+}
+
+impl FringeArgs {
+    fn params(&self) -> crate::fringe::Params {
+        use crate::fringe::{FeatureRule, Proposal};
+        let mut p = crate::fringe::Params::default();
+        if let Some(r) = self.fringe_rule {
+            p.rule = match r {
+                FringeRuleArg::Auto => FeatureRule::Auto,
+                FringeRuleArg::Dnf => FeatureRule::Dnf,
+                FringeRuleArg::Cnf => FeatureRule::Cnf,
+                FringeRuleArg::Symmetric => FeatureRule::Symmetric,
+            };
+        }
+        if let Some(v) = self.max_variables {
+            p.max_variables = v;
+        }
+        if self.random_features {
+            p.proposal = Proposal::Random;
+        }
+        p
+    }
 }
 
 /// Perceptron tree options (`--algo ptree`); unset options keep their defaults.
@@ -441,6 +547,8 @@ impl LearnArgs {
             ptree: PtreeArgs::default(),
             ndl: NdlArgs::default(),
             sparse: SparseArgs::default(),
+            oblique: ObliqueArgs::default(),
+            fringe: FringeArgs::default(),
         }
     }
 
@@ -449,11 +557,11 @@ impl LearnArgs {
     /// # Errors
     /// Names the first such option and the algorithms it belongs to.
     pub fn check_applicable(&self) -> Result<()> {
-        use Algo::{Hsi, Ndl, Ptree, Sparse};
-        const TREE_LIST: &[Algo] = &[Ptree, Ndl, Hsi];
+        use Algo::{Fringe, Hsi, Ndl, Oblique, Ptree, Sparse};
+        const TREE_LIST: &[Algo] = &[Ptree, Ndl, Hsi, Oblique];
         let (p, n, s) = (&self.ptree, &self.ndl, &self.sparse);
         let given: [(&str, bool, &[Algo]); 25] = [
-            ("--prune-fraction", self.prune_fraction.is_some(), TREE_LIST),
+            ("--prune-fraction", self.prune_fraction.is_some(), &[Ptree, Ndl, Hsi, Oblique, Fringe]),
             ("--numeric-max-abs", self.numeric_max_abs.is_some(), TREE_LIST),
             ("--paper", p.paper, &[Ptree]),
             ("--epochs", p.epochs.is_some(), &[Ptree]),
@@ -479,10 +587,18 @@ impl LearnArgs {
             ("--validation-folds", s.validation_folds.is_some(), &[Sparse]),
             ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
         ];
-        let more: [(&str, bool, &[Algo]); 3] = [
+        let (o, f) = (&self.oblique, &self.fringe);
+        let more: [(&str, bool, &[Algo]); 10] = [
             ("--prefer-simple", s.prefer_simple.is_some(), &[Sparse]),
             ("--negated-literals", s.negated_literals.is_some(), &[Sparse]),
             ("--stop-when-consistent", s.stop_when_consistent.is_some(), &[Sparse]),
+            ("--node", o.node.is_some(), &[Oblique]),
+            ("--partition", o.partition.is_some(), &[Oblique]),
+            ("--oblique-depth", o.oblique_depth.is_some(), &[Oblique]),
+            ("--oblique-nodes", o.oblique_nodes.is_some(), &[Oblique]),
+            ("--fringe-rule", f.fringe_rule.is_some(), &[Fringe]),
+            ("--max-variables", f.max_variables.is_some(), &[Fringe]),
+            ("--random-features", f.random_features, &[Fringe]),
         ];
         for (name, set, algos) in given.into_iter().chain(more) {
             if set && !algos.contains(&self.algo) {
@@ -507,15 +623,20 @@ impl LearnArgs {
     pub fn options(&self, schema: &Schema) -> Result<Options> {
         let mut ptree = self.ptree.params();
         let mut ndl = self.ndl.params(schema)?;
+        let mut oblique = self.oblique.params();
+        let mut fringe = self.fringe.params();
         if let Some(f) = self.prune_fraction {
             ptree.prune_fraction = f;
             ndl.validation = f;
+            oblique.prune_fraction = f;
+            fringe.prune_fraction = f;
         }
         if let Some(n) = self.numeric_max_abs {
             ptree.numeric_max_abs = n;
             ndl.feature_max_abs = n;
+            oblique.numeric_max_abs = n;
         }
-        Ok(Options { ptree, ndl, sparse: self.sparse.params() })
+        Ok(Options { ptree, ndl, sparse: self.sparse.params(), oblique, fringe })
     }
 }
 

@@ -626,13 +626,20 @@ fn help_defaults_ranges_and_inapplicable_options() {
         assert!(entry.contains(&format!("[default: {default}")), "{flag}: {entry}");
     }
     assert!(help.contains("1..=32767"), "{help}");
-    assert!(!help.contains("oblique") && !help.contains("fringe"), "{help}");
+    // Every registered learner is offered, with its own option section.
+    for algo in ltu::algo::Algo::ALL {
+        assert!(help.contains(algo.name()), "{} in {help}", algo.name());
+    }
+    assert!(
+        help.contains("Oblique tree options (--algo oblique)")
+            && help.contains("FRINGE options (--algo fringe)")
+    );
     let iris = data("iris.csv");
     let iris = iris.to_str().unwrap();
     usage_error(
         d,
         &["train", iris, "--algo", "nope", "-o", "m.ltu"],
-        "possible values: ptree, ndl, hsi, sparse]",
+        "possible values: ptree, ndl, hsi, sparse, oblique, fringe]",
     );
     usage_error(
         d,
@@ -766,12 +773,13 @@ fn shell_completions() {
     let o = Command::new("bash").current_dir(d).args(["-c", script]).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("algo: ptree ndl hsi sparse\n"), "{out}");
+    assert!(out.contains("algo: ptree ndl hsi sparse oblique fringe\n"), "{out}");
     assert!(out.contains("sub: predict\n") && out.contains("opt: --scores\n"), "{out}");
     assert!(out.contains("weights: i16\n"), "{out}");
     let (fish, _) = ok(d, &["completions", "fish"]);
     assert!(
-        fish.contains("-l numeric-max-abs") && fish.contains("-l algo -x -a 'ptree ndl hsi sparse'"),
+        fish.contains("-l numeric-max-abs")
+            && fish.contains("-l algo -x -a 'ptree ndl hsi sparse oblique fringe'"),
         "{fish}"
     );
 }
@@ -823,4 +831,43 @@ fn train_json_has_the_learners_report() {
     let sparse = json(d, &["train", votes, "--algo", "sparse", "-o", "m.ltu", "--json"]);
     keys(&sparse["learner"], &["boosters", "weight_scale", "quantization_changed_rows"]);
     assert!(sparse["learner"]["boosters"][0]["hypotheses"].as_u64().unwrap() > 0);
+}
+
+/// The two newest learners arrive through the registry alone: trained, exported and verified by
+/// the runtime like the others, with their own options, and a flag of another learner refused.
+#[test]
+fn oblique_and_fringe_train_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    let o =
+        json(d, &["train", iris, "--algo", "oblique", "--partition", "selection", "-o", "o.ltu", "--json"]);
+    assert_eq!(o["algo"], "oblique");
+    assert!(o["train_accuracy"].as_f64().unwrap() > 0.8, "{o}");
+    assert!(o["learner"].is_object(), "{o}");
+    let votes = data("house-votes-84.csv");
+    let f = json(
+        d,
+        &[
+            "train",
+            votes.to_str().unwrap(),
+            "--algo",
+            "fringe",
+            "--max-variables",
+            "40",
+            "-o",
+            "f.ltu",
+            "--json",
+        ],
+    );
+    assert_eq!(f["algo"], "fringe");
+    assert!(f["train_accuracy"].as_f64().unwrap() > 0.9, "{f}");
+    let p = ltu(d, &["predict", "f.ltu", votes.to_str().unwrap()]);
+    assert!(p.status.success(), "{}", stderr(&p));
+    fails(
+        d,
+        &["train", iris, "--algo", "fringe", "--partition", "exchange", "-o", "x.ltu"],
+        "--partition does not apply",
+    );
 }
