@@ -348,7 +348,10 @@ fn render(
         "Held-out accuracy of the float trees minus the exported integer trees (pp; positive = lost on export), \
          and the share of training rows at the grown nodes whose side changed when the node became integer LTUs \
          (linear nodes: rounding + threshold refit; non-linear nodes: hard-threshold hidden units + rounded output \
-         weights).\n"
+         weights). The float tree is the exported tree's structure with each node's float network in place of its \
+         integer test: the children were grown on the rows the *integer* test sent them, and the integer \
+         threshold was refitted on those rows while the float one was not, so a negative loss means the refit \
+         gained more than rounding lost, not that the float networks are unusable.\n"
     )
     .unwrap();
     writeln!(o, "| data set | LP-exch loss | LP-exch rows changed | MLP-exch loss | MLP-exch rows changed | MLP splits kept by Hyb-F |").unwrap();

@@ -81,7 +81,8 @@ use crate::rng::Rng;
 use crate::split;
 
 /// The network at each decision node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum NodeModel {
     /// ID-LP: a linear perceptron with sigmoid output (4.1.1).
     #[default]
@@ -93,7 +94,8 @@ pub enum NodeModel {
 }
 
 /// How a multi-class node chooses its class groups `C_L` / `C_R`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Partition {
     /// Greedy: the two furthest class means, then classes added one at a time.
     Selection,
@@ -103,12 +105,17 @@ pub enum Partition {
 }
 
 /// The statistical test of a hybrid node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Significance {
     /// Combined 5×2 cv F test (Alpaydin 1999), `F(10, 5)` at 95%.
     #[default]
+    #[value(name = "f")]
+    #[serde(rename = "f")]
     FTest5x2,
     /// k-fold cross-validated paired t test ([`Params::t_folds`] folds), two-sided 5%.
+    #[value(name = "t")]
+    #[serde(rename = "t")]
     TTest,
 }
 

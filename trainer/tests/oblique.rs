@@ -198,3 +198,12 @@ fn the_learner_contract_fits_and_reports() {
     assert!(trained.train_accuracy >= 0.9);
     assert!(ltu::learner::fit::<oblique::Oblique>(&ctx, &Params { epochs: 0, ..Params::default() }).is_err());
 }
+
+#[test]
+fn option_enums_have_short_command_line_names() {
+    use clap::ValueEnum;
+    assert_eq!(NodeModel::from_str("hybrid", false), Ok(NodeModel::Hybrid));
+    assert_eq!(Partition::from_str("selection", false), Ok(Partition::Selection));
+    assert_eq!(Significance::from_str("f", false), Ok(Significance::FTest5x2));
+    assert_eq!(Significance::from_str("t", false), Ok(Significance::TTest));
+}
