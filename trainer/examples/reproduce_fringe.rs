@@ -13,7 +13,7 @@ use std::time::Instant;
 use ltu::algo::{self, Context};
 use ltu::data::{self, AttrKind, Attribute, Dataset, LoadOptions, Schema};
 use ltu::fringe::synth::{self, Problem};
-use ltu::fringe::{Fringe, Params, Proposal, Tree};
+use ltu::fringe::{FeatureRule, Fringe, Params, Proposal, Tree};
 use ltu::rng::Rng;
 use ltu::split;
 
@@ -220,6 +220,7 @@ fn main() {
     final_hypothesis(w, dnf4, m4, &p);
     figure_3(w, dnf4, m4, &p);
     figure_4(w, dnf4, &p);
+    variants(w, dnf4, m4, &p);
     let fewer = fewer_examples(w, &all, &p);
     let noisy = noise(w, &all, &p);
     export(w, &all, &p);
@@ -712,4 +713,43 @@ fn differences(
          error on the {TEST} test examples."
     )
     .unwrap();
+}
+
+/// The rule variants of section 5 on dnf4 and on its complement (a 10-clause CNF).
+fn variants(w: &mut String, dnf4: &Problem, m: usize, p: &Params) {
+    writeln!(w, "\n## Variants: the CNF dual and the symmetric rule\n").unwrap();
+    writeln!(
+        w,
+        "The paper states the variants without results. Here: dnf4 and its complement ¬dnf4 (by De Morgan a CNF \
+         of 10 clauses), m = {m}, {RUNS} runs, mean test error % and final tree size, with the DNF rule \
+         (positive leaves, conjunctions), the CNF dual (negative leaves, disjunctions of the negated tests) and \
+         the symmetric rule (every leaf). Expected: each of DNF and CNF suits one target, the symmetric rule \
+         both.\n"
+    )
+    .unwrap();
+    writeln!(w, "| target | DNF rule | CNF rule | symmetric |").unwrap();
+    writeln!(w, "|---|---|---|---|").unwrap();
+    let inputs = synth::boolean_inputs(dnf4.n_attrs);
+    for (name, flip) in [("dnf4", false), ("¬dnf4 (CNF)", true)] {
+        let cells: Vec<String> = [FeatureRule::Dnf, FeatureRule::Cnf, FeatureRule::Symmetric]
+            .into_iter()
+            .map(|rule| {
+                let q = Params { rule, ..p.clone() };
+                let (mut errs, mut sizes) = (Vec::new(), Vec::new());
+                for s in 0..RUNS {
+                    let mut rng = Rng::new(400 + s);
+                    let (rows, mut labels) = synth::sample(dnf4, m, 0.0, 0.0, &mut rng);
+                    let (test, mut test_labels) = synth::sample(dnf4, TEST, 0.0, 0.0, &mut rng);
+                    if flip {
+                        labels.iter_mut().chain(test_labels.iter_mut()).for_each(|y| *y = 1 - *y);
+                    }
+                    let f = Fringe::learn(&inputs, &rows, &labels, 2, &q, s).expect("learn");
+                    errs.push(error(&f, f.tree(), &test, &test_labels));
+                    sizes.push(f.tree().decision_nodes() as f64);
+                }
+                format!("{} % / {} nodes", stat(errs.into_iter()), stat(sizes.into_iter()))
+            })
+            .collect();
+        writeln!(w, "| {name} | {} |", cells.join(" | ")).unwrap();
+    }
 }
