@@ -181,6 +181,26 @@ pub struct LearnArgs {
     pub fringe: FringeArgs,
 }
 
+/// The network at each oblique node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum NodeArg {
+    /// ID-LP: a linear perceptron.
+    Linear,
+    /// ID-MLP: one hidden layer.
+    Mlp,
+    /// The MLP only where a significance test prefers it.
+    Hybrid,
+}
+
+/// How an oblique node splits the classes in two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PartitionArg {
+    /// Greedy, from the two classes whose means are furthest apart.
+    Selection,
+    /// Local search (Guo & Gelfand 1992).
+    Exchange,
+}
+
 /// Oblique tree options (`--algo oblique`); unset options keep their defaults.
 #[derive(Debug, Clone, Default, clap::Args)]
 #[command(next_help_heading = "Oblique tree options (--algo oblique)")]
@@ -189,10 +209,10 @@ pub struct ObliqueArgs {
     /// units on the device) or hybrid (the MLP only where a significance test prefers it)
     /// [default: linear].
     #[arg(long, value_enum)]
-    pub node: Option<crate::oblique::NodeModel>,
+    pub node: Option<NodeArg>,
     /// Class partition at nodes with more than two classes [default: exchange].
     #[arg(long, value_enum)]
-    pub partition: Option<crate::oblique::Partition>,
+    pub partition: Option<PartitionArg>,
     /// Most oblique splits on a path from the root.
     #[arg(long, value_name = "N", value_parser = at_least::<1>,
           help = format!("Most oblique splits on a path from the root [default: {}]", crate::oblique::Params::default().max_depth))]
@@ -207,10 +227,17 @@ impl ObliqueArgs {
     fn params(&self) -> crate::oblique::Params {
         let mut p = crate::oblique::Params::default();
         if let Some(v) = self.node {
-            p.node = v;
+            p.node = match v {
+                NodeArg::Linear => crate::oblique::NodeModel::Linear,
+                NodeArg::Mlp => crate::oblique::NodeModel::Mlp,
+                NodeArg::Hybrid => crate::oblique::NodeModel::Hybrid,
+            };
         }
         if let Some(v) = self.partition {
-            p.partition = v;
+            p.partition = match v {
+                PartitionArg::Selection => crate::oblique::Partition::Selection,
+                PartitionArg::Exchange => crate::oblique::Partition::Exchange,
+            };
         }
         if let Some(v) = self.oblique_depth {
             p.max_depth = v;
