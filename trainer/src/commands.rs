@@ -1471,13 +1471,7 @@ impl fmt::Display for CvReport {
     }
 }
 
-/// Mean and sample standard deviation.
-pub fn mean_std(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n.max(1.0);
-    let var = if xs.len() > 1 { xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
-    (mean, var.sqrt())
-}
+pub use crate::evaluate::mean_std;
 
 /// What one train/test split gives.
 struct Heldout {
@@ -1490,36 +1484,21 @@ struct Heldout {
 }
 
 fn heldout(data: &Dataset, train_rows: &[usize], test_rows: &[usize], learn: &LearnArgs) -> Result<Heldout> {
-    let train = data.subset(train_rows);
-    let ctx = Context::new(&train, learn.seed, learn.weights.map(Into::into));
-    let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, false)?;
-    let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let test = data.subset(test_rows);
-    let raw = encode::raw_rows(&trained.spec.inputs, &test);
-    let predictions = raw
-        .iter()
-        .map(|x| model.predict(x).map_err(|e| anyhow::anyhow!("{e}")))
-        .collect::<Result<Vec<_>>>()?;
-    let correct = predictions.iter().zip(&test.y).filter(|(p, y)| p == y).count();
+    let options = learn.options(&data.schema)?;
+    let setup = crate::evaluate::Setup {
+        algo: learn.algo,
+        options: &options,
+        seed: learn.seed,
+        weight_kind: learn.weights.map(Into::into),
+    };
+    let h = crate::evaluate::holdout(data, train_rows, test_rows, &setup)?;
+    let train_raw = encode::raw_rows(&h.trained.spec.inputs, &data.subset(train_rows));
     Ok(Heldout {
-        accuracy: correct as f64 / raw.len().max(1) as f64,
-        bytes: trained.bytes.len(),
-        predictions,
-        trivial: trivial_model_warning(&trained.spec, &ctx.raw, &data.schema.classes, "its model"),
+        accuracy: h.accuracy,
+        bytes: h.trained.bytes.len(),
+        trivial: trivial_model_warning(&h.trained.spec, &train_raw, &data.schema.classes, "its model"),
+        predictions: h.predictions,
     })
-}
-
-/// Trains on `train` rows and returns (held-out accuracy through the runtime, model bytes).
-///
-/// # Errors
-/// Training or export failures.
-pub fn holdout(
-    data: &Dataset,
-    train_rows: &[usize],
-    test_rows: &[usize],
-    learn: &LearnArgs,
-) -> Result<(f64, usize)> {
-    heldout(data, train_rows, test_rows, learn).map(|h| (h.accuracy, h.bytes))
 }
 
 /// `ltu cv`: stratified k-fold cross-validation, folds in parallel on up to `jobs` threads.

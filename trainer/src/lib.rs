@@ -12,6 +12,7 @@ pub mod commands;
 pub mod data;
 pub mod decision_list;
 pub mod encode;
+pub mod evaluate;
 pub mod export;
 pub mod fringe;
 pub mod learner;

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use ltu::algo::{self, Algo, Context};
-use ltu::commands::LearnArgs;
 use ltu::data::{self, LoadOptions};
 use ltu::export::{ModelSpec, WeightKind};
 
@@ -47,8 +46,7 @@ fn generated_rust_agrees_with_the_reference_and_the_runtime() {
     for (m, (file, algo, kind)) in cases.iter().enumerate() {
         let data = data::load(&data_path(file), &LoadOptions::default()).unwrap();
         let ctx = Context::new(&data, 0, *kind);
-        let learn = LearnArgs { no_names: true, ..LearnArgs::new(*algo) };
-        let trained = algo::train(*algo, &ctx, &learn.options(&data.schema).unwrap(), false).unwrap();
+        let trained = algo::train(*algo, &ctx, &algo::Options::default(), false).unwrap();
         let spec: &ModelSpec = &trained.spec;
         let model = ltu_runtime::Model::from_bytes(&trained.bytes).unwrap();
         // Generated from the model as the runtime reads it back (what `ltu codegen` does).

@@ -25,9 +25,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use anyhow::{bail, ensure, Context as _, Result};
+use ltu::algo::Options;
 use ltu::algo::{self, Algo, Context};
-use ltu::commands::LearnArgs;
 use ltu::data::{self, Dataset, LoadOptions};
+use ltu::evaluate::Setup;
 use serde_json::{json, Value};
 
 use crate::cmd;
@@ -96,23 +97,18 @@ struct Variant {
     /// A budget setting (reported as such) rather than the defaults.
     budget: bool,
     /// Applies the variant's options.
-    set: fn(&mut LearnArgs),
+    set: fn(&mut Options),
 }
 
 /// Budget settings the learners offer, measured beside every registered learner's defaults.
 const BUDGETS: &[Variant] = &[
-    Variant {
-        label: "ptree --max-depth 2",
-        algo: Algo::Ptree,
-        budget: true,
-        set: |a| a.ptree.max_depth = Some(2),
-    },
-    Variant { label: "ndl --max-nodes 4", algo: Algo::Ndl, budget: true, set: |a| a.ndl.max_nodes = Some(4) },
+    Variant { label: "ptree --max-depth 2", algo: Algo::Ptree, budget: true, set: |o| o.ptree.max_depth = 2 },
+    Variant { label: "ndl --max-nodes 4", algo: Algo::Ndl, budget: true, set: |o| o.ndl.max_nodes = Some(4) },
     Variant {
         label: "sparse --rounds 8",
         algo: Algo::Sparse,
         budget: true,
-        set: |a| a.sparse.rounds = Some(8),
+        set: |o| o.sparse.rounds = Some(8),
     },
 ];
 
@@ -123,7 +119,7 @@ fn variants() -> Vec<Variant> {
         .iter()
         .flat_map(|&algo| {
             std::iter::once(Variant { label: algo.name(), algo, budget: false, set: |_| {} })
-                .chain(BUDGETS.iter().filter(move |b| b.algo == algo).map(|b| *b))
+                .chain(BUDGETS.iter().filter(move |b| b.algo == algo).copied())
         })
         .collect()
 }
@@ -415,22 +411,22 @@ fn train_variants(p: &Prepared, rows: &[usize], variants: &[Variant]) -> Vec<Tra
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&(v, fold)) = items.get(i) else { break };
                 let variant = &variants[v];
-                let mut learn = LearnArgs { seed: SEED, no_names: true, ..LearnArgs::new(variant.algo) };
-                (variant.set)(&mut learn);
+                let mut opts = Options::default();
+                (variant.set)(&mut opts);
                 let out: Out = match fold {
-                    None => (|| {
+                    None => {
                         let ctx = Context::new(&p.data, SEED, None);
-                        let opts = learn.options(&p.data.schema).map_err(|e| format!("{e:#}"))?;
-                        let trained =
-                            algo::train(variant.algo, &ctx, &opts, false).map_err(|e| e.to_string())?;
-                        Ok((Some(trained.bytes), trained.train_accuracy))
-                    })(),
+                        algo::train(variant.algo, &ctx, &opts, false)
+                            .map(|t| (Some(t.bytes), t.train_accuracy))
+                            .map_err(|e| e.to_string())
+                    }
                     Some(f) => {
                         let test = &p.folds[f];
                         let train = ltu::split::complement(test, n);
-                        ltu::commands::holdout(&p.data, &train, test, &learn)
-                            .map(|(acc, _)| (None, acc))
-                            .map_err(|e| format!("{e:#}"))
+                        let setup = Setup { seed: SEED, ..Setup::new(variant.algo, &opts) };
+                        ltu::evaluate::holdout(&p.data, &train, test, &setup)
+                            .map(|h| (None, h.accuracy))
+                            .map_err(|e| e.to_string())
                     }
                 };
                 results.lock().unwrap().insert((v, fold), out);

@@ -3,7 +3,7 @@
 //!
 //! The flow: load each dataset with the trainer library, make 10 stratified folds with
 //! `ltu::split` (MONK's problems: their fixed train/test files), train and test every ltu
-//! algorithm on every fold with `ltu::commands::holdout` (folds in parallel), write the data as
+//! algorithm on every fold with `ltu::evaluate::holdout` (folds in parallel), write the data as
 //! loaded and the exact folds to `target/compare/folds.json`, run `bench/peers.py` in a venv
 //! under `target/` on those folds, and render both result sets into one Markdown report.
 //!
@@ -21,8 +21,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
 use ltu::algo::Algo;
-use ltu::commands::{mean_std, LearnArgs};
+use ltu::algo::Options;
 use ltu::data::{self, AttrKind, Dataset, LoadOptions};
+use ltu::evaluate::{self, mean_std, Setup};
 use ltu::export::InputKind;
 use serde_json::{json, Value};
 
@@ -424,15 +425,15 @@ fn run_ltu(prepared: &[Prepared], algos: &[Algo], jobs: usize) -> Vec<Vec<Vec<Ou
 }
 
 fn one_fold(p: &Prepared, algo: Algo, f: usize) -> Outcome {
-    let learn = LearnArgs { seed: SEED, no_names: true, ..LearnArgs::new(algo) };
+    let options = Options::default();
+    let setup = Setup { seed: SEED, ..Setup::new(algo, &options) };
     let fold = &p.folds[f];
     let start = Instant::now();
-    let result = panic::catch_unwind(AssertUnwindSafe(|| {
-        ltu::commands::holdout(&p.data, &fold.train, &fold.test, &learn)
-    }));
+    let result =
+        panic::catch_unwind(AssertUnwindSafe(|| evaluate::holdout(&p.data, &fold.train, &fold.test, &setup)));
     let seconds = start.elapsed().as_secs_f64();
     match result {
-        Ok(Ok((accuracy, bytes))) => Outcome::Done { accuracy, bytes, seconds },
+        Ok(Ok(h)) => Outcome::Done { accuracy: h.accuracy, bytes: h.trained.bytes.len(), seconds },
         Ok(Err(e)) => Outcome::Failed(format!("{e:#}")),
         Err(payload) => {
             let msg = payload
@@ -697,7 +698,7 @@ fn render(
     )?;
     writeln!(
         w,
-        "- ltu: every fold through `ltu::commands::holdout` (train on the training rows with the algorithm's \
+        "- ltu: every fold through `ltu::evaluate::holdout` (train on the training rows with the algorithm's \
          default options and seed {SEED}, export, then predict the held-out rows with `ltu-runtime`), \
          {} folds at a time. Peer: `{}` on **the same folds** (`target/compare/folds.json`, written by the \
          command and read by `bench/peers.py`), one fold at a time after ltu finished.",
