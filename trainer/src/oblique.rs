@@ -65,7 +65,8 @@
 //!   runtime already accepts. The cost of hardening is measured ([`Report::hardening_changed`],
 //!   `docs/OBLIQUE_STUDY.md`).
 //! - **Budgets**: [`Params::max_depth`] (oblique splits on a path), [`Params::max_nodes`]
-//!   (oblique splits in the tree; nodes are split largest first), [`Params::min_split`].
+//!   (oblique splits in the tree; nodes are split largest first), [`Params::max_macs`]
+//!   (multiply-accumulates on the worst path), [`Params::min_split`].
 //! - [`ObliqueTree::predict_float`] is the same tree with the float networks at its nodes
 //!   (sigmoid output `> 0.5`), so the accuracy lost on export can be measured on any data.
 //!
@@ -152,6 +153,10 @@ pub struct Params {
     pub max_depth: usize,
     /// Most oblique splits in the tree.
     pub max_nodes: usize,
+    /// Most multiply-accumulates of one prediction on the device (the worst root-to-leaf path,
+    /// as `ModelSpec::stats` counts them); a non-linear test that would exceed it is replaced by
+    /// a linear one, and a split whose test still exceeds it is not made. `None`: no bound.
+    pub max_macs: Option<u64>,
     /// A node needs this many training rows to be split.
     pub min_split: usize,
     /// Stratified fraction of the rows held out to prune the tree; 0 disables pruning.
@@ -184,6 +189,7 @@ impl Default for Params {
             exchange_passes: 4,
             max_depth: 8,
             max_nodes: 32,
+            max_macs: None,
             min_split: 4,
             prune_fraction: 0.25,
             numeric_max_abs: 127,
@@ -227,6 +233,9 @@ impl Params {
                 "max_depth and max_nodes must be at least 1, got {} and {}",
                 self.max_depth, self.max_nodes
             ));
+        }
+        if self.max_macs == Some(0) {
+            return bad("max_macs must be at least 1 (or no bound)".into());
         }
         if self.min_split < 2 {
             return bad(format!("min_split must be at least 2, got {}", self.min_split));
@@ -280,6 +289,9 @@ pub struct Report {
     pub weights_dropped: usize,
     /// Rows held out for pruning.
     pub validation_rows: usize,
+    /// Tests over [`Params::max_macs`]: a non-linear one replaced by a linear one, or a split
+    /// not made.
+    pub over_budget: usize,
 }
 
 /// A node's network, trained in floating point.
@@ -350,6 +362,15 @@ enum IntTest {
 }
 
 impl IntTest {
+    /// Worst-case multiply-accumulates on the device (for a non-linear node, every hidden unit:
+    /// an upper bound of its diagram's longest path).
+    fn macs(&self) -> u64 {
+        match self {
+            IntTest::Linear(u) => u.terms.len() as u64,
+            IntTest::Mlp { hidden, .. } => hidden.iter().map(|u| u.terms.len() as u64).sum(),
+        }
+    }
+
     fn side(&self, f: &[i32]) -> bool {
         match self {
             IntTest::Linear(u) => u.score(f) > 0,
@@ -366,6 +387,8 @@ struct TreeNode {
     rows: Vec<usize>,
     majority: usize,
     depth: usize,
+    /// Multiply-accumulates of the tests on the path from the root to this node.
+    macs: u64,
     split: Option<Split>,
 }
 
@@ -1053,7 +1076,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
     };
     learner.report.validation_rows = valid.len();
     let root_major = majority(&sp, &grow, 0);
-    let mut nodes = vec![TreeNode { rows: grow, majority: root_major, depth: 0, split: None }];
+    let mut nodes = vec![TreeNode { rows: grow, majority: root_major, depth: 0, macs: 0, split: None }];
     // Nodes to split, largest first.
     let mut queue = vec![0usize];
     while !queue.is_empty() && learner.report.splits_grown < p.max_nodes {
@@ -1069,11 +1092,12 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
             present[sp.y[r]] = true;
         }
         let classes: Vec<usize> = (0..sp.n_classes).filter(|&c| present[c]).collect();
-        if classes.len() < 2 || node.rows.len() < p.min_split || node.depth >= p.max_depth {
+        let out_of_macs = p.max_macs.is_some_and(|m| node.macs >= m);
+        if classes.len() < 2 || node.rows.len() < p.min_split || node.depth >= p.max_depth || out_of_macs {
             continue;
         }
         let rows = node.rows.clone();
-        let (depth, maj) = (node.depth, node.majority);
+        let (depth, maj, macs) = (node.depth, node.majority, node.macs);
         let mut nrng = rng.fork(1000 + id as u64);
         let search_kind = if p.node == NodeModel::Mlp { Kind::Mlp(learner.hidden) } else { Kind::Linear };
         let (group, mut net) = learner.partition(&rows, &classes, search_kind, &mut nrng);
@@ -1097,10 +1121,17 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
             }
         }
         let target = learner.targets(&rows, &group);
-        let test = match &net {
+        let mut test = match &net {
             Net::Linear(w) => IntTest::Linear(learner.quantize_linear(w, &rows, &target)),
             Net::Mlp { hidden, w, t } => learner.quantize_mlp(*hidden, w, t, &rows, &target, &mut nrng),
         };
+        // A non-linear test over the MACs budget falls back to a linear one.
+        if matches!(test, IntTest::Mlp { .. }) && p.max_macs.is_some_and(|m| macs + test.macs() > m) {
+            learner.report.over_budget += 1;
+            net = learner.train(&rows, &target, Kind::Linear, &mut nrng);
+            let Net::Linear(w) = &net else { unreachable!("a linear network") };
+            test = IntTest::Linear(learner.quantize_linear(w, &rows, &target));
+        }
         let mut parts = [Vec::new(), Vec::new()];
         let mut changed = 0;
         for &r in &rows {
@@ -1109,6 +1140,11 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
             parts[usize::from(s)].push(r);
         }
         if parts[0].is_empty() || parts[1].is_empty() {
+            continue;
+        }
+        let macs = macs + test.macs();
+        if p.max_macs.is_some_and(|m| macs > m) {
+            learner.report.over_budget += 1;
             continue;
         }
         learner.report.node_rows += rows.len();
@@ -1122,7 +1158,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
             let m = majority(&sp, &part, maj);
             children[side] = nodes.len();
             queue.push(nodes.len());
-            nodes.push(TreeNode { rows: part, majority: m, depth: depth + 1, split: None });
+            nodes.push(TreeNode { rows: part, majority: m, depth: depth + 1, macs, split: None });
         }
         nodes[id].split = Some(Split { net, test, children });
         (ctx.progress)(learner.report.splits_grown as u64, p.max_nodes as u64);

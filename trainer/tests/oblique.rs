@@ -207,3 +207,16 @@ fn option_enums_have_short_command_line_names() {
     assert_eq!(Significance::from_str("f", false), Ok(Significance::FTest5x2));
     assert_eq!(Significance::from_str("t", false), Ok(Significance::TTest));
 }
+
+#[test]
+fn macs_budget_bounds_the_worst_path() {
+    let data = load("vehicle.csv");
+    for (node, budget) in [(NodeModel::Linear, 20), (NodeModel::Mlp, 60)] {
+        let p = Params { node, max_macs: Some(budget), epochs: 20, ..Params::default() };
+        let (_, tree) = train_checked(&data, &p, 0);
+        let macs = tree.spec.stats().max_macs;
+        assert!(macs <= budget, "{node:?}: {macs} MACs > {budget}");
+        assert!(tree.report.splits >= 1, "{node:?}: {:?}", tree.report);
+    }
+    assert!(Params { max_macs: Some(0), ..Params::default() }.check().is_err());
+}
