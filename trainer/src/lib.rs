@@ -8,7 +8,6 @@
 
 pub mod algo;
 pub mod codegen;
-pub mod commands;
 pub mod data;
 pub mod decision_list;
 pub mod encode;

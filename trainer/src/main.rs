@@ -1,4 +1,6 @@
-//! `ltu`: argument parsing and error printing; everything else lives in the library.
+//! `ltu`: the command line. Argument parsing, error printing and the subcommands' file handling
+//! and rendering (`cli/`) live here; the engine (data, learners, evaluation, export, code
+//! generation) is the `ltu` library.
 
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
@@ -6,7 +8,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
-use ltu::commands::{self, DataArgs, LearnArgs, PredictArgs};
+
+mod cli;
+
+use cli::{self as commands, DataArgs, LearnArgs, PredictArgs};
 
 #[derive(Parser)]
 #[command(

@@ -1,0 +1,656 @@
+//! Command-line arguments: the shared data options, one section per learner (from the registry's
+//! learners), and their conversion to the library's `Options`.
+
+use anyhow::{bail, Result};
+
+use ltu::algo::{Algo, Options};
+use ltu::data::{LoadOptions, Schema};
+use ltu::export::WeightKind;
+use ltu::{decision_list, perceptron_tree, sparse_perceptron};
+
+/// Weight representation as given on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Weights {
+    /// 8-bit integers.
+    I8,
+    /// 16-bit integers.
+    I16,
+    /// 32-bit integers.
+    I32,
+    /// I16F16 fixed point.
+    Fixed,
+}
+
+impl From<Weights> for WeightKind {
+    fn from(w: Weights) -> Self {
+        match w {
+            Weights::I8 => WeightKind::I8,
+            Weights::I16 => WeightKind::I16,
+            Weights::I32 => WeightKind::I32,
+            Weights::Fixed => WeightKind::Fixed,
+        }
+    }
+}
+
+/// How to read a data file.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct DataArgs {
+    /// Class column (default: the last column).
+    #[arg(long, value_name = "NAME")]
+    pub target: Option<String>,
+    /// Drop columns (repeatable, or a comma list: `--ignore a,b`).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Read columns as numbers (train and cv; repeatable, or a comma list).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub numeric: Vec<String>,
+    /// Read columns as categories even if their values are numbers (train and cv; repeatable,
+    /// or a comma list); needed for a class column of numbers.
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub categorical: Vec<String>,
+    /// Words that mark a missing value in a numeric column, as a comma list (replaces the
+    /// default list; `?` and empty cells are always missing) [default: ?,,NA,N/A,NaN,nan,null,NULL]
+    #[arg(long, value_name = "WORDS", value_delimiter = ',', allow_hyphen_values = true)]
+    pub missing_values: Option<Vec<String>>,
+}
+
+impl DataArgs {
+    pub(crate) fn options(&self) -> LoadOptions {
+        LoadOptions {
+            target: self.target.clone(),
+            ignore: self.ignore.clone(),
+            numeric: self.numeric.clone(),
+            categorical: self.categorical.clone(),
+            missing_values: self.missing_values.clone(),
+            ..LoadOptions::default()
+        }
+    }
+}
+
+/// Parses a `usize` of at least `MIN`.
+pub(crate) fn at_least<const MIN: usize>(s: &str) -> std::result::Result<usize, String> {
+    let v: usize = s.parse().map_err(|e| format!("{e}"))?;
+    if v < MIN {
+        return Err(format!("must be at least {MIN}"));
+    }
+    Ok(v)
+}
+
+/// Parses a `usize` in `MIN..=MAX`.
+pub(crate) fn in_range<const MIN: usize, const MAX: usize>(s: &str) -> std::result::Result<usize, String> {
+    let v: usize = s.parse().map_err(|e| format!("{e}"))?;
+    if !(MIN..=MAX).contains(&v) {
+        return Err(format!("must be in {MIN}..={MAX}"));
+    }
+    Ok(v)
+}
+
+/// `0` or at least 2 (folds of an inner cross-validation).
+pub(crate) fn zero_or_two_plus(s: &str) -> std::result::Result<usize, String> {
+    let v: usize = s.parse().map_err(|e| format!("{e}"))?;
+    if v == 1 {
+        return Err("must be 0 (off) or at least 2".into());
+    }
+    Ok(v)
+}
+
+/// A fraction in `[0, 0.9)`.
+pub(crate) fn prune_fraction(s: &str) -> std::result::Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if !(0.0..0.9).contains(&v) {
+        return Err("must be in [0, 0.9)".into());
+    }
+    Ok(v)
+}
+
+/// `--numeric-max-abs` as the trainers accept it.
+pub(crate) fn numeric_max_abs(s: &str) -> std::result::Result<u16, String> {
+    in_range::<1, 32767>(s).map(|v| v as u16)
+}
+
+/// A value's command-line name.
+pub(crate) fn cli_name<E: clap::ValueEnum>(e: E) -> String {
+    e.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+}
+
+pub(crate) fn ptree_defaults() -> (perceptron_tree::Params, perceptron_tree::Params) {
+    (perceptron_tree::Params::default(), perceptron_tree::Params::paper())
+}
+
+/// Options shared by `train` and `cv`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LearnArgs {
+    /// Learning algorithm.
+    #[arg(long, value_enum)]
+    pub algo: Algo,
+    /// Seed for every random choice: same data, options and seed give a byte-identical model.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Weight representation (default: the smallest integer type that holds the model exactly).
+    #[arg(long, value_enum)]
+    pub weights: Option<Weights>,
+    /// Leave class, attribute and value names out of the model file (smaller; `eval` and
+    /// `predict` then cannot map data by name).
+    #[arg(long)]
+    pub no_names: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub data: DataArgs,
+    /// Fraction of the training rows held out to prune the model (ptree, ndl, hsi, oblique, fringe).
+    #[arg(long, value_name = "FRACTION", value_parser = prune_fraction,
+          help = format!(
+              "Fraction of the training rows held out to prune the model, in [0, 0.9) (ptree, ndl, hsi, oblique, fringe) [default: {} for ptree, {} for ndl and hsi, {} for oblique, {:.3} for fringe]",
+              perceptron_tree::Params::default().prune_fraction,
+              decision_list::Params::default().validation,
+              ltu::oblique::Params::default().prune_fraction,
+              ltu::fringe::Params::default().prune_fraction
+          ))]
+    pub prune_fraction: Option<f64>,
+    /// Numeric attributes become features quantized to [-N, N] (ptree, ndl, hsi, oblique).
+    #[arg(long, value_name = "N", value_parser = numeric_max_abs,
+          help = format!(
+              "Numeric attributes become features quantized to [-N, N], N in 1..=32767 (ptree, ndl, hsi, oblique) [default: {} for ptree, {} for ndl and hsi, {} for oblique]",
+              perceptron_tree::Params::default().numeric_max_abs,
+              decision_list::Params::default().feature_max_abs,
+              ltu::oblique::Params::default().numeric_max_abs
+          ))]
+    pub numeric_max_abs: Option<u16>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub ptree: PtreeArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub ndl: NdlArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub sparse: SparseArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub oblique: ObliqueArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub fringe: FringeArgs,
+}
+
+/// The network at each oblique node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum NodeArg {
+    /// ID-LP: a linear perceptron.
+    Linear,
+    /// ID-MLP: one hidden layer.
+    Mlp,
+    /// The MLP only where a significance test prefers it.
+    Hybrid,
+}
+
+/// How an oblique node splits the classes in two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PartitionArg {
+    /// Greedy, from the two classes whose means are furthest apart.
+    Selection,
+    /// Local search (Guo & Gelfand 1992).
+    Exchange,
+}
+
+/// Oblique tree options (`--algo oblique`); unset options keep their defaults.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Oblique tree options (--algo oblique)")]
+pub struct ObliqueArgs {
+    /// Network at each decision node: linear (ID-LP), mlp (one hidden layer, hard-threshold
+    /// units on the device) or hybrid (the MLP only where a significance test prefers it)
+    /// [default: linear].
+    #[arg(long, value_enum)]
+    pub node: Option<NodeArg>,
+    /// Class partition at nodes with more than two classes [default: exchange].
+    #[arg(long, value_enum)]
+    pub partition: Option<PartitionArg>,
+    /// Most oblique splits on a path from the root.
+    #[arg(long, value_name = "N", value_parser = at_least::<1>,
+          help = format!("Most oblique splits on a path from the root [default: {}]", ltu::oblique::Params::default().max_depth))]
+    pub oblique_depth: Option<usize>,
+    /// Most oblique splits in the tree.
+    #[arg(long, value_name = "N", value_parser = at_least::<1>,
+          help = format!("Most oblique splits in the tree [default: {}]", ltu::oblique::Params::default().max_nodes))]
+    pub oblique_nodes: Option<usize>,
+}
+
+impl ObliqueArgs {
+    fn params(&self) -> ltu::oblique::Params {
+        let mut p = ltu::oblique::Params::default();
+        if let Some(v) = self.node {
+            p.node = match v {
+                NodeArg::Linear => ltu::oblique::NodeModel::Linear,
+                NodeArg::Mlp => ltu::oblique::NodeModel::Mlp,
+                NodeArg::Hybrid => ltu::oblique::NodeModel::Hybrid,
+            };
+        }
+        if let Some(v) = self.partition {
+            p.partition = match v {
+                PartitionArg::Selection => ltu::oblique::Partition::Selection,
+                PartitionArg::Exchange => ltu::oblique::Partition::Exchange,
+            };
+        }
+        if let Some(v) = self.oblique_depth {
+            p.max_depth = v;
+        }
+        if let Some(v) = self.oblique_nodes {
+            p.max_nodes = v;
+        }
+        p
+    }
+}
+
+/// Which FRINGE leaves define features.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FringeRuleArg {
+    /// dnf for two classes, symmetric for more.
+    Auto,
+    /// Conjunctions at the positive leaves (the paper's method).
+    Dnf,
+    /// The dual: disjunctions at the negative leaves.
+    Cnf,
+    /// Every leaf (several classes).
+    Symmetric,
+}
+
+/// FRINGE options (`--algo fringe`); unset options keep their defaults.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "FRINGE options (--algo fringe)")]
+pub struct FringeArgs {
+    /// Which leaves define the new features [default: auto].
+    #[arg(long, value_enum)]
+    pub fringe_rule: Option<FringeRuleArg>,
+    /// Stop adding features at this many variables, primitive ones included.
+    #[arg(long, value_name = "N", value_parser = at_least::<1>,
+          help = format!("Stop adding features at this many variables, primitive ones included [default: {}]", ltu::fringe::Params::default().max_variables))]
+    pub max_variables: Option<usize>,
+    /// The paper's random baseline: conjunctions of two random variables instead of the fringe
+    /// heuristic.
+    #[arg(long)]
+    pub random_features: bool,
+}
+
+impl FringeArgs {
+    fn params(&self) -> ltu::fringe::Params {
+        use ltu::fringe::{FeatureRule, Proposal};
+        let mut p = ltu::fringe::Params::default();
+        if let Some(r) = self.fringe_rule {
+            p.rule = match r {
+                FringeRuleArg::Auto => FeatureRule::Auto,
+                FringeRuleArg::Dnf => FeatureRule::Dnf,
+                FringeRuleArg::Cnf => FeatureRule::Cnf,
+                FringeRuleArg::Symmetric => FeatureRule::Symmetric,
+            };
+        }
+        if let Some(v) = self.max_variables {
+            p.max_variables = v;
+        }
+        if self.random_features {
+            p.proposal = Proposal::Random;
+        }
+        p
+    }
+}
+
+/// Perceptron tree options (`--algo ptree`); unset options keep their defaults.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Perceptron tree options (--algo ptree)")]
+pub struct PtreeArgs {
+    /// Start from the paper's configuration (cyclic order, no pocket, no stopping rules).
+    #[arg(long)]
+    pub paper: bool,
+    /// Maximum passes over the data (training stops once the tree is consistent).
+    #[arg(long, value_name = "N", value_parser = at_least::<1>, help = {
+        let (d, p) = ptree_defaults();
+        format!("Maximum passes over the data, at least 1 (training stops once the tree is consistent) [default: {}; --paper: {}]", d.epochs, p.epochs)
+    })]
+    pub epochs: Option<usize>,
+    /// Presentation order in each epoch.
+    #[arg(long, value_enum, help = {
+        let (d, p) = ptree_defaults();
+        format!("Presentation order in each epoch [default: {}; --paper: {}]", cli_name(d.order), cli_name(p.order))
+    })]
+    pub order: Option<perceptron_tree::Order>,
+    /// When an LTU splits.
+    #[arg(long, value_enum, help = format!(
+        "When an LTU splits: `progress` (C > log dim W, section 4.2.1) or `corollary1` (exact) [default: {}]",
+        cli_name(perceptron_tree::Params::default().split_rule)
+    ))]
+    pub split_rule: Option<perceptron_tree::SplitRule>,
+    /// Logarithm of the progress test.
+    #[arg(long, value_enum, help = format!(
+        "Logarithm of the progress test [default: {}]",
+        cli_name(perceptron_tree::Params::default().log_base)
+    ))]
+    pub log_base: Option<perceptron_tree::LogBase>,
+    /// Keep pocket weights (Gallant): `--pocket true|false`.
+    #[arg(long, value_name = "BOOL", help = {
+        let (d, p) = ptree_defaults();
+        format!("Keep pocket weights (Gallant) [default: {}; --paper: {}]", d.pocket, p.pocket)
+    })]
+    pub pocket: Option<bool>,
+    /// Instances an LTU must see before it may split.
+    #[arg(long, value_name = "N", help = {
+        let (d, p) = ptree_defaults();
+        format!("Instances an LTU must see before it may split [default: {}; --paper: {}]", d.min_split, p.min_split)
+    })]
+    pub min_split: Option<u64>,
+    /// Maximum decision nodes on a path.
+    #[arg(long, value_name = "N", help = format!(
+        "Maximum decision nodes on a path; the tree then has at most N + 1 levels, the leaf included, \
+         which is the depth `inspect` reports [default: {}; --paper: unlimited]",
+        perceptron_tree::Params::default().max_depth
+    ))]
+    pub max_depth: Option<usize>,
+    /// Histogram bins per numeric attribute for threshold splits.
+    #[arg(long, value_name = "N", value_parser = in_range::<2, 1024>, help = format!(
+        "Histogram bins per numeric attribute for threshold splits, 2..=1024 [default: {}]",
+        perceptron_tree::Params::default().numeric_bins
+    ))]
+    pub numeric_bins: Option<usize>,
+}
+
+impl PtreeArgs {
+    fn params(&self) -> perceptron_tree::Params {
+        let mut p =
+            if self.paper { perceptron_tree::Params::paper() } else { perceptron_tree::Params::default() };
+        macro_rules! set {
+            ($($f:ident),*) => {$( if let Some(v) = self.$f { p.$f = v; } )*};
+        }
+        set!(epochs, order, split_rule, log_base, pocket, min_split, max_depth, numeric_bins);
+        p
+    }
+}
+
+/// Halfspace search of `ndl` and `hsi`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SearchArg {
+    /// `Find_large_neg_subset` (section 4.1), the paper's method.
+    Flns,
+    /// `mult_IncLP` over random orders (`--search-effort` passes, default 20).
+    Mult,
+    /// Pocket algorithm with ratchet (`--search-effort` thousand iterations, default 20).
+    Pocket,
+}
+
+/// Decision list options (`--algo ndl` and `--algo hsi`); unset options keep their defaults.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Decision list options (--algo ndl, hsi)")]
+pub struct NdlArgs {
+    /// How each halfspace is searched for.
+    #[arg(long, value_enum, help = "How each halfspace is searched for [default: flns]")]
+    pub search: Option<SearchArg>,
+    /// Passes of `mult`, or thousands of iterations of `pocket`.
+    #[arg(long, value_name = "N", value_parser = at_least::<1>,
+          help = "Passes of `--search mult`, or thousands of iterations of `--search pocket` [default: 20]")]
+    pub search_effort: Option<usize>,
+    /// Cap on the outer passes of Find_large_neg_subset.
+    #[arg(long, value_name = "N", value_parser = at_least::<1>,
+          help = "Cap on the outer passes of Find_large_neg_subset [default: none]")]
+    pub max_passes: Option<usize>,
+    /// Largest number of list entries.
+    #[arg(long, value_name = "N", value_parser = at_least::<1>, help = "Largest number of list entries [default: none]")]
+    pub max_nodes: Option<usize>,
+    /// Stop when the best new node covers fewer training rows than this.
+    #[arg(long, value_name = "N", help = format!(
+        "Stop when the best new node covers fewer training rows than this [default: {}]",
+        decision_list::Params::default().min_cover
+    ))]
+    pub min_cover: Option<usize>,
+    /// Re-solve each halfspace for the largest margin.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Re-solve each halfspace for the largest margin [default: {}]",
+        decision_list::Params::default().max_margin
+    ))]
+    pub max_margin: Option<bool>,
+    /// `hsi`: intersection or union of halfspaces.
+    #[arg(
+        long,
+        value_enum,
+        help = "`--algo hsi` only: intersection or union of halfspaces [default: intersection]"
+    )]
+    pub hsi_shape: Option<HsiShapeArg>,
+    /// `hsi`: name of the positive class.
+    #[arg(
+        long,
+        value_name = "CLASS",
+        help = "`--algo hsi` only: name of the positive class [default: try both, keep the shorter list]"
+    )]
+    pub positive: Option<String>,
+    /// Give rows with identical inputs their majority class before building.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Give rows with identical inputs their majority class before building (`false`: the paper's exact \
+         method, which stops at contradictory examples) [default: {}]",
+        decision_list::Params::default().relabel_duplicates
+    ))]
+    pub relabel_duplicates: Option<bool>,
+    /// Reuse a class's earlier cover while it is intact.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Reuse a class's earlier cover while it is intact instead of searching every class at every step \
+         (`false`: the paper's section 5.2) [default: {}]",
+        decision_list::Params::default().reuse_covers
+    ))]
+    pub reuse_covers: Option<bool>,
+}
+
+pub(crate) fn sparse_default() -> sparse_perceptron::Params {
+    sparse_perceptron::Params::default()
+}
+
+/// Sparse perceptron options (`--algo sparse`); unset options keep their defaults.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Sparse perceptron options (--algo sparse)")]
+pub struct SparseArgs {
+    /// Most literals in one conjunction (k).
+    #[arg(long, value_name = "K", value_parser = at_least::<1>, help = format!(
+        "Most literals in one conjunction (k), at least 1 [default: {}]",
+        sparse_default().max_literals
+    ))]
+    pub max_literals: Option<usize>,
+    /// Most boosting rounds.
+    #[arg(long, value_name = "N", value_parser = at_least::<1>,
+          help = "Most boosting rounds, at least 1 [default: the number of weights of an ordinary perceptron]")]
+    pub rounds: Option<usize>,
+    /// Folds of the inner cross-validation that picks the number of rounds (0 = off).
+    #[arg(long, value_name = "N", value_parser = zero_or_two_plus, help = format!(
+        "Folds of the inner cross-validation that picks the number of rounds: 0 (off) or at least 2 [default: {}]",
+        sparse_default().validation_folds
+    ))]
+    pub validation_folds: Option<usize>,
+    /// Prefer single literals over conjunctions.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Prefer single literals over conjunctions [default: {}]",
+        sparse_default().prefer_simple
+    ))]
+    pub prefer_simple: Option<bool>,
+    /// Also offer `attribute != value` literals.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Also offer `attribute != value` literals [default: {}]",
+        sparse_default().negated_literals
+    ))]
+    pub negated_literals: Option<bool>,
+    /// Most threshold cut points per numeric attribute.
+    #[arg(long, value_name = "N", value_parser = at_least::<1>, help = format!(
+        "Most threshold cut points per numeric attribute, at least 1 [default: {}]",
+        sparse_default().max_cuts
+    ))]
+    pub max_cuts: Option<usize>,
+    /// Stop boosting once the training data are classified correctly.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Stop boosting once the training data are classified correctly [default: {}]",
+        sparse_default().stop_when_consistent
+    ))]
+    pub stop_when_consistent: Option<bool>,
+}
+
+impl SparseArgs {
+    fn params(&self) -> sparse_perceptron::Params {
+        let mut p = sparse_perceptron::Params::default();
+        if self.rounds.is_some() {
+            p.rounds = self.rounds;
+        }
+        macro_rules! set {
+            ($($f:ident),*) => {$( if let Some(v) = self.$f { p.$f = v; } )*};
+        }
+        set!(max_literals, validation_folds, prefer_simple, negated_literals, max_cuts, stop_when_consistent);
+        p
+    }
+}
+
+/// Shape of an `hsi` model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HsiShapeArg {
+    /// AND of halfspaces that contain every positive example.
+    Intersection,
+    /// OR of halfspaces that contain no negative example.
+    Union,
+}
+
+impl NdlArgs {
+    fn params(&self, schema: &Schema) -> Result<decision_list::Params> {
+        let mut p = decision_list::Params::default();
+        if let Some(search) = self.search {
+            let effort = self.search_effort.unwrap_or(20);
+            p.search = match search {
+                SearchArg::Flns => decision_list::Search::FindLargeNegSubset,
+                SearchArg::Mult => decision_list::Search::MultIncLp { passes: effort },
+                SearchArg::Pocket => decision_list::Search::Pocket { kilo_iterations: effort },
+            };
+        }
+        if self.max_passes.is_some() {
+            p.max_passes = self.max_passes;
+        }
+        if self.max_nodes.is_some() {
+            p.max_nodes = self.max_nodes;
+        }
+        if let Some(v) = self.min_cover {
+            p.min_cover = v;
+        }
+        if let Some(v) = self.max_margin {
+            p.max_margin = v;
+        }
+        if let Some(v) = self.relabel_duplicates {
+            p.relabel_duplicates = v;
+        }
+        if let Some(v) = self.reuse_covers {
+            p.reuse_covers = v;
+        }
+        if let Some(shape) = self.hsi_shape {
+            p.hsi_shape = match shape {
+                HsiShapeArg::Intersection => decision_list::HsiShape::Intersection,
+                HsiShapeArg::Union => decision_list::HsiShape::Union,
+            };
+        }
+        if let Some(name) = &self.positive {
+            let Some(k) = schema.classes.iter().position(|c| c == name) else {
+                bail!("--positive {name:?} is not a class; the classes are {:?}", schema.classes);
+            };
+            p.positive = Some(k);
+        }
+        Ok(p)
+    }
+}
+
+impl LearnArgs {
+    /// Refuses options that the chosen algorithm does not use (they would be silently ignored).
+    ///
+    /// # Errors
+    /// Names the first such option and the algorithms it belongs to.
+    pub fn check_applicable(&self) -> Result<()> {
+        use Algo::{Fringe, Hsi, Ndl, Oblique, Ptree, Sparse};
+        const TREE_LIST: &[Algo] = &[Ptree, Ndl, Hsi, Oblique];
+        let (p, n, s) = (&self.ptree, &self.ndl, &self.sparse);
+        let given: [(&str, bool, &[Algo]); 25] = [
+            ("--prune-fraction", self.prune_fraction.is_some(), &[Ptree, Ndl, Hsi, Oblique, Fringe]),
+            ("--numeric-max-abs", self.numeric_max_abs.is_some(), TREE_LIST),
+            ("--paper", p.paper, &[Ptree]),
+            ("--epochs", p.epochs.is_some(), &[Ptree]),
+            ("--order", p.order.is_some(), &[Ptree]),
+            ("--split-rule", p.split_rule.is_some(), &[Ptree]),
+            ("--log-base", p.log_base.is_some(), &[Ptree]),
+            ("--pocket", p.pocket.is_some(), &[Ptree]),
+            ("--min-split", p.min_split.is_some(), &[Ptree]),
+            ("--max-depth", p.max_depth.is_some(), &[Ptree]),
+            ("--numeric-bins", p.numeric_bins.is_some(), &[Ptree]),
+            ("--search", n.search.is_some(), &[Ndl, Hsi]),
+            ("--search-effort", n.search_effort.is_some(), &[Ndl, Hsi]),
+            ("--max-passes", n.max_passes.is_some(), &[Ndl, Hsi]),
+            ("--max-nodes", n.max_nodes.is_some(), &[Ndl, Hsi]),
+            ("--min-cover", n.min_cover.is_some(), &[Ndl, Hsi]),
+            ("--max-margin", n.max_margin.is_some(), &[Ndl, Hsi]),
+            ("--hsi-shape", n.hsi_shape.is_some(), &[Hsi]),
+            ("--positive", n.positive.is_some(), &[Hsi]),
+            ("--relabel-duplicates", n.relabel_duplicates.is_some(), &[Ndl, Hsi]),
+            ("--reuse-covers", n.reuse_covers.is_some(), &[Ndl, Hsi]),
+            ("--max-literals", s.max_literals.is_some(), &[Sparse]),
+            ("--rounds", s.rounds.is_some(), &[Sparse]),
+            ("--validation-folds", s.validation_folds.is_some(), &[Sparse]),
+            ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
+        ];
+        let (o, f) = (&self.oblique, &self.fringe);
+        let more: [(&str, bool, &[Algo]); 10] = [
+            ("--prefer-simple", s.prefer_simple.is_some(), &[Sparse]),
+            ("--negated-literals", s.negated_literals.is_some(), &[Sparse]),
+            ("--stop-when-consistent", s.stop_when_consistent.is_some(), &[Sparse]),
+            ("--node", o.node.is_some(), &[Oblique]),
+            ("--partition", o.partition.is_some(), &[Oblique]),
+            ("--oblique-depth", o.oblique_depth.is_some(), &[Oblique]),
+            ("--oblique-nodes", o.oblique_nodes.is_some(), &[Oblique]),
+            ("--fringe-rule", f.fringe_rule.is_some(), &[Fringe]),
+            ("--max-variables", f.max_variables.is_some(), &[Fringe]),
+            ("--random-features", f.random_features, &[Fringe]),
+        ];
+        for (name, set, algos) in given.into_iter().chain(more) {
+            if set && !algos.contains(&self.algo) {
+                let list: Vec<String> = algos.iter().map(|a| format!("--algo {a}")).collect();
+                bail!(
+                    "{name} does not apply to --algo {}; it is an option of {}",
+                    self.algo,
+                    list.join(", ")
+                );
+            }
+        }
+        if n.search_effort.is_some() && !matches!(n.search, Some(SearchArg::Mult | SearchArg::Pocket)) {
+            bail!("--search-effort applies to --search mult or --search pocket only");
+        }
+        Ok(())
+    }
+
+    /// The algorithms' options for data with this schema.
+    ///
+    /// # Errors
+    /// An option names a class the data does not have.
+    pub fn options(&self, schema: &Schema) -> Result<Options> {
+        let mut ptree = self.ptree.params();
+        let mut ndl = self.ndl.params(schema)?;
+        let mut oblique = self.oblique.params();
+        let mut fringe = self.fringe.params();
+        if let Some(f) = self.prune_fraction {
+            ptree.prune_fraction = f;
+            ndl.validation = f;
+            oblique.prune_fraction = f;
+            fringe.prune_fraction = f;
+        }
+        if let Some(n) = self.numeric_max_abs {
+            ptree.numeric_max_abs = n;
+            ndl.feature_max_abs = n;
+            oblique.numeric_max_abs = n;
+        }
+        Ok(Options { ptree, ndl, sparse: self.sparse.params(), oblique, fringe })
+    }
+}
+
+/// Options of `ltu predict`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct PredictArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub data: DataArgs,
+    /// A column copied to the output next to each prediction (an identifier).
+    #[arg(long, value_name = "NAME")]
+    pub id: Option<String>,
+    /// Also print each class's score from the unit that decided (`Model::predict_scores`): raw
+    /// weighted sums, not probabilities; empty for a class that unit does not score.
+    #[arg(long)]
+    pub scores: bool,
+}

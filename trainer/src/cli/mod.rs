@@ -1,0 +1,14 @@
+//! The `ltu` subcommands: parsed arguments in, a report out that prints for a person
+//! (`Display`) or as one JSON object (`serde::Serialize`). The engine is the `ltu` library; this
+//! module is the command line's own: flags, files, rendering and `anyhow`.
+
+pub mod args;
+pub mod inspect;
+pub mod model;
+pub mod output;
+pub mod train;
+
+pub use args::{DataArgs, LearnArgs, PredictArgs};
+pub use inspect::{inspect, inspect_dot};
+pub use model::{eval, predict};
+pub use train::{codegen, cv, train};

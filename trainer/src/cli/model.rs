@@ -1,0 +1,418 @@
+//! Reading a model file, and `ltu eval` / `ltu predict` through the runtime.
+
+use std::fmt::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _, Result};
+use serde::Serialize;
+
+use ltu::data::{self, AttrKind, Attribute, Dataset, LoadOptions, Schema};
+use ltu::encode;
+use ltu::export::{InputKind, InputSpec, ModelSpec};
+
+use super::args::*;
+
+/// A model file loaded for `eval`, `predict` and `inspect`.
+pub struct LoadedModel {
+    /// File path.
+    pub path: PathBuf,
+    /// File bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl LoadedModel {
+    /// Reads a model file and checks it with the runtime.
+    ///
+    /// # Errors
+    /// The file cannot be read, or the runtime rejects it (the message names the check).
+    pub fn open(path: &Path) -> Result<LoadedModel> {
+        let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read model", path.display()))?;
+        if let Err(e) = ltu_runtime::Model::from_bytes(&bytes) {
+            bail!("{}: not a valid ltu model: {e}", path.display());
+        }
+        Ok(LoadedModel { path: path.to_path_buf(), bytes })
+    }
+
+    /// The runtime's view (checked in [`LoadedModel::open`]).
+    pub fn model(&self) -> ltu_runtime::Model<'_> {
+        ltu_runtime::Model::from_bytes(&self.bytes).expect("checked when opened")
+    }
+
+    /// The owned description.
+    pub fn spec(&self) -> ModelSpec {
+        ModelSpec::from_model(&self.model())
+    }
+
+    /// The schema stored in the model's names, used to read data by name.
+    ///
+    /// # Errors
+    /// The model was written with `--no-names`.
+    pub fn schema(&self) -> Result<Schema> {
+        let spec = self.spec();
+        let Some(names) = spec.names else {
+            bail!("{}: the model has no names (trained with --no-names), so data cannot be matched to it by name", self.path.display());
+        };
+        let attributes = spec
+            .inputs
+            .iter()
+            .zip(names.inputs)
+            .zip(names.values)
+            .map(|((inp, name), values)| Attribute {
+                name,
+                kind: match inp.kind {
+                    InputKind::Numeric { scale_exp } => {
+                        AttrKind::Numeric { decimals: scale_exp.max(0) as u8 }
+                    }
+                    InputKind::Categorical { .. } => AttrKind::Categorical { values },
+                },
+            })
+            .collect();
+        Ok(Schema { attributes, classes: names.classes })
+    }
+}
+
+/// Per-class figures of an evaluation.
+#[derive(Debug, Serialize)]
+pub struct ClassReport {
+    /// Class name.
+    pub class: String,
+    /// Rows of this class.
+    pub support: usize,
+    /// Correct / predicted as this class (0 when nothing was predicted as it).
+    pub precision: f64,
+    /// Correct / rows of this class (0 when it has no rows).
+    pub recall: f64,
+    /// Harmonic mean of precision and recall (0 when both are 0).
+    pub f1: f64,
+}
+
+/// Per-class precision, recall and F1 from `confusion[true][predicted]` (which may have more rows
+/// than `classes`: rows of classes the model does not know), and their macro averages over the
+/// classes that occur in the data or in the predictions.
+pub(crate) fn class_figures(confusion: &[Vec<usize>], classes: &[String]) -> (Vec<ClassReport>, [f64; 3]) {
+    let per_class: Vec<ClassReport> = classes
+        .iter()
+        .enumerate()
+        .map(|(c, name)| {
+            let predicted: usize = confusion.iter().map(|r| r[c]).sum();
+            let support: usize = confusion[c].iter().sum();
+            let hit = confusion[c][c];
+            let precision = if predicted == 0 { 0.0 } else { hit as f64 / predicted as f64 };
+            let recall = if support == 0 { 0.0 } else { hit as f64 / support as f64 };
+            let f1 =
+                if precision + recall == 0.0 { 0.0 } else { 2.0 * precision * recall / (precision + recall) };
+            ClassReport { class: name.clone(), support, precision, recall, f1 }
+        })
+        .collect();
+    let counted: Vec<&ClassReport> = per_class
+        .iter()
+        .enumerate()
+        .filter(|(c, r)| r.support > 0 || confusion.iter().any(|row| row[*c] > 0))
+        .map(|(_, r)| r)
+        .collect();
+    let n = counted.len().max(1) as f64;
+    let macros = [
+        counted.iter().map(|r| r.precision).sum::<f64>() / n,
+        counted.iter().map(|r| r.recall).sum::<f64>() / n,
+        counted.iter().map(|r| r.f1).sum::<f64>() / n,
+    ];
+    (per_class, macros)
+}
+
+/// Writes a confusion matrix and the per-class table.
+pub(crate) fn write_figures(
+    f: &mut fmt::Formatter<'_>,
+    classes: &[String],
+    confusion: &[Vec<usize>],
+    per_class: &[ClassReport],
+    macros: [f64; 3],
+) -> fmt::Result {
+    let label = |k: usize| format!("{k} {}", classes.get(k).map_or("(unknown)", String::as_str));
+    let w = (0..confusion.len()).map(|k| label(k).len()).max().unwrap_or(0).max(13);
+    writeln!(f, "confusion (rows: true class, columns: predicted)")?;
+    let mut head = format!("{:<w$}", "");
+    for k in 0..classes.len() {
+        let _ = write!(head, " {k:>6}");
+    }
+    writeln!(f, "{head}")?;
+    for (k, row) in confusion.iter().enumerate() {
+        write!(f, "{:<w$}", label(k))?;
+        for c in row {
+            write!(f, " {c:>6}")?;
+        }
+        writeln!(f)?;
+    }
+    writeln!(f, "{:<w$} {:>9} {:>9} {:>9} {:>7}", "class", "precision", "recall", "F1", "support")?;
+    for c in per_class {
+        writeln!(f, "{:<w$} {:>9.3} {:>9.3} {:>9.3} {:>7}", c.class, c.precision, c.recall, c.f1, c.support)?;
+    }
+    write!(f, "{:<w$} {:>9.3} {:>9.3} {:>9.3}", "macro average", macros[0], macros[1], macros[2])
+}
+
+/// Result of `ltu eval`.
+#[derive(Debug, Serialize)]
+pub struct EvalReport {
+    /// Model file.
+    pub model: String,
+    /// Data file.
+    pub data: String,
+    /// Rows evaluated.
+    pub n: usize,
+    /// Fraction predicted correctly (rows whose class the model does not know count as wrong).
+    pub accuracy: f64,
+    /// Model file size.
+    pub model_bytes: usize,
+    /// Class names, the order of the confusion matrix.
+    pub classes: Vec<String>,
+    /// `confusion[true][predicted]`; a last row counts rows whose class the model does not know.
+    pub confusion: Vec<Vec<usize>>,
+    /// Per-class precision, recall and F1.
+    pub per_class: Vec<ClassReport>,
+    /// Mean precision over the classes that occur in the data or the predictions.
+    pub macro_precision: f64,
+    /// Mean recall over the same classes.
+    pub macro_recall: f64,
+    /// Mean F1 over the same classes.
+    pub macro_f1: f64,
+    /// Cells with a category value the model never saw (evaluated as unknown values).
+    pub unseen_values: usize,
+    /// Rows whose class the model does not know.
+    pub unseen_class_rows: usize,
+    /// Decisions the user may not expect (also printed on standard error).
+    pub warnings: Vec<String>,
+}
+
+impl fmt::Display for EvalReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} on {}: accuracy {:.2}% ({} rows)",
+            self.model,
+            self.data,
+            100.0 * self.accuracy,
+            self.n
+        )?;
+        writeln!(f, "model bytes {}", self.model_bytes)?;
+        let macros = [self.macro_precision, self.macro_recall, self.macro_f1];
+        write_figures(f, &self.classes, &self.confusion, &self.per_class, macros)?;
+        if self.unseen_values > 0 || self.unseen_class_rows > 0 {
+            write!(
+                f,
+                "\nnote: {} cells had category values the model never saw; {} rows had unknown classes",
+                self.unseen_values, self.unseen_class_rows
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Warnings about what [`data::load_with_schema`] had to do.
+pub(crate) fn align_warnings(source: &str, align: &data::AlignReport) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let mut by_attr: Vec<(&str, Vec<&data::UnseenValue>)> = Vec::new();
+    for u in &align.unseen_values {
+        match by_attr.iter_mut().find(|(a, _)| *a == u.attribute) {
+            Some((_, list)) => list.push(u),
+            None => by_attr.push((&u.attribute, vec![u])),
+        }
+    }
+    for (attr, list) in by_attr {
+        let cells: usize = list.iter().map(|u| u.count).sum();
+        let mut shown: Vec<String> =
+            list.iter().take(5).map(|u| format!("\"{}\" ×{}", u.value, u.count)).collect();
+        if list.len() > 5 {
+            shown.push(format!("and {} more", list.len() - 5));
+        }
+        warnings.push(format!(
+            "{source}: column `{attr}`: {cells} cells hold values the model never saw in training ({}); \
+             they are read as unknown values",
+            shown.join(", ")
+        ));
+    }
+    for u in &align.unseen_classes {
+        warnings.push(format!(
+            "{source}: class `{}` ({} rows) is not a class of the model; those rows count as wrong",
+            u.name, u.count
+        ));
+    }
+    if !align.missing_words.is_empty() {
+        let list: Vec<String> = align.missing_words.iter().map(|(w, n)| format!("\"{w}\" ×{n}")).collect();
+        warnings.push(format!("{source}: {} read as missing values in numeric columns", list.join(", ")));
+    }
+    warnings
+}
+
+/// Raw inputs and labels of a data file read through a model's schema.
+pub(crate) fn read_for_model(
+    model: &LoadedModel,
+    data_path: &Path,
+    options: &LoadOptions,
+) -> Result<(Dataset, Vec<Vec<i32>>, data::AlignReport)> {
+    if let Some(option) = [("--numeric", &options.numeric), ("--categorical", &options.categorical)]
+        .iter()
+        .find_map(|(name, list)| (!list.is_empty()).then_some(name))
+    {
+        bail!(
+            "{option} applies to train and cv only: the model fixes each column's type (see `ltu inspect --json`)"
+        );
+    }
+    let schema = model.schema()?;
+    let (data, report) = data::load_with_schema(data_path, options, &schema)?;
+    let inputs: Vec<InputSpec> = model.spec().inputs;
+    let raw = encode::raw_rows(&inputs, &data);
+    Ok((data, raw, report))
+}
+
+/// `ltu eval`: accuracy, confusion matrix, per-class precision, recall and F1, through the runtime.
+///
+/// # Errors
+/// Unreadable model or data, or data that does not match the model's schema.
+pub fn eval(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<EvalReport> {
+    let loaded = LoadedModel::open(model_path)?;
+    let (data, raw, align) = read_for_model(&loaded, data_path, &args.options())?;
+    if align.unlabeled {
+        bail!(
+            "{}: no class column (every column is an attribute of the model); eval needs labels, \
+             predict does not",
+            data_path.display()
+        );
+    }
+    let model = loaded.model();
+    let k = model.n_classes();
+    let mut confusion = vec![vec![0usize; k]; k + 1];
+    let mut correct = 0;
+    for (x, &y) in raw.iter().zip(&data.y) {
+        let p = model.predict(x).with_context(|| format!("{}: evaluating", data_path.display()))?;
+        confusion[y.min(k)][p] += 1;
+        correct += usize::from(p == y);
+    }
+    if confusion[k].iter().sum::<usize>() == 0 {
+        confusion.pop();
+    }
+    let classes = loaded.schema()?.classes;
+    let (per_class, [macro_precision, macro_recall, macro_f1]) = class_figures(&confusion, &classes);
+    Ok(EvalReport {
+        model: model_path.display().to_string(),
+        data: data.source.clone(),
+        n: raw.len(),
+        accuracy: correct as f64 / raw.len().max(1) as f64,
+        model_bytes: loaded.bytes.len(),
+        classes,
+        confusion,
+        per_class,
+        macro_precision,
+        macro_recall,
+        macro_f1,
+        unseen_values: align.unseen_value_cells(),
+        unseen_class_rows: align.unseen_class_rows(),
+        warnings: align_warnings(&data.source, &align),
+    })
+}
+
+/// Result of `ltu predict`.
+#[derive(Debug, Serialize)]
+pub struct PredictReport {
+    /// One class name per data row.
+    pub predictions: Vec<String>,
+    /// The class index `Model::predict` returned for each row (an index into the model's classes).
+    pub class_indices: Vec<usize>,
+    /// For each row, the exact integers handed to `Model::predict`: what firmware must compute
+    /// from its sensor readings to get the same prediction (an integration test's expected input).
+    pub inputs: Vec<Vec<i32>>,
+    /// The model's class names (the order of `scores`).
+    pub classes: Vec<String>,
+    /// `--id`: the id column's text for each row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ids: Option<Vec<String>>,
+    /// `--id`: the id column's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id_column: Option<String>,
+    /// `--scores`: per row, per class, the deciding unit's score (`null`: not scored by it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scores: Option<Vec<Vec<Option<f64>>>>,
+    /// Decisions the user may not expect (also printed on standard error).
+    pub warnings: Vec<String>,
+}
+
+/// Quotes a CSV field when it needs it (RFC 4180).
+pub(crate) fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) || s.trim() != s {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+impl fmt::Display for PredictReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.ids.is_none() && self.scores.is_none() {
+            for (i, p) in self.predictions.iter().enumerate() {
+                if i > 0 {
+                    writeln!(f)?;
+                }
+                f.write_str(p)?;
+            }
+            return Ok(());
+        }
+        // CSV with a header: [id,] class [, score:<class>...]
+        let mut head = Vec::new();
+        if let Some(name) = &self.id_column {
+            head.push(csv_field(name));
+        }
+        head.push("class".to_string());
+        if self.scores.is_some() {
+            head.extend(self.classes.iter().map(|c| csv_field(&format!("score:{c}"))));
+        }
+        write!(f, "{}", head.join(","))?;
+        for (i, p) in self.predictions.iter().enumerate() {
+            let mut row = Vec::new();
+            if let Some(ids) = &self.ids {
+                row.push(csv_field(&ids[i]));
+            }
+            row.push(csv_field(p));
+            if let Some(scores) = &self.scores {
+                row.extend(scores[i].iter().map(|s| s.map_or_else(String::new, |v| v.to_string())));
+            }
+            write!(f, "\n{}", row.join(","))?;
+        }
+        Ok(())
+    }
+}
+
+/// `ltu predict`: one class name per row (with `--id` and `--scores`, a CSV).
+///
+/// # Errors
+/// As [`eval`]. The class column may be absent or empty; it is not read.
+pub fn predict(model_path: &Path, data_path: &Path, args: &PredictArgs) -> Result<PredictReport> {
+    let loaded = LoadedModel::open(model_path)?;
+    let options = LoadOptions { allow_missing_class: true, id: args.id.clone(), ..args.data.options() };
+    let (data, raw, align) = read_for_model(&loaded, data_path, &options)?;
+    let model = loaded.model();
+    let classes = loaded.schema()?.classes;
+    let frac = 2f64.powi(model.weight_kind().frac_bits() as i32);
+    let mut class_indices = Vec::with_capacity(raw.len());
+    let mut scores = args.scores.then(|| Vec::with_capacity(raw.len()));
+    let mut buffer = vec![0i64; model.n_classes()];
+    for x in &raw {
+        let c = if let Some(scores) = &mut scores {
+            let c = model.predict_scores(x, &mut buffer);
+            scores.push(buffer.iter().map(|&s| (s != i64::MIN).then(|| s as f64 / frac)).collect::<Vec<_>>());
+            c
+        } else {
+            model.predict(x)
+        };
+        class_indices.push(c.with_context(|| format!("{}: predicting", data.source))?);
+    }
+    let predictions = class_indices.iter().map(|&c| classes[c].clone()).collect();
+    let warnings = align_warnings(&data.source, &align);
+    Ok(PredictReport {
+        predictions,
+        class_indices,
+        inputs: raw,
+        classes,
+        ids: args.id.is_some().then_some(align.ids),
+        id_column: args.id.clone(),
+        scores,
+        warnings,
+    })
+}

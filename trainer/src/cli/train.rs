@@ -1,0 +1,379 @@
+//! `ltu train`, `ltu codegen` and `ltu cv`.
+
+use std::fmt;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context as _, Result};
+use serde::Serialize;
+
+use ltu::algo::{self, Algo, Context};
+use ltu::data::{self, Dataset};
+use ltu::encode;
+use ltu::export::{ModelSpec, Stats};
+use ltu::split;
+
+use super::{args::*, model::*, output::*};
+
+pub(crate) fn load(path: &Path, args: &DataArgs) -> Result<(Dataset, Vec<String>)> {
+    Ok(data::load_with_warnings(path, &args.options())?)
+}
+
+/// A warning when a model predicts one class for every training row.
+pub(crate) fn trivial_model_warning(
+    spec: &ModelSpec,
+    raw: &[Vec<i32>],
+    classes: &[String],
+    what: &str,
+) -> Option<String> {
+    let first = spec.predict(raw.first()?);
+    if raw.iter().all(|x| spec.predict(x) == first) {
+        Some(format!(
+            "{what} predicts `{}` for every one of its {} training rows (a trivial model); the data may \
+             not carry the information, or the options may be too restrictive",
+            classes.get(first).map_or("?", String::as_str),
+            raw.len()
+        ))
+    } else {
+        None
+    }
+}
+
+/// Result of `ltu train`.
+#[derive(Debug, Serialize)]
+pub struct TrainReport {
+    /// Algorithm.
+    pub algo: Algo,
+    /// Training data file.
+    pub data: String,
+    /// Model file written.
+    pub model: String,
+    /// Training rows.
+    pub n: usize,
+    /// Accuracy of the exported model on the training data.
+    pub train_accuracy: f64,
+    /// Model file size.
+    pub model_bytes: usize,
+    /// Weight representation.
+    pub weights: String,
+    /// Units whose weights were scaled down to fit the representation.
+    pub rescaled_units: usize,
+    /// Size figures.
+    #[serde(flatten)]
+    pub stats: Stats,
+    /// Wall-clock training time.
+    pub seconds: f64,
+    /// Decisions the user may not expect (also printed on standard error).
+    pub warnings: Vec<String>,
+    /// What the learner did: its own report (pruning, epochs, quantization changes, ...).
+    pub learner: serde_json::Value,
+}
+
+impl fmt::Display for TrainReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "trained {} on {} ({} rows) in {:.2} s", self.algo, self.data, self.n, self.seconds)?;
+        writeln!(f, "training accuracy  {:.2}%", 100.0 * self.train_accuracy)?;
+        writeln!(
+            f,
+            "model              {} ({} bytes, {} weights)",
+            self.model, self.model_bytes, self.weights
+        )?;
+        writeln!(
+            f,
+            "structure          {} decision nodes, {} leaves, {} LTUs, {} non-zero weights",
+            self.stats.decision_nodes, self.stats.leaves, self.stats.ltus, self.stats.weights_nonzero
+        )?;
+        write!(
+            f,
+            "worst case         {} multiply-accumulates, depth {} (nodes on the longest path, leaf included)",
+            self.stats.max_macs, self.stats.max_depth
+        )?;
+        if self.rescaled_units > 0 {
+            write!(
+                f,
+                "\nnote: {} units were scaled down to fit {} weights",
+                self.rescaled_units, self.weights
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `ltu train`: learn, export, verify, write atomically.
+///
+/// # Errors
+/// Bad data, bad options, an export failure, or a write failure.
+pub fn train(
+    data_path: &Path,
+    out: &Path,
+    learn: &LearnArgs,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<TrainReport> {
+    let start = Instant::now();
+    learn.check_applicable()?;
+    let output = Output::resolve(out, &[data_path])?;
+    let (data, mut warnings) = load(data_path, &learn.data)?;
+    let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
+    ctx.progress = progress;
+    let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names)
+        .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
+    warnings.extend(trivial_model_warning(&trained.spec, &ctx.raw, &data.schema.classes, "the model"));
+    output.write(&trained.bytes)?;
+    Ok(TrainReport {
+        algo: learn.algo,
+        data: data.source.clone(),
+        model: if output == Output::Stdout { output.describe() } else { out.display().to_string() },
+        n: data.n_rows(),
+        train_accuracy: trained.train_accuracy,
+        model_bytes: trained.bytes.len(),
+        weights: format!("{:?}", trained.spec.weight_kind).to_lowercase(),
+        rescaled_units: trained.rescaled_units,
+        learner: trained.report.clone(),
+        stats: trained.spec.stats(),
+        seconds: start.elapsed().as_secs_f64(),
+        warnings,
+    })
+}
+
+/// Result of `ltu codegen`.
+#[derive(Debug, Serialize)]
+pub struct CodegenReport {
+    /// Model file.
+    pub model: String,
+    /// `rust` or `c`.
+    pub lang: &'static str,
+    /// Where the source went.
+    pub output: String,
+    /// Bytes of source.
+    pub source_bytes: usize,
+    /// The generated entry point.
+    pub entry_point: &'static str,
+}
+
+impl fmt::Display for CodegenReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "wrote {} ({} source, {} bytes) from {}\nentry point: {}",
+            self.output, self.lang, self.source_bytes, self.model, self.entry_point
+        )
+    }
+}
+
+/// `ltu codegen`: the model as Rust or C source that predicts exactly what the runtime predicts
+/// (see [`ltu::codegen`]).
+///
+/// # Errors
+/// Unreadable or invalid model, or an output path that may not be written (see [`Output`]).
+pub fn codegen(model_path: &Path, lang: ltu::codegen::Lang, output: &Path) -> Result<CodegenReport> {
+    let out = Output::resolve(output, &[model_path])?;
+    let loaded = LoadedModel::open(model_path)?;
+    let about = model_path
+        .file_name()
+        .map_or_else(|| model_path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let source = ltu::codegen::source(&loaded.spec(), &about, lang);
+    out.write(source.as_bytes())?;
+    let (lang, entry_point) = match lang {
+        ltu::codegen::Lang::Rust => {
+            ("rust", "pub fn predict<T: Copy + Into<i32>>(x: &[T; N_INPUTS]) -> usize")
+        }
+        ltu::codegen::Lang::C => ("c", "int32_t ltu_predict(const int32_t *x)"),
+    };
+    Ok(CodegenReport {
+        model: model_path.display().to_string(),
+        lang,
+        output: out.describe(),
+        source_bytes: source.len(),
+        entry_point,
+    })
+}
+
+/// Result of `ltu cv`.
+#[derive(Debug, Serialize)]
+pub struct CvReport {
+    /// Algorithm.
+    pub algo: Algo,
+    /// Data file.
+    pub data: String,
+    /// Number of folds.
+    pub folds: usize,
+    /// Seed of the fold assignment and of training.
+    pub seed: u64,
+    /// Mean held-out accuracy over folds.
+    pub accuracy_mean: f64,
+    /// Sample standard deviation of the fold accuracies.
+    pub accuracy_std: f64,
+    /// Mean model file size.
+    pub model_bytes_mean: f64,
+    /// Held-out accuracy of each fold.
+    pub fold_accuracies: Vec<f64>,
+    /// Model size of each fold.
+    pub fold_model_bytes: Vec<usize>,
+    /// Test rows of each fold.
+    pub fold_rows: Vec<usize>,
+    /// Class names, the order of the confusion matrix.
+    pub classes: Vec<String>,
+    /// `confusion[true][predicted]` over the held-out predictions of every fold.
+    pub confusion: Vec<Vec<usize>>,
+    /// Per-class precision, recall and F1 of the pooled held-out predictions.
+    pub per_class: Vec<ClassReport>,
+    /// Mean precision over the classes.
+    pub macro_precision: f64,
+    /// Mean recall over the classes.
+    pub macro_recall: f64,
+    /// Mean F1 over the classes.
+    pub macro_f1: f64,
+    /// Decisions the user may not expect (also printed on standard error).
+    pub warnings: Vec<String>,
+}
+
+impl fmt::Display for CvReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}-fold cross-validation of {} on {} (seed {})",
+            self.folds, self.algo, self.data, self.seed
+        )?;
+        for (i, ((acc, bytes), rows)) in
+            self.fold_accuracies.iter().zip(&self.fold_model_bytes).zip(&self.fold_rows).enumerate()
+        {
+            writeln!(f, "fold {:>2}     accuracy {:>6.2}% ({rows} rows), {bytes} bytes", i + 1, 100.0 * acc)?;
+        }
+        writeln!(f, "accuracy    {:.2}% ± {:.2}", 100.0 * self.accuracy_mean, 100.0 * self.accuracy_std)?;
+        writeln!(f, "model bytes {:.1} (mean)", self.model_bytes_mean)?;
+        let macros = [self.macro_precision, self.macro_recall, self.macro_f1];
+        write_figures(f, &self.classes, &self.confusion, &self.per_class, macros)
+    }
+}
+
+pub use ltu::evaluate::mean_std;
+
+/// What one train/test split gives.
+pub(crate) struct Heldout {
+    accuracy: f64,
+    bytes: usize,
+    /// Predicted class of each test row, in `test_rows` order.
+    predictions: Vec<usize>,
+    /// Set when the model predicts one class for every training row.
+    trivial: Option<String>,
+}
+
+pub(crate) fn heldout(
+    data: &Dataset,
+    train_rows: &[usize],
+    test_rows: &[usize],
+    learn: &LearnArgs,
+) -> Result<Heldout> {
+    let options = learn.options(&data.schema)?;
+    let setup = ltu::evaluate::Setup {
+        algo: learn.algo,
+        options: &options,
+        seed: learn.seed,
+        weight_kind: learn.weights.map(Into::into),
+    };
+    let h = ltu::evaluate::holdout(data, train_rows, test_rows, &setup)?;
+    let train_raw = encode::raw_rows(&h.trained.spec.inputs, &data.subset(train_rows));
+    Ok(Heldout {
+        accuracy: h.accuracy,
+        bytes: h.trained.bytes.len(),
+        trivial: trivial_model_warning(&h.trained.spec, &train_raw, &data.schema.classes, "its model"),
+        predictions: h.predictions,
+    })
+}
+
+/// `ltu cv`: stratified k-fold cross-validation, folds in parallel on up to `jobs` threads.
+///
+/// # Errors
+/// Bad data or options, or a training failure in any fold (the first is reported).
+pub fn cv(data_path: &Path, folds: usize, jobs: usize, learn: &LearnArgs) -> Result<CvReport> {
+    learn.check_applicable()?;
+    let (data, mut warnings) = load(data_path, &learn.data)?;
+    learn.options(&data.schema)?;
+    let fold_rows = split::stratified_kfold(&data.y, data.schema.classes.len(), folds, learn.seed)
+        .with_context(|| format!("{}: cannot make {folds} folds", data.source))?;
+    for (class, &count) in data.schema.classes.iter().zip(&data.class_counts()) {
+        if count < folds {
+            warnings.push(format!(
+                "class `{class}` has {count} rows, fewer than the {folds} folds: {} folds test none of it, \
+                 and its figures rest on {count} rows",
+                folds - count
+            ));
+        }
+    }
+    let n = data.n_rows();
+    let results: Vec<Result<Heldout>> = std::thread::scope(|s| {
+        let jobs = jobs.max(1);
+        let chunks: Vec<Vec<usize>> =
+            (0..jobs).map(|j| (j..fold_rows.len()).step_by(jobs).collect()).collect();
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|mine| {
+                let (data, fold_rows) = (&data, &fold_rows);
+                s.spawn(move || {
+                    mine.into_iter()
+                        .map(|f| {
+                            let train_rows = split::complement(&fold_rows[f], n);
+                            (
+                                f,
+                                heldout(data, &train_rows, &fold_rows[f], learn).with_context(|| {
+                                    format!(
+                                        "cross-validation fold {} of {folds} ({} training rows)",
+                                        f + 1,
+                                        train_rows.len()
+                                    )
+                                }),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all: Vec<(usize, Result<Heldout>)> =
+            handles.into_iter().flat_map(|h| h.join().expect("fold thread panicked")).collect();
+        all.sort_by_key(|(f, _)| *f);
+        all.into_iter().map(|(_, r)| r).collect()
+    });
+    let results = results.into_iter().collect::<Result<Vec<_>>>()?;
+    let k = data.n_classes();
+    let mut confusion = vec![vec![0usize; k]; k];
+    for (h, rows) in results.iter().zip(&fold_rows) {
+        for (&p, &r) in h.predictions.iter().zip(rows) {
+            if let Some(cell) = confusion.get_mut(data.y[r]).and_then(|row| row.get_mut(p)) {
+                *cell += 1;
+            }
+        }
+    }
+    let trivial: Vec<String> = results
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.trivial.is_some())
+        .map(|(f, _)| (f + 1).to_string())
+        .collect();
+    if let Some(first) = results.iter().find_map(|h| h.trivial.as_ref()) {
+        warnings.push(format!("fold(s) {}: {first}", trivial.join(", ")));
+    }
+    let (per_class, [macro_precision, macro_recall, macro_f1]) =
+        class_figures(&confusion, &data.schema.classes);
+    let accs: Vec<f64> = results.iter().map(|r| r.accuracy).collect();
+    let bytes: Vec<usize> = results.iter().map(|r| r.bytes).collect();
+    let (accuracy_mean, accuracy_std) = mean_std(&accs);
+    Ok(CvReport {
+        algo: learn.algo,
+        data: data.source.clone(),
+        folds,
+        seed: learn.seed,
+        accuracy_mean,
+        accuracy_std,
+        model_bytes_mean: bytes.iter().sum::<usize>() as f64 / bytes.len().max(1) as f64,
+        fold_accuracies: accs,
+        fold_model_bytes: bytes,
+        fold_rows: fold_rows.iter().map(Vec::len).collect(),
+        classes: data.schema.classes.clone(),
+        confusion,
+        per_class,
+        macro_precision,
+        macro_recall,
+        macro_f1,
+        warnings,
+    })
+}
