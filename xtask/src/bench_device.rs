@@ -210,8 +210,10 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
         .with_context(|| format!("writing {}", data_path.display()))?;
     println!("peers: scikit-learn and emlearn (bench/device.py)");
     let peers_path = out.join("peers.json");
+    // emlearn compiles its C models under `tmp/` of the working directory: keep that in target/.
     cmd::run(
         Command::new(&python)
+            .current_dir(&out)
             .arg(root.join("bench/device.py"))
             .arg("--data")
             .arg(&data_path)

@@ -170,8 +170,10 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     println!("peers: scikit-learn CART and emlearn on the same folds");
     let peers_path = out_dir.join("peers.json");
     let peers_started = Instant::now();
+    // emlearn compiles its C models under `tmp/` of the working directory: keep that in target/.
     cmd::run(
         Command::new(&python)
+            .current_dir(&out_dir)
             .arg(root.join("bench/peers.py"))
             .arg("--folds")
             .arg(&folds_path)
