@@ -1171,7 +1171,9 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
     let (splits, mlp_splits) = count_splits(&nodes, 0);
     report.splits = splits;
     report.mlp_splits = mlp_splits;
-    let spec = export(ctx, &features, &nodes, kind);
+    // Integer weights; `algo::finish` turns them into I16F16 bits when `Fixed` is asked for.
+    let int_kind = if kind == WeightKind::Fixed { WeightKind::I16 } else { kind };
+    let spec = export(ctx, &features, &nodes, int_kind);
     Ok(ObliqueTree { spec, report, nodes, features, scale })
 }
 

@@ -143,6 +143,20 @@ fn i8_weights_are_respected() {
 }
 
 #[test]
+fn fixed_point_weights_decide_like_integer_weights() {
+    let data = load("iris.csv");
+    let p = Params { epochs: 50, ..Params::default() };
+    let int = Context::new(&data, 0, None);
+    let fixed = Context::new(&data, 0, Some(WeightKind::Fixed));
+    let a = algo::finish(oblique::train(&int, &p).unwrap(), &int, false).unwrap();
+    let b = algo::finish(oblique::train(&fixed, &p).unwrap(), &fixed, false).unwrap();
+    assert_eq!(b.spec.weight_kind, WeightKind::Fixed);
+    for x in &int.raw {
+        assert_eq!(a.spec.predict(x), b.spec.predict(x));
+    }
+}
+
+#[test]
 fn categorical_inputs_work() {
     let data = load("house-votes-84.csv");
     let (acc, _) = train_checked(&data, &Params { epochs: 10, ..Params::default() }, 0);
