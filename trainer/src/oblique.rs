@@ -46,10 +46,14 @@
 //!   attribute is one feature quantized to `±`[`Params::numeric_max_abs`], a categorical value a
 //!   `±1` feature. The networks train on these integer values divided by their bound, so they see
 //!   exactly what the runtime computes.
+//! - **Balanced groups** ([`Params::balance`], default on): each row's gradient, and its error in
+//!   the threshold refit below, is weighted so that `C_L` and `C_R` count equally; otherwise a
+//!   small group at a deep node is absorbed by the large one and the split is lost (the selection
+//!   method is the one that suffers).
 //! - **Every node test is an integer LTU** (quantization-aware). A linear node's weights are
 //!   scaled so that the largest is [`Params::max_weight`] (and the runtime's accumulator bound
 //!   holds), rounded, and its threshold is refitted on the node's training rows: the integer bias
-//!   with the fewest errors against the node's targets, nearest the rounded float bias. Weights
+//!   with the fewest (balanced) errors against the node's targets, nearest the rounded float bias. Weights
 //!   that do not pay are then dropped ([`Params::drop_tolerance`]): smallest contribution first,
 //!   a weight is set to zero (threshold refitted) when the node's training errors stay within the
 //!   tolerance. The rows are sent to the children by the **integer** test, so the tree is grown
@@ -57,8 +61,10 @@
 //!   (the network's `y > 0.5`, target 1, the chapter's `C_L`) goes right, `<= 0` left.
 //! - **A non-linear node runs as hard-threshold LTUs**: each hidden unit becomes an integer LTU
 //!   (its sigmoid replaced by `score > 0`), the hidden-to-output weights are rounded to small
-//!   integers (largest = [`Params::mlp_output_max`]) and the output threshold is refitted on the
-//!   node's rows over the hard hidden outputs. On the device the node is a small decision diagram
+//!   integers (largest = [`Params::mlp_output_max`]; the network's own, or a linear output unit
+//!   retrained on the hard hidden outputs, whichever errs less) and the output threshold is
+//!   refitted on the node's rows over the hard hidden outputs. Hidden units are sparsified like
+//!   linear nodes, against their own rounded output. On the device the node is a small decision diagram
 //!   of `UnitSplit`s over the hidden units (largest output weight first, a branch stops as soon
 //!   as the remaining units cannot change the decision, equal partial sums share a node), whose
 //!   exits link to the node's two children. Links only point forward, so the diagram is a DAG the
