@@ -72,7 +72,8 @@
 //!   `docs/OBLIQUE_STUDY.md`).
 //! - **Budgets**: [`Params::max_depth`] (oblique splits on a path), [`Params::max_nodes`]
 //!   (oblique splits in the tree; nodes are split largest first), [`Params::max_macs`]
-//!   (multiply-accumulates on the worst path), [`Params::min_split`].
+//!   (multiply-accumulates on the worst path), [`Params::max_bytes`] (model file size),
+//!   [`Params::min_split`].
 //! - [`ObliqueTree::predict_float`] is the same tree with the float networks at its nodes
 //!   (sigmoid output `> 0.5`), so the accuracy lost on export can be measured on any data.
 //!
@@ -163,6 +164,10 @@ pub struct Params {
     /// as `ModelSpec::stats` counts them); a non-linear test that would exceed it is replaced by
     /// a linear one, and a split whose test still exceeds it is not made. `None`: no bound.
     pub max_macs: Option<u64>,
+    /// Most bytes of the model file (as `algo::finish` writes it, without names): after pruning,
+    /// splits whose two leaves cost the fewest training errors are merged until it fits (a single
+    /// leaf if need be). `None`: no bound.
+    pub max_bytes: Option<usize>,
     /// A node needs this many training rows to be split.
     pub min_split: usize,
     /// Stratified fraction of the rows held out to prune the tree; 0 disables pruning.
@@ -196,6 +201,7 @@ impl Default for Params {
             max_depth: 8,
             max_nodes: 32,
             max_macs: None,
+            max_bytes: None,
             min_split: 4,
             prune_fraction: 0.25,
             numeric_max_abs: 127,
@@ -240,8 +246,8 @@ impl Params {
                 self.max_depth, self.max_nodes
             ));
         }
-        if self.max_macs == Some(0) {
-            return bad("max_macs must be at least 1 (or no bound)".into());
+        if self.max_macs == Some(0) || self.max_bytes == Some(0) {
+            return bad("max_macs and max_bytes must be at least 1 (or no bound)".into());
         }
         if self.min_split < 2 {
             return bad(format!("min_split must be at least 2, got {}", self.min_split));
@@ -298,6 +304,8 @@ pub struct Report {
     /// Tests over [`Params::max_macs`]: a non-linear one replaced by a linear one, or a split
     /// not made.
     pub over_budget: usize,
+    /// Splits merged into a leaf to meet [`Params::max_bytes`].
+    pub cut_for_bytes: usize,
 }
 
 /// A node's network, trained in floating point.
@@ -1174,13 +1182,58 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
         prune(&mut nodes, 0, &sp, &valid);
     }
     let mut report = learner.report;
+    // Integer weights; `algo::finish` turns them into I16F16 bits when `Fixed` is asked for.
+    let int_kind = if kind == WeightKind::Fixed { WeightKind::I16 } else { kind };
+    let mut spec = export(ctx, &features, &nodes, int_kind);
+    if let Some(max) = p.max_bytes {
+        // Weakest link first: the split whose two leaves cost the fewest training errors if
+        // merged, until the file (as `algo::finish` would store it, without names) fits.
+        while file_bytes(&spec, ctx.weight_kind)? > max {
+            let Some(id) = weakest_split(&nodes, &sp) else { break };
+            nodes[id].split = None;
+            report.cut_for_bytes += 1;
+            spec = export(ctx, &features, &nodes, int_kind);
+        }
+    }
     let (splits, mlp_splits) = count_splits(&nodes, 0);
     report.splits = splits;
     report.mlp_splits = mlp_splits;
-    // Integer weights; `algo::finish` turns them into I16F16 bits when `Fixed` is asked for.
-    let int_kind = if kind == WeightKind::Fixed { WeightKind::I16 } else { kind };
-    let spec = export(ctx, &features, &nodes, int_kind);
     Ok(ObliqueTree { spec, report, nodes, features, scale })
+}
+
+/// Bytes of the model file `algo::finish` would write for `spec` (without names): the requested
+/// weight kind, else the smallest integer kind that holds it.
+fn file_bytes(spec: &ModelSpec, requested: Option<WeightKind>) -> Result<usize, TrainError> {
+    let mut s = spec.clone();
+    s.weight_kind = match requested {
+        // Fixed stores 32-bit words, as I32 does.
+        Some(WeightKind::Fixed) => WeightKind::I32,
+        Some(k) => k,
+        None => s.smallest_integer_kind().unwrap_or(WeightKind::I32),
+    };
+    Ok(s.to_bytes()?.len())
+}
+
+/// The reachable split whose children are both leaves and whose merge adds the fewest training
+/// errors (ties: the deepest, then the last).
+fn weakest_split(nodes: &[TreeNode], sp: &Space) -> Option<usize> {
+    let errors = |id: usize| nodes[id].rows.iter().filter(|&&r| sp.y[r] != nodes[id].majority).count();
+    let mut best: Option<(usize, std::cmp::Reverse<usize>, std::cmp::Reverse<usize>, usize)> = None;
+    let mut stack = vec![0usize];
+    while let Some(id) = stack.pop() {
+        let Some(split) = &nodes[id].split else { continue };
+        let [a, b] = split.children;
+        stack.extend([a, b]);
+        if nodes[a].split.is_some() || nodes[b].split.is_some() {
+            continue;
+        }
+        let cost = errors(id).saturating_sub(errors(a) + errors(b));
+        let key = (cost, std::cmp::Reverse(nodes[id].depth), std::cmp::Reverse(id), id);
+        if best.as_ref().is_none_or(|k| key < *k) {
+            best = Some(key);
+        }
+    }
+    best.map(|k| k.3)
 }
 
 /// The oblique tree learner for the registry in `crate::algo` (`--algo oblique`).

@@ -234,3 +234,19 @@ fn macs_budget_bounds_the_worst_path() {
     }
     assert!(Params { max_macs: Some(0), ..Params::default() }.check().is_err());
 }
+
+#[test]
+fn bytes_budget_bounds_the_file() {
+    let data = load("vehicle.csv");
+    let free = Params { epochs: 20, ..Params::default() };
+    let ctx = Context::new(&data, 0, None);
+    let full = algo::finish(oblique::train(&ctx, &free).unwrap(), &ctx, false).unwrap();
+    let budget = full.bytes.len() / 2;
+    let p = Params { max_bytes: Some(budget), ..free };
+    let tree = oblique::fit(&ctx, &p).unwrap();
+    let small = algo::finish(tree.spec.clone(), &ctx, false).unwrap();
+    assert!(small.bytes.len() <= budget, "{} bytes > {budget}", small.bytes.len());
+    assert!(tree.report.cut_for_bytes >= 1, "{:?}", tree.report);
+    assert!(small.train_accuracy > 0.4, "{}", small.train_accuracy);
+    assert!(Params { max_bytes: Some(0), ..Params::default() }.check().is_err());
+}
