@@ -605,7 +605,7 @@ fn class_means(sp: &Space, rows: &[usize], classes: &[usize]) -> (Vec<Vec<f64>>,
 }
 
 /// Learning state shared by the node trainings of one tree.
-struct Learner<'a> {
+struct Grower<'a> {
     sp: &'a Space,
     p: &'a Params,
     report: Report,
@@ -617,7 +617,7 @@ struct Learner<'a> {
     bound: Vec<i64>,
 }
 
-impl Learner<'_> {
+impl Grower<'_> {
     fn train(&mut self, rows: &[usize], target: &[bool], kind: Kind, rng: &mut Rng) -> Net {
         self.report.networks_trained += 1;
         train_net(self.sp, rows, target, kind, self.p, rng)
@@ -1061,7 +1061,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
         WeightKind::Fixed => WeightKind::I16,
         k => k,
     });
-    let mut learner = Learner {
+    let mut learner = Grower {
         sp: &sp,
         p,
         report: Report::default(),
