@@ -313,25 +313,7 @@ fn data_json(prepared: &[Prepared]) -> Value {
     let datasets: Vec<Value> = prepared
         .iter()
         .map(|p| {
-            let attributes: Vec<Value> = p
-                .data
-                .schema
-                .attributes
-                .iter()
-                .map(|a| match &a.kind {
-                    data::AttrKind::Numeric { .. } => {
-                        json!({"name": a.name, "kind": "numeric", "n_values": 0})
-                    }
-                    data::AttrKind::Categorical { values } => {
-                        json!({"name": a.name, "kind": "categorical", "n_values": values.len()})
-                    }
-                })
-                .collect();
-            let x: Vec<Vec<Value>> = (0..p.data.n_rows())
-                .map(|r| {
-                    p.data.row(r).iter().map(|&v| if v.is_nan() { Value::Null } else { json!(v) }).collect()
-                })
-                .collect();
+            let (attributes, x) = crate::compare::data_json(&p.data);
             json!({
                 "name": p.name,
                 "attributes": attributes,
@@ -558,17 +540,7 @@ fn ltu_models(
                     if codegen { format!("{} codegen-rs", variant.label) } else { variant.label.to_string() };
                 let m = measure(target, &run, &host, !codegen, flash)
                     .with_context(|| format!("{} {label} on {}", p.name, target.core))?;
-                println!(
-                    "  {label:<30} {:<10} {:>6} instructions per prediction (max {}), load {}, flash {} B, stack {} B, {}/{} agree",
-                    target.core,
-                    mean(&m.predict),
-                    m.predict.iter().max().unwrap_or(&0),
-                    m.load.unwrap_or(0),
-                    m.flash,
-                    m.stack.iter().max().unwrap_or(&0),
-                    m.agree,
-                    m.predict.len()
-                );
+                print_measure(&label, &m);
                 if codegen {
                     generated.push(m);
                 } else {
@@ -594,16 +566,7 @@ fn ltu_models(
             let label = format!("{} codegen-c", variant.label);
             let m = measure(target, &run, &host, false, flash)
                 .with_context(|| format!("{} {label} on {}", p.name, target.core))?;
-            println!(
-                "  {label:<30} {:<10} {:>6} instructions per prediction (max {}), flash {} B, stack {} B, {}/{} agree",
-                target.core,
-                mean(&m.predict),
-                m.predict.iter().max().unwrap_or(&0),
-                m.flash,
-                m.stack.iter().max().unwrap_or(&0),
-                m.agree,
-                m.predict.len()
-            );
+            print_measure(&label, &m);
             generated_c.push(m);
         }
         entries.push(Entry {
@@ -787,17 +750,7 @@ fn emlearn_models(
                 let run = firmware::run_text(&elf, target.machine, Some(plugin))?;
                 let m = measure(target, &run, &host, false, flash)
                     .with_context(|| format!("{name} emlearn {model_name} {method} on {}", target.core))?;
-                println!(
-                    "  emlearn {:<14} {:<10} {:>6} instructions per prediction (max {}), flash {} B, stack {} B, {}/{} agree",
-                    format!("{model_name} {method}"),
-                    target.core,
-                    mean(&m.predict),
-                    m.predict.iter().max().unwrap_or(&0),
-                    m.flash,
-                    m.stack.iter().max().unwrap_or(&0),
-                    m.agree,
-                    m.predict.len()
-                );
+                print_measure(&format!("emlearn {model_name} {method}"), &m);
                 measures.push(m);
             }
             let agreement = cv["agreement"].as_u64().unwrap_or(0);
@@ -822,6 +775,21 @@ fn emlearn_models(
         }
     }
     Ok(entries)
+}
+
+/// One console line of a measurement.
+fn print_measure(label: &str, m: &Measure) {
+    let load = m.load.map_or(String::new(), |l| format!(", load {l}"));
+    println!(
+        "  {label:<30} {:<10} {:>6} instructions per prediction (max {}){load}, flash {} B, stack {} B, {}/{} agree",
+        m.target.core,
+        mean(&m.predict),
+        m.predict.iter().max().unwrap_or(&0),
+        m.flash,
+        m.stack.iter().max().unwrap_or(&0),
+        m.agree,
+        m.predict.len()
+    );
 }
 
 fn mean(xs: &[u64]) -> u64 {

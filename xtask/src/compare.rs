@@ -340,21 +340,7 @@ fn folds_json(prepared: &[Prepared]) -> Value {
     let datasets: Vec<Value> = prepared
         .iter()
         .map(|p| {
-            let attributes: Vec<Value> = p
-                .data
-                .schema
-                .attributes
-                .iter()
-                .map(|a| match &a.kind {
-                    AttrKind::Numeric { .. } => json!({"name": a.name, "kind": "numeric", "n_values": 0}),
-                    AttrKind::Categorical { values } => {
-                        json!({"name": a.name, "kind": "categorical", "n_values": values.len()})
-                    }
-                })
-                .collect();
-            let x: Vec<Vec<Value>> = (0..p.data.n_rows())
-                .map(|r| p.data.row(r).iter().map(|&v| if v.is_nan() { Value::Null } else { json!(v) }).collect())
-                .collect();
+            let (attributes, x) = data_json(&p.data);
             let folds: Vec<Value> = p
                 .folds
                 .iter()
@@ -372,6 +358,26 @@ fn folds_json(prepared: &[Prepared]) -> Value {
         })
         .collect();
     json!({"seed": SEED, "datasets": datasets})
+}
+
+/// The data as the peer scripts read it: attribute kinds, and values as numbers with `null` for
+/// missing (category values as their indices).
+pub fn data_json(data: &Dataset) -> (Vec<Value>, Vec<Vec<Value>>) {
+    let attributes = data
+        .schema
+        .attributes
+        .iter()
+        .map(|a| match &a.kind {
+            AttrKind::Numeric { .. } => json!({"name": a.name, "kind": "numeric", "n_values": 0}),
+            AttrKind::Categorical { values } => {
+                json!({"name": a.name, "kind": "categorical", "n_values": values.len()})
+            }
+        })
+        .collect();
+    let x = (0..data.n_rows())
+        .map(|r| data.row(r).iter().map(|&v| if v.is_nan() { Value::Null } else { json!(v) }).collect())
+        .collect();
+    (attributes, x)
 }
 
 fn write_json(path: &Path, value: &Value) -> Result<()> {
