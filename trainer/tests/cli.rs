@@ -870,4 +870,35 @@ fn oblique_and_fringe_train_through_the_cli() {
         &["train", iris, "--algo", "fringe", "--partition", "exchange", "-o", "x.ltu"],
         "--partition does not apply",
     );
+    // Device budgets: the model the budget allows is never over it.
+    let vehicle = data("vehicle.csv");
+    let vehicle = vehicle.to_str().unwrap();
+    let free = json(d, &["train", vehicle, "--algo", "oblique", "--no-names", "-o", "free.ltu", "--json"]);
+    let bytes = free["model_bytes"].as_u64().unwrap();
+    let macs = free["max_macs"].as_u64().unwrap();
+    let tight = (bytes / 2).to_string();
+    let b = json(
+        d,
+        &[
+            "train",
+            vehicle,
+            "--algo",
+            "oblique",
+            "--no-names",
+            "--max-bytes",
+            &tight,
+            "-o",
+            "b.ltu",
+            "--json",
+        ],
+    );
+    assert!(b["model_bytes"].as_u64().unwrap() <= bytes / 2, "{b}");
+    let few = (macs / 2).max(1).to_string();
+    let m = json(d, &["train", vehicle, "--algo", "oblique", "--max-macs", &few, "-o", "m.ltu", "--json"]);
+    assert!(m["max_macs"].as_u64().unwrap() <= macs / 2, "{m}");
+    fails(
+        d,
+        &["train", iris, "--algo", "ptree", "--max-macs", "10", "-o", "x.ltu"],
+        "--max-macs does not apply",
+    );
 }

@@ -212,6 +212,14 @@ pub struct ObliqueArgs {
     #[arg(long, value_name = "N", value_parser = at_least::<1>,
           help = format!("Most oblique splits in the tree [default: {}]", ltu::oblique::Params::default().max_nodes))]
     pub oblique_nodes: Option<usize>,
+    /// Device budget: most multiply-accumulates of one prediction (worst path); a test that
+    /// would exceed it is made linear or not made.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_macs: Option<u64>,
+    /// Device budget: most bytes of the model file (without names); splits are merged after
+    /// pruning until it fits.
+    #[arg(long, value_name = "BYTES", value_parser = at_least::<1>)]
+    pub max_bytes: Option<usize>,
 }
 
 impl ObliqueArgs {
@@ -235,6 +243,12 @@ impl ObliqueArgs {
         }
         if let Some(v) = self.oblique_nodes {
             p.max_nodes = v;
+        }
+        if self.max_macs.is_some() {
+            p.max_macs = self.max_macs;
+        }
+        if self.max_bytes.is_some() {
+            p.max_bytes = self.max_bytes;
         }
         p
     }
@@ -588,7 +602,7 @@ impl LearnArgs {
             ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
         ];
         let (o, f) = (&self.oblique, &self.fringe);
-        let more: [(&str, bool, &[Algo]); 10] = [
+        let more: [(&str, bool, &[Algo]); 12] = [
             ("--prefer-simple", s.prefer_simple.is_some(), &[Sparse]),
             ("--negated-literals", s.negated_literals.is_some(), &[Sparse]),
             ("--stop-when-consistent", s.stop_when_consistent.is_some(), &[Sparse]),
@@ -596,6 +610,8 @@ impl LearnArgs {
             ("--partition", o.partition.is_some(), &[Oblique]),
             ("--oblique-depth", o.oblique_depth.is_some(), &[Oblique]),
             ("--oblique-nodes", o.oblique_nodes.is_some(), &[Oblique]),
+            ("--max-macs", o.max_macs.is_some(), &[Oblique]),
+            ("--max-bytes", o.max_bytes.is_some(), &[Oblique]),
             ("--fringe-rule", f.fringe_rule.is_some(), &[Fringe]),
             ("--max-variables", f.max_variables.is_some(), &[Fringe]),
             ("--random-features", f.random_features, &[Fringe]),
