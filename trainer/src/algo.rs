@@ -35,6 +35,20 @@ macro_rules! registry {
                 match self { $(Algo::$variant => <$learner as Learner>::ABOUT,)* }
             }
 
+            /// `opts`, then the settings of the learner's [`Learner::ladder`] in `opts`, richest
+            /// first.
+            pub fn candidates(self, opts: &Options) -> Vec<Options> {
+                match self {
+                    $(Algo::$variant => std::iter::once(opts.clone())
+                        .chain(<$learner as Learner>::ladder(&opts.$field).into_iter().map(|p| {
+                            let mut o = opts.clone();
+                            o.$field = p;
+                            o
+                        }))
+                        .collect(),)*
+                }
+            }
+
             /// Checks this learner's options in `opts` and learns.
             ///
             /// # Errors
@@ -80,6 +94,43 @@ pub struct Options {
     pub oblique: crate::oblique::Params,
     /// FRINGE options.
     pub fringe: crate::fringe::Params,
+    /// Device budgets every learner honors (see [`Budget`]).
+    pub budget: Budget,
+}
+
+/// Device budgets: a model is never returned over them. Within them [`train`] picks the most
+/// accurate of the learner's candidate settings ([`Algo::candidates`]) on a seeded, stratified
+/// quarter of the training rows held out for validation, then retrains it on every row.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Budget {
+    /// Most bytes of the model file as written (names included unless left out).
+    pub max_bytes: Option<usize>,
+    /// Most multiply-accumulates of one prediction on its worst path.
+    pub max_macs: Option<u64>,
+}
+
+impl Budget {
+    /// Whether any budget is set.
+    pub fn is_set(&self) -> bool {
+        self.max_bytes.is_some() || self.max_macs.is_some()
+    }
+
+    /// Whether `t` is within every set budget.
+    pub fn allows(&self, t: &Trained) -> bool {
+        self.max_bytes.is_none_or(|b| t.bytes.len() <= b)
+            && self.max_macs.is_none_or(|m| t.spec.stats().max_macs <= m)
+    }
+}
+
+/// How a budget was met, for reports.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BudgetChoice {
+    /// Candidate settings the learner offered (its options, then its ladder).
+    pub candidates: usize,
+    /// Which one was kept (0: the options as given).
+    pub chosen: usize,
+    /// Validation accuracy of each candidate within the budget (`null`: over it or failed).
+    pub validation_accuracy: Vec<Option<f64>>,
 }
 
 /// A trained, exported and verified model.
@@ -87,6 +138,8 @@ pub struct Options {
 pub struct Trained {
     /// What the learner reported (its [`Learner::Report`] as JSON).
     pub report: serde_json::Value,
+    /// How the device budget was met, if one was set.
+    pub budget: Option<BudgetChoice>,
     /// The model.
     pub spec: ModelSpec,
     /// Its file bytes (runtime format).
@@ -102,10 +155,80 @@ pub struct Trained {
 /// # Errors
 /// [`TrainError`] for bad options, export failures or a disagreement between trainer and runtime.
 pub fn train(algo: Algo, ctx: &Context<'_>, opts: &Options, with_names: bool) -> Result<Trained, TrainError> {
+    if opts.budget.is_set() {
+        return train_within_budget(algo, ctx, opts, with_names);
+    }
+    train_one(algo, ctx, opts, with_names)
+}
+
+fn train_one(algo: Algo, ctx: &Context<'_>, opts: &Options, with_names: bool) -> Result<Trained, TrainError> {
     let Fit { spec, report } = algo.fit(ctx, opts)?;
     let mut trained = finish(spec, ctx, with_names)?;
     trained.report = report;
     Ok(trained)
+}
+
+/// [`train`] under [`Options::budget`]: every candidate setting trained on three quarters of the
+/// rows (stratified, seeded) and scored on the rest; the most accurate one within the budget
+/// (ties: the cheaper) retrained on every row; if that model is over the budget after all, the
+/// next cheaper candidates in turn.
+fn train_within_budget(
+    algo: Algo,
+    ctx: &Context<'_>,
+    opts: &Options,
+    with_names: bool,
+) -> Result<Trained, TrainError> {
+    let budget = opts.budget;
+    let candidates = algo.candidates(opts);
+    let data = ctx.data;
+    let split = crate::split::train_test_split_stratified(&data.y, ctx.n_classes(), 0.25, ctx.seed);
+    let mut scores: Vec<Option<f64>> = vec![None; candidates.len()];
+    if let Ok((fit_rows, val_rows)) = split {
+        let fit_data = data.subset(&fit_rows);
+        let val_data = data.subset(&val_rows);
+        let fit_ctx = Context::new(&fit_data, ctx.seed, ctx.weight_kind);
+        for (i, c) in candidates.iter().enumerate() {
+            let Ok(t) = train_one(algo, &fit_ctx, c, with_names) else { continue };
+            if !budget.allows(&t) {
+                continue;
+            }
+            let raw = encode::raw_rows(&t.spec.inputs, &val_data);
+            let correct = raw.iter().zip(&val_data.y).filter(|(x, &y)| t.spec.predict(x) == y).count();
+            scores[i] = Some(correct as f64 / raw.len().max(1) as f64);
+        }
+    }
+    // Best validation accuracy first (later, cheaper candidates win ties), then the untried rest
+    // from the richest; a candidate is kept only if its model on every row fits.
+    let mut order: Vec<usize> = (0..candidates.len()).filter(|&i| scores[i].is_some()).collect();
+    order.sort_by(|&a, &b| {
+        scores[b].partial_cmp(&scores[a]).unwrap_or(std::cmp::Ordering::Equal).then(b.cmp(&a))
+    });
+    order.extend((0..candidates.len()).filter(|&i| scores[i].is_none()));
+    let mut last_error = None;
+    for &i in &order {
+        match train_one(algo, ctx, &candidates[i], with_names) {
+            Ok(mut t) if budget.allows(&t) => {
+                t.budget = Some(BudgetChoice {
+                    candidates: candidates.len(),
+                    chosen: i,
+                    validation_accuracy: scores.clone(),
+                });
+                return Ok(t);
+            }
+            Ok(_) => {}
+            Err(e) => last_error = Some(e),
+        }
+    }
+    Err(TrainError::InvalidOption(format!(
+        "no {algo} model fits the budget ({}{}) among its {} candidate settings{}",
+        budget.max_bytes.map_or(String::new(), |b| format!("at most {b} bytes")),
+        budget.max_macs.map_or(String::new(), |m| format!(
+            "{}at most {m} multiply-accumulates",
+            if budget.max_bytes.is_some() { ", " } else { "" }
+        )),
+        candidates.len(),
+        last_error.map_or(String::new(), |e| format!(" (last failure: {e})"))
+    )))
 }
 
 /// Chooses the weight kind (the requested one, else the smallest integer kind that fits),
@@ -152,5 +275,5 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
         correct += usize::from(want == y);
     }
     let train_accuracy = correct as f64 / ctx.raw.len().max(1) as f64;
-    Ok(Trained { report: serde_json::Value::Null, spec, bytes, train_accuracy, rescaled_units })
+    Ok(Trained { report: serde_json::Value::Null, budget: None, spec, bytes, train_accuracy, rescaled_units })
 }

@@ -950,6 +950,15 @@ impl Learner for Ndl {
     fn to_spec(fitted: &Fitted) -> ModelSpec {
         fitted.spec.clone()
     }
+
+    /// Shorter lists: at most 16, 8, 6, 4, 3, 2 and 1 entries (below any cap already set).
+    fn ladder(p: &Params) -> Vec<Params> {
+        [16, 8, 6, 4, 3, 2, 1]
+            .into_iter()
+            .filter(|&n| p.max_nodes.is_none_or(|cap| n < cap))
+            .map(|n| Params { max_nodes: Some(n), ..p.clone() })
+            .collect()
+    }
 }
 
 /// The halfspace-intersection learner, `--algo hsi` (the [`Learner`] contract): two classes only.
@@ -984,5 +993,14 @@ impl Learner for Hsi {
 
     fn to_spec(fitted: &Fitted) -> ModelSpec {
         fitted.spec.clone()
+    }
+
+    /// Shorter lists: at most 16, 8, 6, 4, 3, 2 and 1 entries (below any cap already set).
+    fn ladder(p: &Params) -> Vec<Params> {
+        [16, 8, 6, 4, 3, 2, 1]
+            .into_iter()
+            .filter(|&n| p.max_nodes.is_none_or(|cap| n < cap))
+            .map(|n| Params { max_nodes: Some(n), ..p.clone() })
+            .collect()
     }
 }

@@ -1120,6 +1120,15 @@ impl Learner for FringeLearner {
     fn to_spec(model: &Learned) -> ModelSpec {
         model.spec.clone()
     }
+
+    /// Fewer feature-construction iterations: 4, 2, then the plain pruned tree (1).
+    fn ladder(p: &Params) -> Vec<Params> {
+        [4, 2, 1]
+            .into_iter()
+            .filter(|&n| n < p.max_iterations)
+            .map(|max_iterations| Params { max_iterations, ..p.clone() })
+            .collect()
+    }
 }
 
 /// A primitive test with the data's names: `outlook=sunny`, `temp>21.5`.

@@ -104,6 +104,13 @@ pub trait Learner {
 
     /// The model IR that `crate::algo::finish` exports and verifies.
     fn to_spec(model: &Self::Model) -> ModelSpec;
+
+    /// Successively cheaper settings derived from `p` (smaller, fewer units or rounds), richest
+    /// first, not including `p`: what a device budget (`crate::algo::Budget`) searches when the
+    /// model `p` gives does not fit. Empty for a learner without such a ladder.
+    fn ladder(_p: &Self::Params) -> Vec<Self::Params> {
+        Vec::new()
+    }
 }
 
 /// A learner's result in the IR, with its report as JSON.

@@ -1263,6 +1263,15 @@ impl crate::learner::Learner for Oblique {
     fn to_spec(model: &ObliqueTree) -> ModelSpec {
         model.spec.clone()
     }
+
+    /// Fewer oblique splits: 16, 8, 4, 2 and 1 (below the cap already set).
+    fn ladder(p: &Params) -> Vec<Params> {
+        [16, 8, 4, 2, 1]
+            .into_iter()
+            .filter(|&n| n < p.max_nodes)
+            .map(|max_nodes| Params { max_nodes, ..p.clone() })
+            .collect()
+    }
 }
 
 /// Learns an oblique tree and returns only the exported model (for `algo::finish`).

@@ -1309,6 +1309,11 @@ impl Learner for Ptree {
     fn to_spec(tree: &PerceptronTree) -> ModelSpec {
         tree.to_model_spec()
     }
+
+    /// Shallower trees, down to a single leaf unit (depth 0).
+    fn ladder(p: &Params) -> Vec<Params> {
+        (0..p.max_depth.min(8)).rev().map(|max_depth| Params { max_depth, ..p.clone() }).collect()
+    }
 }
 
 fn ltu_n_values(space: &FeatureSpace, attr: usize) -> u16 {

@@ -810,6 +810,15 @@ impl Learner for Sparse {
     fn to_spec(model: &SparsePerceptron) -> ModelSpec {
         model.spec.clone()
     }
+
+    /// Fewer boosting rounds: 64, 32, 16, 8, 4, 2 and 1 (below any limit already set).
+    fn ladder(p: &Params) -> Vec<Params> {
+        [64, 32, 16, 8, 4, 2, 1]
+            .into_iter()
+            .filter(|&r| p.rounds.is_none_or(|cap| r < cap))
+            .map(|r| Params { rounds: Some(r), ..p.clone() })
+            .collect()
+    }
 }
 
 /// The feature a conjunction becomes and the sign relating them: a single `x = v` / `x > t`

@@ -896,9 +896,26 @@ fn oblique_and_fringe_train_through_the_cli() {
     let few = (macs / 2).max(1).to_string();
     let m = json(d, &["train", vehicle, "--algo", "oblique", "--max-macs", &few, "-o", "m.ltu", "--json"]);
     assert!(m["max_macs"].as_u64().unwrap() <= macs / 2, "{m}");
+    // Every learner honors the budgets: never over them, and the report says which setting won.
+    // (A perceptron tree's leaf reads every feature, so its MACs fall only with fewer classes per
+    // leaf; lists and boosting shed MACs with entries and rounds.)
+    for (algo, cut_macs) in [("ptree", false), ("ndl", true), ("sparse", true), ("fringe", false)] {
+        let free = json(d, &["train", vehicle, "--algo", algo, "-o", "f.ltu", "--json"]);
+        let (bytes, macs) = (free["model_bytes"].as_u64().unwrap(), free["max_macs"].as_u64().unwrap());
+        let max_bytes = bytes * 2 / 3;
+        let max_macs = if cut_macs { (macs / 2).max(1) } else { macs };
+        let (b, m) = (max_bytes.to_string(), max_macs.to_string());
+        let t = json(
+            d,
+            &["train", vehicle, "--algo", algo, "--max-bytes", &b, "--max-macs", &m, "-o", "t.ltu", "--json"],
+        );
+        assert!(t["model_bytes"].as_u64().unwrap() <= max_bytes, "{algo}: {t}");
+        assert!(t["max_macs"].as_u64().unwrap() <= max_macs, "{algo}: {t}");
+        assert!(t["budget"]["chosen"].as_u64().unwrap() > 0, "{algo}: a cheaper setting was needed: {t}");
+    }
     fails(
         d,
-        &["train", iris, "--algo", "ptree", "--max-macs", "10", "-o", "x.ltu"],
-        "--max-macs does not apply",
+        &["train", iris, "--algo", "sparse", "--max-bytes", "20", "-o", "x.ltu"],
+        "no sparse model fits the budget",
     );
 }

@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Result};
 
-use ltu::algo::{Algo, Options};
+use ltu::algo::{Algo, Budget, Options};
 use ltu::data::{LoadOptions, Schema};
 use ltu::export::WeightKind;
 use ltu::{decision_list, perceptron_tree, sparse_perceptron};
@@ -155,6 +155,15 @@ pub struct LearnArgs {
               ltu::oblique::Params::default().numeric_max_abs
           ))]
     pub numeric_max_abs: Option<u16>,
+    /// Device budget, every learner: most bytes of the model file as written (names included
+    /// unless --no-names). The most accurate candidate setting within it is chosen on a held-out
+    /// quarter of the training rows; training fails if none fits.
+    #[arg(long, value_name = "BYTES", value_parser = at_least::<1>)]
+    pub max_bytes: Option<usize>,
+    /// Device budget, every learner: most multiply-accumulates of one prediction (worst path),
+    /// chosen like --max-bytes.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_macs: Option<u64>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub ptree: PtreeArgs,
@@ -212,14 +221,6 @@ pub struct ObliqueArgs {
     #[arg(long, value_name = "N", value_parser = at_least::<1>,
           help = format!("Most oblique splits in the tree [default: {}]", ltu::oblique::Params::default().max_nodes))]
     pub oblique_nodes: Option<usize>,
-    /// Device budget: most multiply-accumulates of one prediction (worst path); a test that
-    /// would exceed it is made linear or not made.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_macs: Option<u64>,
-    /// Device budget: most bytes of the model file (without names); splits are merged after
-    /// pruning until it fits.
-    #[arg(long, value_name = "BYTES", value_parser = at_least::<1>)]
-    pub max_bytes: Option<usize>,
 }
 
 impl ObliqueArgs {
@@ -244,12 +245,7 @@ impl ObliqueArgs {
         if let Some(v) = self.oblique_nodes {
             p.max_nodes = v;
         }
-        if self.max_macs.is_some() {
-            p.max_macs = self.max_macs;
-        }
-        if self.max_bytes.is_some() {
-            p.max_bytes = self.max_bytes;
-        }
+
         p
     }
 }
@@ -602,7 +598,7 @@ impl LearnArgs {
             ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
         ];
         let (o, f) = (&self.oblique, &self.fringe);
-        let more: [(&str, bool, &[Algo]); 12] = [
+        let more: [(&str, bool, &[Algo]); 10] = [
             ("--prefer-simple", s.prefer_simple.is_some(), &[Sparse]),
             ("--negated-literals", s.negated_literals.is_some(), &[Sparse]),
             ("--stop-when-consistent", s.stop_when_consistent.is_some(), &[Sparse]),
@@ -610,8 +606,6 @@ impl LearnArgs {
             ("--partition", o.partition.is_some(), &[Oblique]),
             ("--oblique-depth", o.oblique_depth.is_some(), &[Oblique]),
             ("--oblique-nodes", o.oblique_nodes.is_some(), &[Oblique]),
-            ("--max-macs", o.max_macs.is_some(), &[Oblique]),
-            ("--max-bytes", o.max_bytes.is_some(), &[Oblique]),
             ("--fringe-rule", f.fringe_rule.is_some(), &[Fringe]),
             ("--max-variables", f.max_variables.is_some(), &[Fringe]),
             ("--random-features", f.random_features, &[Fringe]),
@@ -652,7 +646,11 @@ impl LearnArgs {
             ndl.feature_max_abs = n;
             oblique.numeric_max_abs = n;
         }
-        Ok(Options { ptree, ndl, sparse: self.sparse.params(), oblique, fringe })
+        // Oblique trees also honor the budgets while they grow.
+        oblique.max_macs = self.max_macs;
+        oblique.max_bytes = self.max_bytes.filter(|_| self.no_names);
+        let budget = Budget { max_bytes: self.max_bytes, max_macs: self.max_macs };
+        Ok(Options { ptree, ndl, sparse: self.sparse.params(), oblique, fringe, budget })
     }
 }
 

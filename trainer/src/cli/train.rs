@@ -67,6 +67,9 @@ pub struct TrainReport {
     pub warnings: Vec<String>,
     /// What the learner did: its own report (pruning, epochs, quantization changes, ...).
     pub learner: serde_json::Value,
+    /// With --max-bytes / --max-macs: which candidate setting met the budget, and the
+    /// validation accuracy of each that did.
+    pub budget: Option<ltu::algo::BudgetChoice>,
 }
 
 impl fmt::Display for TrainReport {
@@ -129,6 +132,7 @@ pub fn train(
         weights: format!("{:?}", trained.spec.weight_kind).to_lowercase(),
         rescaled_units: trained.rescaled_units,
         learner: trained.report.clone(),
+        budget: trained.budget.clone(),
         stats: trained.spec.stats(),
         seconds: start.elapsed().as_secs_f64(),
         warnings,
