@@ -49,6 +49,13 @@ enum Command {
         /// standard error). Never the training data file.
         #[arg(short, long, value_name = "PATH")]
         output: PathBuf,
+        /// Estimate accuracy on the rows of this file (read with the training data's columns and
+        /// classes) instead of on a held-out quarter of the training rows.
+        #[arg(long, value_name = "FILE", conflicts_with = "no_estimate")]
+        test: Option<PathBuf>,
+        /// No held-out estimate (it trains a second model on three quarters of the rows).
+        #[arg(long)]
+        no_estimate: bool,
         #[command(flatten)]
         learn: LearnArgs,
     },
@@ -278,7 +285,12 @@ fn emit(text: &str) -> anyhow::Result<()> {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let show_progress = !cli.quiet && !cli.json && std::io::stderr().is_terminal();
     match cli.command {
-        Command::Train { data, output, learn } => {
+        Command::Train { data, output, test, no_estimate, learn } => {
+            let estimate = match (test, no_estimate) {
+                (Some(t), _) => cli::train::EstimateArg::Test(t),
+                (None, true) => cli::train::EstimateArg::None,
+                (None, false) => cli::train::EstimateArg::Holdout,
+            };
             let bar = show_progress.then(|| {
                 let style =
                     indicatif::ProgressStyle::with_template("training {bar:30} {pos}/{len} {elapsed}")
@@ -291,7 +303,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     bar.set_position(done);
                 }
             };
-            let report = commands::train(&data, &output, &learn, &progress);
+            let report = commands::train(&data, &output, &learn, &progress, &estimate);
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }

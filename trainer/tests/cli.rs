@@ -919,3 +919,36 @@ fn oblique_and_fringe_train_through_the_cli() {
         "no sparse model fits the budget",
     );
 }
+
+/// `ltu train` estimates accuracy on rows the model did not see: a held-out quarter by default,
+/// `--test FILE` when given, nothing with `--no-estimate`; a large gap to the training accuracy is
+/// a warning.
+#[test]
+fn train_reports_a_held_out_estimate_and_warns_about_overfitting() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let t = json(d, &["train", iris.to_str().unwrap(), "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    assert_eq!(t["estimate"]["rows"], 38, "{t}");
+    assert!(t["estimate"]["accuracy"].as_f64().unwrap() > 0.8, "{t}");
+    let none = json(
+        d,
+        &["train", iris.to_str().unwrap(), "--algo", "ptree", "--no-estimate", "-o", "m.ltu", "--json"],
+    );
+    assert!(none["estimate"].is_null(), "{none}");
+    let (train, test) = (data("monks-1_train.csv"), data("monks-1_test.csv"));
+    let codes = "a1,a2,a3,a4,a5,a6,class";
+    let args = ["train", train.to_str().unwrap(), "--algo", "ptree", "--categorical", codes];
+    let m = json(d, &[&args[..], &["--test", test.to_str().unwrap(), "-o", "m.ltu", "--json"]].concat());
+    assert_eq!(m["estimate"]["rows"], 432, "{m}");
+    let gap = m["train_accuracy"].as_f64().unwrap() - m["estimate"]["accuracy"].as_f64().unwrap();
+    let warned =
+        m["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("may overfit"));
+    assert_eq!(warned, gap > 0.10, "{m}");
+    assert!(warned, "monks-1's ptree overfits its 124 training rows: {m}");
+    fails(
+        d,
+        &[&args[..], &["--test", test.to_str().unwrap(), "-o", test.to_str().unwrap()]].concat(),
+        "refusing to overwrite",
+    );
+}

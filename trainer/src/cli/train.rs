@@ -1,7 +1,7 @@
 //! `ltu train`, `ltu codegen` and `ltu cv`.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context as _, Result};
@@ -70,12 +70,42 @@ pub struct TrainReport {
     /// With --max-bytes / --max-macs: which candidate setting met the budget, and the
     /// validation accuracy of each that did.
     pub budget: Option<ltu::algo::BudgetChoice>,
+    /// Accuracy on rows the model did not train on: `--test FILE`, else a seeded, stratified
+    /// quarter of the training rows held out from a second model trained on the rest (`null`
+    /// with `--no-estimate`).
+    pub estimate: Option<Estimate>,
+}
+
+/// A held-out accuracy estimate of `ltu train`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Estimate {
+    /// `test file` or `held-out quarter`.
+    pub method: String,
+    /// Rows scored.
+    pub rows: usize,
+    /// Their accuracy through the runtime.
+    pub accuracy: f64,
+}
+
+/// What `ltu train` estimates besides training accuracy.
+#[derive(Debug, Clone, Default)]
+pub enum EstimateArg {
+    /// A quarter of the training rows held out from a second model.
+    #[default]
+    Holdout,
+    /// The rows of this file (read with the training data's schema).
+    Test(PathBuf),
+    /// Nothing (`--no-estimate`).
+    None,
 }
 
 impl fmt::Display for TrainReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "trained {} on {} ({} rows) in {:.2} s", self.algo, self.data, self.n, self.seconds)?;
         writeln!(f, "training accuracy  {:.2}%", 100.0 * self.train_accuracy)?;
+        if let Some(e) = &self.estimate {
+            writeln!(f, "held-out accuracy  {:.2}% ({}, {} rows)", 100.0 * e.accuracy, e.method, e.rows)?;
+        }
         writeln!(
             f,
             "model              {} ({} bytes, {} weights)",
@@ -111,16 +141,74 @@ pub fn train(
     out: &Path,
     learn: &LearnArgs,
     progress: &(dyn Fn(u64, u64) + Sync),
+    estimate: &EstimateArg,
 ) -> Result<TrainReport> {
     let start = Instant::now();
     learn.check_applicable()?;
-    let output = Output::resolve(out, &[data_path])?;
+    let mut inputs = vec![data_path];
+    if let EstimateArg::Test(test) = estimate {
+        inputs.push(test);
+    }
+    let output = Output::resolve(out, &inputs)?;
     let (data, mut warnings) = load(data_path, &learn.data)?;
     let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
     ctx.progress = progress;
     let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names)
         .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
     warnings.extend(trivial_model_warning(&trained.spec, &ctx.raw, &data.schema.classes, "the model"));
+    let estimate = match estimate {
+        EstimateArg::None => None,
+        EstimateArg::Test(test) => {
+            let (test_data, _) = data::load_with_schema(test, &learn.data.options(), &data.schema)?;
+            let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let raw = encode::raw_rows(&trained.spec.inputs, &test_data);
+            let mut correct = 0;
+            for (x, &y) in raw.iter().zip(&test_data.y) {
+                correct += usize::from(model.predict(x).map_err(|e| anyhow::anyhow!("{e}"))? == y);
+            }
+            Some(Estimate {
+                method: format!("test file {}", test.display()),
+                rows: raw.len(),
+                accuracy: correct as f64 / raw.len().max(1) as f64,
+            })
+        }
+        EstimateArg::Holdout => {
+            match split::train_test_split_stratified(&data.y, data.schema.classes.len(), 0.25, learn.seed) {
+                Ok((fit_rows, test_rows)) => {
+                    let options = learn.options(&data.schema)?;
+                    let setup = ltu::evaluate::Setup {
+                        algo: learn.algo,
+                        options: &options,
+                        seed: learn.seed,
+                        weight_kind: learn.weights.map(Into::into),
+                    };
+                    let h =
+                        ltu::evaluate::holdout(&data, &fit_rows, &test_rows, &setup).with_context(|| {
+                            format!("estimating held-out accuracy on {}", data_path.display())
+                        })?;
+                    Some(Estimate {
+                        method: "a stratified quarter held out from a second model".into(),
+                        rows: test_rows.len(),
+                        accuracy: h.accuracy,
+                    })
+                }
+                Err(e) => {
+                    warnings.push(format!("no held-out estimate: {e}"));
+                    None
+                }
+            }
+        }
+    };
+    if let Some(e) = &estimate {
+        if trained.train_accuracy - e.accuracy > 0.10 {
+            warnings.push(format!(
+                "training accuracy {:.1}% but held-out {:.1}%: the model may overfit; try --prune-fraction, \
+                 --max-bytes or a shallower model",
+                100.0 * trained.train_accuracy,
+                100.0 * e.accuracy
+            ));
+        }
+    }
     output.write(&trained.bytes)?;
     Ok(TrainReport {
         algo: learn.algo,
@@ -133,6 +221,7 @@ pub fn train(
         rescaled_units: trained.rescaled_units,
         learner: trained.report.clone(),
         budget: trained.budget.clone(),
+        estimate,
         stats: trained.spec.stats(),
         seconds: start.elapsed().as_secs_f64(),
         warnings,
