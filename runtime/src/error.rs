@@ -25,10 +25,10 @@ pub enum Error {
     TableLength,
     /// A count exceeds the format's limits (inputs, features, units, nodes, classes).
     LimitExceeded,
-    /// An input descriptor has an unknown kind, a numeric input with values, or a categorical
-    /// input without values.
+    /// The scale table does not have exactly one record per numeric input.
     InputInvalid,
-    /// A feature has an unknown kind, a bad quantization, or refers to a missing input or literal.
+    /// A feature or a numeric input's scale has an unknown kind, a bad quantization, or refers to a
+    /// missing input or literal.
     FeatureInvalid,
     /// A conjunction literal has an unknown operator, non-zero padding, or a bad input index.
     LiteralInvalid,
@@ -46,6 +46,8 @@ pub enum Error {
     AccumulatorMayOverflow,
     /// The optional names do not have exactly one line per input, category value and class.
     NamesInvalid,
+    /// The host block does not have exactly one record per input.
+    HostInvalid,
     /// The model is a tree or a decision list and this build of the runtime leaves that structure
     /// out (cargo features `tree`, `list`).
     StructureUnsupported,
@@ -83,6 +85,7 @@ impl core::fmt::Display for Error {
             Error::ListEntryInvalid => "invalid decision-list entry",
             Error::AccumulatorMayOverflow => "a unit's accumulator could overflow",
             Error::NamesInvalid => "model names do not match the model's shape",
+            Error::HostInvalid => "model host block does not have one record per input",
             Error::StructureUnsupported => "this runtime build leaves out the model's structure",
             Error::PredictInputLength => "wrong number of inputs",
             Error::PredictInputUnavailable => "an input needed by the model was unavailable",

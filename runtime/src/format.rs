@@ -21,13 +21,14 @@ use crate::error::{Error, Result};
 /// First four bytes of every model file.
 pub const MAGIC: [u8; 4] = *b"LTUM";
 /// The format version this runtime reads and writes.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 /// Bytes before the postcard body: magic and version.
 pub const HEADER_LEN: usize = 6;
 /// Bytes after the postcard body: the CRC-32.
 pub const CHECKSUM_LEN: usize = 4;
 
-/// Largest number of inputs, features, literals, units, nodes, children, list entries or classes.
+/// Largest number of inputs, scales, features, literals, units, nodes, children, list entries or
+/// classes.
 pub const MAX_COUNT: usize = u16::MAX as usize;
 /// Largest magnitude of a quantized numeric feature.
 pub const MAX_FEATURE_ABS: u16 = i16::MAX as u16;
@@ -102,6 +103,18 @@ pub enum StructureRepr<'a> {
 }
 
 /// The raw, unvalidated body of a model file (postcard-encoded after the header).
+///
+/// A model reads two kinds of features. The **standard features** are implied by [`inputs`]: a
+/// numeric input gives one feature, `clamp(((x - offset) * mul) >> shift, -max_abs, max_abs)` with
+/// the next [`ScaleRec`] of [`scales`]; a categorical input of `n` values gives `n` features, `+1`
+/// if `x` is that value else `-1` (Utgoff's encoding). A *dense* unit reads every standard feature,
+/// in input order, and needs no record per feature. A *sparse* unit reads features of the
+/// [`features`] table through its [`term_features`].
+///
+/// [`inputs`]: ModelRepr::inputs
+/// [`scales`]: ModelRepr::scales
+/// [`features`]: ModelRepr::features
+/// [`term_features`]: ModelRepr::term_features
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelRepr<'a> {
     /// Number of classes.
@@ -111,7 +124,10 @@ pub struct ModelRepr<'a> {
     /// [`InputRec`] table: one record per raw input.
     #[serde(borrow)]
     pub inputs: &'a [u8],
-    /// [`FeatureRec`] table: the features units read.
+    /// [`ScaleRec`] table: one record per numeric input, in input order.
+    #[serde(borrow)]
+    pub scales: &'a [u8],
+    /// [`FeatureRec`] table: the features sparse units read.
     #[serde(borrow)]
     pub features: &'a [u8],
     /// [`LiteralRec`] table used by conjunction features.
@@ -120,7 +136,7 @@ pub struct ModelRepr<'a> {
     /// [`UnitRec`] table.
     #[serde(borrow)]
     pub units: &'a [u8],
-    /// Feature indices of sparse units, `u16` little-endian.
+    /// Indices into [`features`](ModelRepr::features) of sparse units' terms, `u16` little-endian.
     #[serde(borrow)]
     pub term_features: &'a [u8],
     /// Weights and biases, [`WeightKind::width`] bytes each, little-endian.
@@ -132,9 +148,26 @@ pub struct ModelRepr<'a> {
     /// What the units are arranged in.
     #[serde(borrow)]
     pub structure: StructureRepr<'a>,
+    /// What hosts need besides the evaluator: how to turn decimal values into raw inputs, what
+    /// to substitute for a missing value, names, and a description of how the model was made.
+    /// Absent in a model stripped for a device.
+    #[serde(borrow)]
+    pub host: Option<HostRepr<'a>>,
+}
+
+/// The optional host block of a model: nothing in it changes a prediction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostRepr<'a> {
+    /// [`HostInputRec`] table: one record per raw input.
+    #[serde(borrow)]
+    pub inputs: &'a [u8],
     /// Optional names, one per line: inputs, then each categorical input's values, then classes.
     #[serde(borrow)]
     pub names: Option<&'a str>,
+    /// Optional metadata: UTF-8 text, one `key=value` per line (algorithm, options, seed, the
+    /// version of the tool that trained it, a fingerprint of the training data).
+    #[serde(borrow)]
+    pub meta: Option<&'a str>,
 }
 
 /// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320), as used by zip and PNG.
@@ -255,8 +288,8 @@ impl<'a> Body<'a> {
             3 => WeightKind::Fixed,
             _ => return None,
         };
-        let (inputs, features, literals, units) =
-            (self.bytes()?, self.bytes()?, self.bytes()?, self.bytes()?);
+        let (inputs, scales, features, literals, units) =
+            (self.bytes()?, self.bytes()?, self.bytes()?, self.bytes()?, self.bytes()?);
         let (term_features, weights, unit_classes) = (self.bytes()?, self.bytes()?, self.bytes()?);
         let structure = match self.u32()? {
             0 => StructureRepr::Tree { nodes: self.bytes()?, children: self.bytes()? },
@@ -264,15 +297,16 @@ impl<'a> Body<'a> {
             2 => StructureRepr::Linear { unit: self.u16()? },
             _ => return None,
         };
-        let names = match self.byte()? {
+        let host = match self.byte()? {
             0 => None,
-            1 => Some(core::str::from_utf8(self.bytes()?).ok()?),
+            1 => Some(HostRepr { inputs: self.bytes()?, names: self.text()?, meta: self.text()? }),
             _ => return None,
         };
         Some(ModelRepr {
             n_classes,
             weight_kind,
             inputs,
+            scales,
             features,
             literals,
             units,
@@ -280,8 +314,17 @@ impl<'a> Body<'a> {
             weights,
             unit_classes,
             structure,
-            names,
+            host,
         })
+    }
+
+    /// `Option<&str>`: `00`, or `01` and a UTF-8 string (`Some(None)` is an absent string).
+    fn text(&mut self) -> Option<Option<&'a str>> {
+        match self.byte()? {
+            0 => Some(None),
+            1 => Some(Some(core::str::from_utf8(self.bytes()?).ok()?)),
+            _ => None,
+        }
     }
 }
 
@@ -326,62 +369,131 @@ pub fn u16_table(table: &[u8]) -> impl Fn(usize) -> u16 + '_ {
     move |i| u16::from_le_bytes([table[2 * i], table[2 * i + 1]])
 }
 
-/// Kind byte of an [`InputRec`].
-pub mod input_kind {
-    /// A number, passed to the model as an integer in raw units.
-    pub const NUMERIC: u8 = 0;
-    /// A category index `0..n_values`; anything else is "unknown".
-    pub const CATEGORICAL: u8 = 1;
-}
-
-/// One raw input (8 bytes).
+/// One raw input (2 bytes): `n_values`, `0` for a numeric input (a number in raw units) and
+/// the number of values of a categorical input (a value index `0..n_values`; anything else is
+/// "unknown").
 ///
 /// | bytes | field |
 /// |---|---|
-/// | 0 | `kind` ([`input_kind`]) |
-/// | 1 | `scale_exp`: hosts convert a decimal value `v` to raw units as `round(v * 10^scale_exp)` |
-/// | 2..4 | `n_values` (categorical; 0 for numeric) |
-/// | 4..8 | `missing`: the raw value hosts substitute for a missing value |
+/// | 0..2 | `n_values` |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct InputRec {
-    /// [`input_kind`].
-    pub kind: u8,
-    /// Decimal exponent of the raw unit (host-side metadata; the runtime does not use it).
-    pub scale_exp: i8,
-    /// Number of category values.
+    /// `0`: numeric; else categorical with this many values.
     pub n_values: u16,
-    /// Raw value hosts use for a missing value.
-    pub missing: i32,
 }
 
 impl InputRec {
-    /// Encoded size.
-    pub const SIZE: usize = 8;
-    /// Decodes one record.
-    ///
-    /// # Panics
-    /// If `b` is shorter than [`InputRec::SIZE`].
-    pub fn parse(b: &[u8]) -> Self {
-        Self::from_array(b[..Self::SIZE].try_into().expect("8 bytes"))
+    /// Record size in bytes.
+    pub const SIZE: usize = 2;
+
+    /// Whether the input is numeric.
+    pub const fn is_numeric(&self) -> bool {
+        self.n_values == 0
     }
-    /// Decodes one record from exactly its bytes.
+
+    /// Reads a record; panics if `b` is shorter than [`Self::SIZE`] (a tool helper; the runtime
+    /// itself reads records through total accessors).
+    pub fn parse(b: &[u8]) -> Self {
+        Self::from_array(b[..Self::SIZE].try_into().expect("2 bytes"))
+    }
+
+    /// Reads a record.
     #[inline]
     pub fn from_array(b: &[u8; Self::SIZE]) -> Self {
-        InputRec {
-            kind: b[0],
-            scale_exp: b[1] as i8,
-            n_values: u16::from_le_bytes([b[2], b[3]]),
-            missing: i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
-        }
+        InputRec { n_values: u16::from_le_bytes(*b) }
     }
-    /// Encodes one record.
+
+    /// The record's bytes.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        self.n_values.to_le_bytes()
+    }
+}
+
+/// How a numeric input becomes its standard feature (10 bytes, one per numeric input, in input
+/// order): `clamp(((x - offset) * mul) >> shift, -max_abs, max_abs)`, computed exactly as in `i64`.
+///
+/// | bytes | field | type |
+/// |---|---|---|
+/// | 0..4 | `offset` | i32 |
+/// | 4..6 | `mul` | i16 |
+/// | 6..8 | `max_abs` | u16, `1..=32767` |
+/// | 8 | `shift` | u8, `0..=32` |
+/// | 9 | padding | 0 |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ScaleRec {
+    /// Subtracted first.
+    pub offset: i32,
+    /// Multiplier.
+    pub mul: i16,
+    /// Clamp bound.
+    pub max_abs: u16,
+    /// Arithmetic right shift.
+    pub shift: u8,
+}
+
+impl ScaleRec {
+    /// Record size in bytes.
+    pub const SIZE: usize = 10;
+
+    /// Reads a record and its padding byte; panics if `b` is too short (a tool helper).
+    pub fn parse(b: &[u8]) -> (Self, u8) {
+        Self::from_array(b[..Self::SIZE].try_into().expect("10 bytes"))
+    }
+
+    /// Reads a record and its padding byte.
+    #[inline(always)]
+    pub fn from_array(b: &[u8; Self::SIZE]) -> (Self, u8) {
+        let rec = ScaleRec {
+            offset: i32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            mul: i16::from_le_bytes([b[4], b[5]]),
+            max_abs: u16::from_le_bytes([b[6], b[7]]),
+            shift: b[8],
+        };
+        (rec, b[9])
+    }
+
+    /// The record's bytes.
     pub fn to_bytes(&self) -> [u8; Self::SIZE] {
         let mut b = [0; Self::SIZE];
-        b[0] = self.kind;
-        b[1] = self.scale_exp as u8;
-        b[2..4].copy_from_slice(&self.n_values.to_le_bytes());
-        b[4..8].copy_from_slice(&self.missing.to_le_bytes());
+        b[0..4].copy_from_slice(&self.offset.to_le_bytes());
+        b[4..6].copy_from_slice(&self.mul.to_le_bytes());
+        b[6..8].copy_from_slice(&self.max_abs.to_le_bytes());
+        b[8] = self.shift;
         b
+    }
+}
+
+/// What hosts need to know about one raw input (5 bytes, in the host block).
+///
+/// | bytes | field | type |
+/// |---|---|---|
+/// | 0 | `scale_exp` | i8: a decimal value `v` is `round(v * 10^scale_exp)` raw units |
+/// | 1..5 | `missing` | i32: the raw value hosts substitute for a missing value |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct HostInputRec {
+    /// Decimal exponent of the raw unit (numeric inputs; 0 for categorical ones).
+    pub scale_exp: i8,
+    /// Raw value substituted for a missing value.
+    pub missing: i32,
+}
+
+impl HostInputRec {
+    /// Record size in bytes.
+    pub const SIZE: usize = 5;
+
+    /// Reads a record.
+    #[inline]
+    pub fn from_array(b: &[u8; Self::SIZE]) -> Self {
+        HostInputRec { scale_exp: b[0] as i8, missing: i32::from_le_bytes([b[1], b[2], b[3], b[4]]) }
+    }
+
+    /// The record's bytes.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let m = self.missing.to_le_bytes();
+        [self.scale_exp as u8, m[0], m[1], m[2], m[3]]
     }
 }
 
@@ -509,7 +621,8 @@ impl LiteralRec {
 
 /// Flag bits of a [`UnitRec`].
 pub mod unit_flags {
-    /// Terms are listed in `term_features`; otherwise the unit is dense over all features.
+    /// Terms are features of the feature table listed in `term_features`; otherwise the unit is
+    /// dense over the standard features (see [`ModelRepr`](super::ModelRepr)).
     pub const SPARSE: u8 = 1;
 }
 
@@ -714,8 +827,12 @@ mod tests {
         assert_eq!(NodeRec::parse(&n.to_bytes()), (n, 0));
         let l = LiteralRec { attr: 1, op: 3, value: i32::MIN };
         assert_eq!(LiteralRec::parse(&l.to_bytes()), (l, 0));
-        let i = InputRec { kind: 1, scale_exp: -2, n_values: 3, missing: 3 };
+        let i = InputRec { n_values: 3 };
         assert_eq!(InputRec::parse(&i.to_bytes()), i);
+        let s = ScaleRec { offset: -7, mul: -300, max_abs: 127, shift: 32 };
+        assert_eq!(ScaleRec::parse(&s.to_bytes()), (s, 0));
+        let h = HostInputRec { scale_exp: -2, missing: i32::MIN };
+        assert_eq!(HostInputRec::from_array(&h.to_bytes()), h);
         let e = ListEntryRec { unit: 9, class: 1 };
         assert_eq!(ListEntryRec::parse(&e.to_bytes()), e);
     }

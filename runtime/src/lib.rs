@@ -43,23 +43,24 @@
 //! use ltu_runtime::{Model, Error};
 //! use ltu_runtime::format::{self, *};
 //!
-//! // A binary LTU over one numeric input: class 1 iff 2*x - 10 > 0.
-//! let inputs = InputRec { kind: input_kind::NUMERIC, scale_exp: 0, n_values: 0, missing: 0 }.to_bytes();
-//! let features =
-//!     FeatureRec { kind: feature_kind::NUMERIC, shift: 0, attr: 0, value: 0, mul: 1, max_abs: 1000 }.to_bytes();
+//! // A binary LTU over one numeric input: class 1 iff 2*x - 10 > 0. The input's standard
+//! // feature is x itself (offset 0, multiplier 1, no shift, clamped to +-1000).
+//! let inputs = InputRec { n_values: 0 }.to_bytes();
+//! let scales = ScaleRec { offset: 0, mul: 1, max_abs: 1000, shift: 0 }.to_bytes();
 //! let units = UnitRec { flags: 0, n_out: 1, n_terms: 1, term_start: 0, class_start: 0, weight_start: 0 }.to_bytes();
 //! let repr = ModelRepr {
 //!     n_classes: 2,
 //!     weight_kind: WeightKind::I8,
 //!     inputs: &inputs,
-//!     features: &features,
+//!     scales: &scales,
+//!     features: &[],
 //!     literals: &[],
 //!     units: &units,
 //!     term_features: &[],
 //!     weights: &[2, (-10i8) as u8],
 //!     unit_classes: &[0, 0, 1, 0],
 //!     structure: StructureRepr::Linear { unit: 0 },
-//!     names: None,
+//!     host: None,
 //! };
 //! let mut buf = [0u8; 128];
 //! let len = format::encode(&repr, &mut buf)?;

@@ -4,8 +4,8 @@ use crate::error::{Error, Result};
 #[cfg(feature = "list")]
 use crate::format::ListEntryRec;
 use crate::format::{
-    self, feature_kind, input_kind, literal_op, u16_at, unit_flags, FeatureRec, InputRec, LiteralRec,
-    ModelRepr, StructureRepr, UnitRec, WeightKind, MAX_COUNT, MAX_FEATURE_ABS,
+    self, feature_kind, literal_op, u16_at, unit_flags, FeatureRec, HostInputRec, InputRec, LiteralRec,
+    ModelRepr, ScaleRec, StructureRepr, UnitRec, WeightKind, MAX_COUNT, MAX_FEATURE_ABS,
 };
 #[cfg(feature = "tree")]
 use crate::format::{node_kind, NodeRec};
@@ -32,6 +32,7 @@ pub enum Kind {
 pub struct Model<'a> {
     repr: ModelRepr<'a>,
     n_inputs: usize,
+    n_standard: usize,
     n_features: usize,
     n_units: usize,
 }
@@ -99,15 +100,22 @@ impl<'a> Model<'a> {
         let n_weights = repr.weights.len() / repr.weight_kind.width();
 
         let input = |i: usize| InputRec::from_array(record(repr.inputs, i));
-        let mut n_names = n_inputs + n_classes;
+        let n_scales = count(repr.scales, ScaleRec::SIZE)?;
+        let (mut n_numeric, mut n_standard, mut n_values) = (0, 0, 0);
         for i in 0..n_inputs {
-            let rec = input(i);
-            match rec.kind {
-                input_kind::NUMERIC => check(rec.n_values == 0, Error::InputInvalid)?,
-                input_kind::CATEGORICAL => check(rec.n_values > 0, Error::InputInvalid)?,
-                _ => return Err(Error::InputInvalid),
-            }
-            n_names += rec.n_values as usize;
+            let n = input(i).n_values as usize;
+            // Saturating: 65 535 inputs of 65 535 values overflow a 32-bit `usize`.
+            n_numeric += usize::from(n == 0);
+            n_standard = usize::saturating_add(n_standard, n.max(1));
+            n_values = usize::saturating_add(n_values, n);
+        }
+        check(n_scales == n_numeric, Error::InputInvalid)?;
+        for s in 0..n_scales {
+            let (rec, pad) = ScaleRec::from_array(record(repr.scales, s));
+            check(
+                pad == 0 && rec.shift <= 32 && rec.max_abs >= 1 && rec.max_abs <= MAX_FEATURE_ABS,
+                Error::FeatureInvalid,
+            )?;
         }
 
         for l in 0..n_literals {
@@ -150,6 +158,13 @@ impl<'a> Model<'a> {
                 1
             }
         };
+        // `max |f|` of the standard features, in order, as `(value, repeat)` runs: one per input.
+        let standard_abs = |i: usize, s: usize| -> (u64, usize) {
+            match input(i).n_values {
+                0 => (u64::from(ScaleRec::from_array(record(repr.scales, s)).0.max_abs), 1),
+                n => (1, n as usize),
+            }
+        };
         let kind = repr.weight_kind;
         let width = kind.width();
         let limit = kind.accumulator_limit();
@@ -165,7 +180,7 @@ impl<'a> Model<'a> {
                     check((u16_at(repr.term_features, t) as usize) < n_features, Error::UnitInvalid)?;
                 }
             } else {
-                check(terms == n_features && term_start == 0, Error::UnitInvalid)?;
+                check(terms == n_standard && term_start == 0, Error::UnitInvalid)?;
             }
             let start = rec.class_start as usize;
             check(start + rec.n_classes() <= n_unit_classes, Error::UnitInvalid)?;
@@ -180,10 +195,24 @@ impl<'a> Model<'a> {
             let rows = repr.weights.get(first * width..).unwrap_or(&[]);
             for row in rows.chunks_exact(row_len * width).take(rec.n_out as usize) {
                 let mut bound = weight(row, kind, terms).unsigned_abs() as u64;
-                for j in 0..terms {
-                    let f = if sparse { u16_at(repr.term_features, term_start + j) as usize } else { j };
+                let mut add = |j: usize, abs: u64| {
                     let w = weight(row, kind, j).unsigned_abs() as u64;
-                    bound = bound.saturating_add(w.saturating_mul(feature_abs(f)));
+                    bound = bound.saturating_add(w.saturating_mul(abs));
+                };
+                if sparse {
+                    for j in 0..terms {
+                        add(j, feature_abs(u16_at(repr.term_features, term_start + j) as usize));
+                    }
+                } else {
+                    let (mut j, mut s) = (0, 0);
+                    for i in 0..n_inputs {
+                        let (abs, n) = standard_abs(i, s);
+                        s += usize::from(input(i).n_values == 0);
+                        for _ in 0..n {
+                            add(j, abs);
+                            j += 1;
+                        }
+                    }
                 }
                 check(bound <= limit, Error::AccumulatorMayOverflow)?;
             }
@@ -214,10 +243,7 @@ impl<'a> Model<'a> {
                         node_kind::CATEGORICAL => {
                             check((rec.a as usize) < n_inputs, Error::NodeInvalid)?;
                             let inp = input(rec.a as usize);
-                            check(
-                                inp.kind == input_kind::CATEGORICAL && inp.n_values == rec.c,
-                                Error::NodeInvalid,
-                            )?;
+                            check(inp.n_values >= 1 && inp.n_values == rec.c, Error::NodeInvalid)?;
                             let first = rec.value as u32 as usize;
                             check(
                                 rec.value >= 0 && first + rec.c as usize <= n_children,
@@ -267,12 +293,15 @@ impl<'a> Model<'a> {
             _ => return Err(Error::StructureUnsupported),
         }
 
-        if let Some(names) = repr.names {
-            let lines = names.bytes().filter(|&b| b == b'\n').count() + 1;
-            check(lines == n_names, Error::NamesInvalid)?;
+        if let Some(host) = repr.host {
+            check(count(host.inputs, HostInputRec::SIZE)? == n_inputs, Error::HostInvalid)?;
+            if let Some(names) = host.names {
+                let lines = names.bytes().filter(|&b| b == b'\n').count() + 1;
+                check(lines == n_values.saturating_add(n_inputs + n_classes), Error::NamesInvalid)?;
+            }
         }
 
-        Ok(Model { repr, n_inputs, n_features, n_units })
+        Ok(Model { repr, n_inputs, n_standard, n_features, n_units })
     }
 
     /// Number of raw inputs `predict` expects.
@@ -285,7 +314,13 @@ impl<'a> Model<'a> {
         self.repr.n_classes as usize
     }
 
-    /// Number of features the units read.
+    /// Number of standard features (one per numeric input, one per value of a categorical input),
+    /// which dense units read.
+    pub fn n_standard_features(&self) -> usize {
+        self.n_standard
+    }
+
+    /// Number of records in the feature table, which sparse units read.
     pub fn n_features(&self) -> usize {
         self.n_features
     }
@@ -319,9 +354,21 @@ impl<'a> Model<'a> {
         (i < self.n_inputs).then(|| InputRec::from_array(record(self.repr.inputs, i)))
     }
 
-    /// The optional names: line `k` of the names block (inputs, category values, classes).
+    /// What hosts need to know about raw input `i` (decimal scale, missing-value substitute), if the
+    /// model has a host block and the input exists.
+    pub fn host_input(&self, i: usize) -> Option<HostInputRec> {
+        let host = self.repr.host?;
+        (i < self.n_inputs).then(|| HostInputRec::from_array(record(host.inputs, i)))
+    }
+
+    /// The optional names (inputs, category values, classes), from the host block.
     pub fn names(&self) -> Option<Names<'a>> {
-        self.repr.names.map(|text| Names { text, model: *self })
+        self.repr.host?.names.map(|text| Names { text, model: *self })
+    }
+
+    /// The optional metadata text of the host block (`key=value` lines).
+    pub fn meta(&self) -> Option<&'a str> {
+        self.repr.host?.meta
     }
 
     /// Predicts the class of one example.
@@ -495,15 +542,31 @@ impl<'a> Model<'a> {
                 mac(&mut acc, j, self.term_value(rec, j, src)?);
             }
         } else {
-            // Dense: term j is feature j, so walk the feature records in order.
-            for (j, r) in self.repr.features.chunks_exact(FeatureRec::SIZE).take(terms).enumerate() {
-                mac(&mut acc, j, self.feature(r.try_into().unwrap_or(&[0; FeatureRec::SIZE]), src)?);
+            // Dense: the standard features, input by input. A categorical input's `+-1` features
+            // add or subtract their weights, no multiplication.
+            let (mut j, mut scales) = (0, self.repr.scales.chunks_exact(ScaleRec::SIZE));
+            for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
+                let x = raw(src, attr)?;
+                match u16::from_le_bytes([n[0], n[1]]) {
+                    0 => {
+                        let s = scales.next().unwrap_or(&[0; ScaleRec::SIZE]);
+                        mac(&mut acc, j, scale(x, s.try_into().unwrap_or(&[0; ScaleRec::SIZE])));
+                        j += 1;
+                    }
+                    n => {
+                        for v in 0..i32::from(n) {
+                            let w = i64::from(weight(row, kind, j));
+                            acc += if x == v { w } else { -w };
+                            j += 1;
+                        }
+                    }
+                }
             }
         }
         Ok(acc)
     }
 
-    /// Value of term `j` of a unit.
+    /// Value of term `j` of a sparse unit.
     #[inline(always)]
     fn term_value<S: FnMut(usize) -> Option<i32>>(
         &self,
@@ -511,11 +574,7 @@ impl<'a> Model<'a> {
         j: usize,
         src: &mut S,
     ) -> Result<i32> {
-        let f = if rec.flags & unit_flags::SPARSE != 0 {
-            u16_at(self.repr.term_features, rec.term_start as usize + j) as usize
-        } else {
-            j
-        };
+        let f = u16_at(self.repr.term_features, rec.term_start as usize + j) as usize;
         self.feature(record(self.repr.features, f), src)
     }
 
@@ -550,10 +609,11 @@ impl<'a> Model<'a> {
         // Feature values lie in -32767..=32767 (numeric `max_abs` <= 32767, others +-1).
         let mut f = [0i16; TERM_CHUNK];
         let mut j = 0;
+        let mut cursor = Standard::default();
         while j < terms {
             let len = TERM_CHUNK.min(terms - j);
             let f = &mut f[..len];
-            self.features_into(rec, j, f, src)?;
+            self.features_into(rec, j, f, &mut cursor, src)?;
             let cols = j * width..(j + len) * width;
             for (o, row) in out.iter_mut().zip(w.chunks_exact(stride)) {
                 let w = row.get(cols.clone()).unwrap_or(&[]);
@@ -578,28 +638,27 @@ impl<'a> Model<'a> {
         Ok(())
     }
 
-    /// Values of terms `j..j + out.len()` of a unit: a dense unit walks the feature records in
-    /// order, a sparse one looks each up through its term list. Inlined into `decide`: one frame
-    /// less on the stack (8-32 bytes painted on the device).
+    /// Values of terms `j..j + out.len()` of a unit: a dense unit takes the next standard features
+    /// from `cursor`, a sparse one looks each up through its term list. Inlined into `decide`: one
+    /// frame less on the stack (8-32 bytes painted on the device).
     #[inline(always)]
     fn features_into<S: FnMut(usize) -> Option<i32>>(
         &self,
         rec: &UnitRec,
         j: usize,
         out: &mut [i16],
+        cursor: &mut Standard,
         src: &mut S,
     ) -> Result<()> {
-        let features = self.repr.features;
         if rec.flags & unit_flags::SPARSE != 0 {
             let at = (rec.term_start as usize + j) * 2;
             let terms = self.repr.term_features.get(at..).unwrap_or(&[]);
             for (v, t) in out.iter_mut().zip(terms.chunks_exact(2)) {
-                *v = self.feature(record(features, le16(t, 0) as usize), src)? as i16;
+                *v = self.feature(record(self.repr.features, le16(t, 0) as usize), src)? as i16;
             }
         } else {
-            let recs = features.get(j * FeatureRec::SIZE..).unwrap_or(&[]);
-            for (v, r) in out.iter_mut().zip(recs.chunks_exact(FeatureRec::SIZE)) {
-                *v = self.feature(r.try_into().unwrap_or(&[0; FeatureRec::SIZE]), src)? as i16;
+            for v in out.iter_mut() {
+                *v = cursor.next(&self.repr, src)? as i16;
             }
         }
         Ok(())
@@ -648,6 +707,53 @@ impl<'a> Model<'a> {
         }
         Ok(1)
     }
+}
+
+/// Position in the standard features of a model (see [`ModelRepr`]), walked in order.
+#[derive(Default)]
+struct Standard {
+    /// Next input to read.
+    attr: usize,
+    /// Next numeric input's scale record.
+    scale: usize,
+    /// Current categorical input's raw value, next value index and number of values.
+    x: i32,
+    v: u16,
+    n: u16,
+}
+
+impl Standard {
+    /// The next standard feature's value. The loader proved that a dense unit has exactly as many
+    /// terms as there are standard features, so this never runs past the inputs of a loaded model
+    /// (if it did, the source would report the input unavailable).
+    #[inline(always)]
+    fn next<S: FnMut(usize) -> Option<i32>>(&mut self, repr: &ModelRepr<'_>, src: &mut S) -> Result<i32> {
+        if self.v < self.n {
+            let f = if self.x == i32::from(self.v) { 1 } else { -1 };
+            self.v += 1;
+            return Ok(f);
+        }
+        let attr = self.attr;
+        self.attr += 1;
+        let x = raw(src, attr)?;
+        match u16_at(repr.inputs, attr) {
+            0 => {
+                let f = scale(x, record(repr.scales, self.scale));
+                self.scale += 1;
+                Ok(f)
+            }
+            n => {
+                (self.x, self.v, self.n) = (x, 1, n);
+                Ok(if x == 0 { 1 } else { -1 })
+            }
+        }
+    }
+}
+
+/// A numeric input's standard feature, with its [`ScaleRec`].
+#[inline(always)]
+fn scale(x: i32, rec: &[u8; ScaleRec::SIZE]) -> i32 {
+    quantize(x, le32(rec, 0), le16(rec, 4) as i16, rec[8], le16(rec, 6))
 }
 
 /// `clamp(((x - offset) * mul) >> shift, -max_abs, max_abs)`, exactly as computed in `i64`.

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::encode;
-use crate::export::{ExportError, ModelSpec, WeightKind};
+use crate::export::{ExportError, Host, ModelSpec, WeightKind};
 
 pub use crate::learner::{Context, Fit, Learner, TrainError};
 
@@ -103,7 +103,8 @@ pub struct Options {
 /// quarter of the training rows held out for validation, then retrains it on every row.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Budget {
-    /// Most bytes of the model file as written (names included unless left out).
+    /// Most bytes of the model file a device stores: without its host block (names, input scales,
+    /// metadata), as `ltu train --strip` writes it.
     pub max_bytes: Option<usize>,
     /// Most multiply-accumulates of one prediction on its worst path.
     pub max_macs: Option<u64>,
@@ -117,7 +118,7 @@ impl Budget {
 
     /// Whether `t` is within every set budget.
     pub fn allows(&self, t: &Trained) -> bool {
-        self.max_bytes.is_none_or(|b| t.bytes.len() <= b)
+        self.max_bytes.is_none_or(|b| t.device_bytes <= b)
             && self.max_macs.is_none_or(|m| t.spec.stats().max_macs <= m)
     }
 }
@@ -142,8 +143,11 @@ pub struct Trained {
     pub budget: Option<BudgetChoice>,
     /// The model.
     pub spec: ModelSpec,
-    /// Its file bytes (runtime format).
+    /// Its file bytes (runtime format, with a host block: input scales, names unless left out).
     pub bytes: Vec<u8>,
+    /// Bytes of the file a device needs: the model without its host block (`ltu train --strip`).
+    /// Budgets count these.
+    pub device_bytes: usize,
     /// Accuracy of the exported model on the training data.
     pub train_accuracy: f64,
     /// Units whose weights had to be scaled down to fit the weight kind.
@@ -262,6 +266,7 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
     };
     spec.names = with_names.then(|| encode::names(&ctx.data.schema));
     let bytes = spec.to_bytes()?;
+    let device_bytes = spec.to_bytes_with(&Host { strip: true, meta: None })?.len();
     let model = ltu_runtime::Model::from_bytes(&bytes).map_err(ExportError::Rejected)?;
     let mut correct = 0;
     for (row, (x, &y)) in ctx.raw.iter().zip(ctx.labels()).enumerate() {
@@ -275,5 +280,13 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
         correct += usize::from(want == y);
     }
     let train_accuracy = correct as f64 / ctx.raw.len().max(1) as f64;
-    Ok(Trained { report: serde_json::Value::Null, budget: None, spec, bytes, train_accuracy, rescaled_units })
+    Ok(Trained {
+        report: serde_json::Value::Null,
+        budget: None,
+        spec,
+        bytes,
+        device_bytes,
+        train_accuracy,
+        rescaled_units,
+    })
 }

@@ -6,8 +6,8 @@
 //! same integer semantics, used to check the runtime (and, through it, the firmware) bit for bit.
 
 use ltu_runtime::format::{
-    self, feature_kind, input_kind, literal_op, node_kind, unit_flags, FeatureRec, InputRec, ListEntryRec,
-    LiteralRec, ModelRepr, NodeRec, StructureRepr, UnitRec,
+    self, feature_kind, literal_op, node_kind, unit_flags, FeatureRec, HostInputRec, HostRepr, InputRec,
+    ListEntryRec, LiteralRec, ModelRepr, NodeRec, ScaleRec, StructureRepr, UnitRec,
 };
 pub use ltu_runtime::WeightKind;
 
@@ -457,81 +457,100 @@ impl ModelSpec {
         scaled
     }
 
-    /// Encodes the model in the runtime's file format and checks that the runtime accepts it.
-    ///
-    /// Units are stored dense when that is smaller than listing their non-zero terms, sparse
-    /// otherwise; zero weights of sparse units are dropped.
+    /// Encodes the model in the runtime's file format, with a host block (input scales and
+    /// missing-value substitutes, and the names if the model has them) and no metadata, and checks
+    /// that the runtime accepts it. See [`ModelSpec::to_bytes_with`].
     ///
     /// # Errors
     /// [`ExportError`] if a weight does not fit, a table is too large, or the runtime rejects it.
     pub fn to_bytes(&self) -> Result<Vec<u8>, ExportError> {
+        self.to_bytes_with(&Host::default())
+    }
+
+    /// Encodes the model with the host block `host` asks for, and checks that the runtime accepts
+    /// it.
+    ///
+    /// A unit whose terms are all standard features (the numeric input's scaled value with the
+    /// model's one scale for that input, or `+-1` for a value of a categorical input; see
+    /// `ltu_runtime::format::ModelRepr`) is stored dense when that is no larger than listing its
+    /// non-zero terms; otherwise sparse, through records of the feature table, dropping zero
+    /// weights.
+    ///
+    /// # Errors
+    /// [`ExportError`] if a weight does not fit, a table is too large, or the runtime rejects it.
+    pub fn to_bytes_with(&self, host: &Host) -> Result<Vec<u8>, ExportError> {
         let kind = self.weight_kind;
         let (lo, hi) = weight_range(kind);
         let small = |n: usize, what: &'static str| u16::try_from(n).map_err(|_| ExportError::TooLarge(what));
 
+        // Standard features: numeric input `a` reads the first numeric feature of `a` in the
+        // model's feature list (its scale); a categorical input one `+-1` feature per value.
         let mut inputs = Vec::new();
+        let mut std_start = Vec::with_capacity(self.inputs.len());
+        let mut n_standard = 0usize;
         for inp in &self.inputs {
-            let rec = match inp.kind {
-                InputKind::Numeric { scale_exp } => {
-                    InputRec { kind: input_kind::NUMERIC, scale_exp, n_values: 0, missing: inp.missing }
-                }
-                InputKind::Categorical { n_values } => {
-                    InputRec { kind: input_kind::CATEGORICAL, scale_exp: 0, n_values, missing: inp.missing }
-                }
+            let n_values = match inp.kind {
+                InputKind::Numeric { .. } => 0,
+                InputKind::Categorical { n_values } => n_values,
             };
-            inputs.extend_from_slice(&rec.to_bytes());
+            inputs.extend_from_slice(&InputRec { n_values }.to_bytes());
+            std_start.push(n_standard);
+            n_standard += usize::from(n_values.max(1));
         }
-
-        let (mut features, mut literals) = (Vec::new(), Vec::new());
+        let mut scale_of: Vec<Option<&Feature>> = vec![None; self.inputs.len()];
         for f in &self.features {
-            let rec = match f {
-                Feature::Numeric { attr, offset, mul, shift, max_abs } => FeatureRec {
-                    kind: feature_kind::NUMERIC,
-                    shift: *shift,
-                    attr: small(*attr, "inputs")?,
-                    value: *offset,
-                    mul: *mul,
-                    max_abs: *max_abs,
-                },
-                Feature::Equals { attr, value } | Feature::Greater { attr, value } => FeatureRec {
-                    kind: if matches!(f, Feature::Equals { .. }) {
-                        feature_kind::EQUALS
-                    } else {
-                        feature_kind::GREATER
-                    },
-                    shift: 0,
-                    attr: small(*attr, "inputs")?,
-                    value: *value,
-                    mul: 0,
-                    max_abs: 0,
-                },
-                Feature::Conjunction(lits) => {
-                    let first = literals.len() / LiteralRec::SIZE;
-                    for l in lits {
-                        let op = match l.op {
-                            LiteralOp::Eq => literal_op::EQ,
-                            LiteralOp::Ne => literal_op::NE,
-                            LiteralOp::Gt => literal_op::GT,
-                            LiteralOp::Le => literal_op::LE,
-                        };
-                        literals.extend_from_slice(
-                            &LiteralRec { attr: small(l.attr, "inputs")?, op, value: l.value }.to_bytes(),
-                        );
-                    }
-                    FeatureRec {
-                        kind: feature_kind::CONJUNCTION,
-                        shift: 0,
-                        attr: small(lits.len(), "literals")?,
-                        value: i32::from(small(first, "literals")?),
-                        mul: 0,
-                        max_abs: 0,
-                    }
+            if let Feature::Numeric { attr, .. } = f {
+                if matches!(self.inputs.get(*attr).map(|i| i.kind), Some(InputKind::Numeric { .. })) {
+                    scale_of[*attr].get_or_insert(f);
                 }
-            };
-            features.extend_from_slice(&rec.to_bytes());
+            }
         }
+        let mut scales = Vec::new();
+        for (a, inp) in self.inputs.iter().enumerate() {
+            if let InputKind::Numeric { .. } = inp.kind {
+                let rec = match scale_of[a] {
+                    Some(Feature::Numeric { offset, mul, shift, max_abs, .. }) => {
+                        ScaleRec { offset: *offset, mul: *mul, max_abs: *max_abs, shift: *shift }
+                    }
+                    // No unit reads this input's scaled value: any valid scale.
+                    _ => ScaleRec { offset: 0, mul: 0, max_abs: 1, shift: 0 },
+                };
+                scales.extend_from_slice(&rec.to_bytes());
+            }
+        }
+        // The standard feature each model feature is, if it is one.
+        let standard: Vec<Option<usize>> = self
+            .features
+            .iter()
+            .map(|f| match f {
+                Feature::Numeric { attr, .. } => (scale_of[*attr] == Some(f)).then(|| std_start[*attr]),
+                Feature::Equals { attr, value } => match self.inputs.get(*attr)?.kind {
+                    InputKind::Categorical { n_values } if (0..i32::from(n_values)).contains(value) => {
+                        Some(std_start[*attr] + *value as usize)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
 
-        let n_features = self.features.len();
+        // The feature table holds the features sparse units read, each once, in order of use.
+        let (mut features, mut literals) = (Vec::new(), Vec::new());
+        let mut table_index: Vec<Option<u16>> = vec![None; self.features.len()];
+        let table = |f: usize,
+                     table_index: &mut Vec<Option<u16>>,
+                     features: &mut Vec<u8>,
+                     literals: &mut Vec<u8>|
+         -> Result<u16, ExportError> {
+            if let Some(i) = table_index[f] {
+                return Ok(i);
+            }
+            let i = small(features.len() / FeatureRec::SIZE, "features")?;
+            features.extend_from_slice(&feature_rec(&self.features[f], literals)?.to_bytes());
+            table_index[f] = Some(i);
+            Ok(i)
+        };
+
         let (mut units, mut term_features, mut weights, mut unit_classes) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut n_weights = 0usize;
@@ -539,28 +558,45 @@ impl ModelSpec {
             let n_out = u.rows.len();
             // Terms kept in sparse form: those with a non-zero weight in some row.
             let live: Vec<usize> = (0..u.terms.len()).filter(|&j| u.rows.iter().any(|r| r[j] != 0)).collect();
-            let sparse_bytes = live.len() * 2 + n_out * live.len() * kind.width();
-            let dense_bytes = n_out * n_features * kind.width();
+            let new_records = live.iter().filter(|&&j| table_index[u.terms[j]].is_none()).count();
+            let sparse_bytes =
+                live.len() * 2 + n_out * live.len() * kind.width() + new_records * FeatureRec::SIZE;
+            let dense_bytes = n_out * n_standard * kind.width();
             // Dense storage adds up the weights of repeated terms; that sum may not fit `kind`
             // even when every term does (`fits` checks terms), so then store the unit sparse.
             let merged = |row: &Vec<i64>| {
-                let mut d = vec![0i64; n_features + 1];
-                for (j, &t) in u.terms.iter().enumerate() {
-                    d[t] += row[j];
+                let mut d = vec![0i64; n_standard + 1];
+                for &j in &live {
+                    d[standard[u.terms[j]].unwrap_or(0)] += row[j];
                 }
-                d[n_features] = row[u.terms.len()];
+                d[n_standard] = row[u.terms.len()];
                 d
             };
-            let dense_fits = u.rows.iter().all(|r| merged(r).iter().all(|w| (lo..=hi).contains(w)));
-            let sparse = sparse_bytes < dense_bytes || !dense_fits;
-            let mut dense_rows = Vec::new();
-            if sparse {
+            let dense = live.iter().all(|&j| standard[u.terms[j]].is_some())
+                && dense_bytes <= sparse_bytes
+                && u.rows.iter().all(|r| merged(r).iter().all(|w| (lo..=hi).contains(w)));
+            let mut stored_rows = Vec::new();
+            if dense {
+                stored_rows.extend(u.rows.iter().map(merged));
+                units.extend_from_slice(
+                    &UnitRec {
+                        flags: 0,
+                        n_out: small(n_out, "unit rows")?,
+                        n_terms: small(n_standard, "features")?,
+                        term_start: 0,
+                        class_start: small(unit_classes.len() / 2, "class table")?,
+                        weight_start: n_weights as u32,
+                    }
+                    .to_bytes(),
+                );
+            } else {
                 let start = term_features.len() / 2;
                 for &j in &live {
-                    term_features.extend_from_slice(&small(u.terms[j], "features")?.to_le_bytes());
+                    let t = table(u.terms[j], &mut table_index, &mut features, &mut literals)?;
+                    term_features.extend_from_slice(&t.to_le_bytes());
                 }
                 for row in &u.rows {
-                    dense_rows
+                    stored_rows
                         .push(live.iter().map(|&j| row[j]).chain([row[u.terms.len()]]).collect::<Vec<_>>());
                 }
                 units.extend_from_slice(
@@ -574,21 +610,8 @@ impl ModelSpec {
                     }
                     .to_bytes(),
                 );
-            } else {
-                dense_rows.extend(u.rows.iter().map(merged));
-                units.extend_from_slice(
-                    &UnitRec {
-                        flags: 0,
-                        n_out: small(n_out, "unit rows")?,
-                        n_terms: small(n_features, "features")?,
-                        term_start: 0,
-                        class_start: small(unit_classes.len() / 2, "class table")?,
-                        weight_start: n_weights as u32,
-                    }
-                    .to_bytes(),
-                );
             }
-            for row in dense_rows {
+            for row in stored_rows {
                 for w in row {
                     if !(lo..=hi).contains(&w) {
                         return Err(ExportError::WeightRange { unit: ui, value: w, kind });
@@ -667,7 +690,7 @@ impl ModelSpec {
             }
         };
 
-        let names_text = self.names.as_ref().map(|n| {
+        let names_text = self.names.as_ref().filter(|_| !host.strip).map(|n| {
             let mut lines: Vec<&str> = n.inputs.iter().map(String::as_str).collect();
             for v in &n.values {
                 lines.extend(v.iter().map(String::as_str));
@@ -675,10 +698,24 @@ impl ModelSpec {
             lines.extend(n.classes.iter().map(String::as_str));
             lines.iter().map(|l| l.replace('\n', " ")).collect::<Vec<_>>().join("\n")
         });
+        let mut host_inputs = Vec::new();
+        for inp in &self.inputs {
+            let scale_exp = match inp.kind {
+                InputKind::Numeric { scale_exp } => scale_exp,
+                InputKind::Categorical { .. } => 0,
+            };
+            host_inputs.extend_from_slice(&HostInputRec { scale_exp, missing: inp.missing }.to_bytes());
+        }
+        let host_repr = (!host.strip).then(|| HostRepr {
+            inputs: &host_inputs,
+            names: names_text.as_deref(),
+            meta: host.meta.as_deref(),
+        });
         let repr = ModelRepr {
             n_classes: small(self.n_classes, "classes")?,
             weight_kind: kind,
             inputs: &inputs,
+            scales: &scales,
             features: &features,
             literals: &literals,
             units: &units,
@@ -686,10 +723,11 @@ impl ModelSpec {
             weights: &weights,
             unit_classes: &unit_classes,
             structure,
-            names: names_text.as_deref(),
+            host: host_repr,
         };
         let cap = 64
             + inputs.len()
+            + scales.len()
             + features.len()
             + literals.len()
             + units.len()
@@ -699,13 +737,69 @@ impl ModelSpec {
             + nodes.len()
             + children.len()
             + entries.len()
-            + names_text.as_ref().map_or(0, String::len);
+            + host_inputs.len()
+            + names_text.as_ref().map_or(0, String::len)
+            + host.meta.as_ref().map_or(0, String::len);
         let mut out = vec![0u8; cap];
         let len = format::encode(&repr, &mut out).map_err(ExportError::Rejected)?;
         out.truncate(len);
         ltu_runtime::Model::from_bytes(&out).map_err(ExportError::Rejected)?;
         Ok(out)
     }
+}
+
+/// What the host block of an encoded model holds (see [`ModelSpec::to_bytes_with`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Host {
+    /// Leave the host block out: the file holds only what the evaluator needs. Hosts then know
+    /// neither the inputs' decimal scales nor their missing-value substitutes nor any names.
+    pub strip: bool,
+    /// Metadata text (`key=value` lines) to store.
+    pub meta: Option<String>,
+}
+
+/// The feature table record of `f`, appending a conjunction's literals to `literals`.
+fn feature_rec(f: &Feature, literals: &mut Vec<u8>) -> Result<FeatureRec, ExportError> {
+    let small = |n: usize, what: &'static str| u16::try_from(n).map_err(|_| ExportError::TooLarge(what));
+    Ok(match f {
+        Feature::Numeric { attr, offset, mul, shift, max_abs } => FeatureRec {
+            kind: feature_kind::NUMERIC,
+            shift: *shift,
+            attr: small(*attr, "inputs")?,
+            value: *offset,
+            mul: *mul,
+            max_abs: *max_abs,
+        },
+        Feature::Equals { attr, value } | Feature::Greater { attr, value } => FeatureRec {
+            kind: if matches!(f, Feature::Equals { .. }) { feature_kind::EQUALS } else { feature_kind::GREATER },
+            shift: 0,
+            attr: small(*attr, "inputs")?,
+            value: *value,
+            mul: 0,
+            max_abs: 0,
+        },
+        Feature::Conjunction(lits) => {
+            let first = literals.len() / LiteralRec::SIZE;
+            for l in lits {
+                let op = match l.op {
+                    LiteralOp::Eq => literal_op::EQ,
+                    LiteralOp::Ne => literal_op::NE,
+                    LiteralOp::Gt => literal_op::GT,
+                    LiteralOp::Le => literal_op::LE,
+                };
+                literals
+                    .extend_from_slice(&LiteralRec { attr: small(l.attr, "inputs")?, op, value: l.value }.to_bytes());
+            }
+            FeatureRec {
+                kind: feature_kind::CONJUNCTION,
+                shift: 0,
+                attr: small(lits.len(), "literals")?,
+                value: i32::from(small(first, "literals")?),
+                mul: 0,
+                max_abs: 0,
+            }
+        }
+    })
 }
 
 /// Range of stored values of a weight kind.
@@ -737,17 +831,42 @@ impl ModelSpec {
         use ltu_runtime::format::u16_table;
         let repr = model.repr();
         let kind = repr.weight_kind;
-        let inputs = (0..model.n_inputs())
-            .filter_map(|i| model.input(i))
-            .map(|rec| InputSpec {
-                kind: if rec.kind == input_kind::CATEGORICAL {
-                    InputKind::Categorical { n_values: rec.n_values }
-                } else {
-                    InputKind::Numeric { scale_exp: rec.scale_exp }
-                },
-                missing: rec.missing,
+        let inputs: Vec<InputSpec> = (0..model.n_inputs())
+            .map(|i| {
+                let n_values = model.input(i).map_or(0, |r| r.n_values);
+                // A stripped model has no host block: scale 0 and missing value 0.
+                let host = model.host_input(i).unwrap_or(HostInputRec { scale_exp: 0, missing: 0 });
+                InputSpec {
+                    kind: if n_values > 0 {
+                        InputKind::Categorical { n_values }
+                    } else {
+                        InputKind::Numeric { scale_exp: host.scale_exp }
+                    },
+                    missing: host.missing,
+                }
             })
             .collect();
+        // Standard features first (what dense units read), then the feature table.
+        let mut features = Vec::new();
+        let mut scales = repr.scales.chunks_exact(ScaleRec::SIZE);
+        for (attr, inp) in inputs.iter().enumerate() {
+            match inp.kind {
+                InputKind::Numeric { .. } => {
+                    let (s, _) = ScaleRec::parse(scales.next().unwrap_or(&[0; ScaleRec::SIZE]));
+                    features.push(Feature::Numeric {
+                        attr,
+                        offset: s.offset,
+                        mul: s.mul,
+                        shift: s.shift,
+                        max_abs: s.max_abs,
+                    });
+                }
+                InputKind::Categorical { n_values } => {
+                    features.extend((0..i32::from(n_values)).map(|value| Feature::Equals { attr, value }))
+                }
+            }
+        }
+        let n_standard = features.len();
         let literal = |l: usize| {
             let (rec, _) = LiteralRec::parse(&repr.literals[l * LiteralRec::SIZE..]);
             let op = match rec.op {
@@ -758,9 +877,7 @@ impl ModelSpec {
             };
             Literal { attr: rec.attr as usize, op, value: rec.value }
         };
-        let features = repr
-            .features
-            .chunks_exact(FeatureRec::SIZE)
+        features.extend(repr.features.chunks_exact(FeatureRec::SIZE)
             .map(|b| {
                 let rec = FeatureRec::parse(b);
                 let attr = rec.attr as usize;
@@ -779,8 +896,7 @@ impl ModelSpec {
                         Feature::Conjunction((first..first + attr).map(literal).collect())
                     }
                 }
-            })
-            .collect();
+            }));
         let terms_table = u16_table(repr.term_features);
         let classes_table = u16_table(repr.unit_classes);
         let width = kind.width();
@@ -801,7 +917,7 @@ impl ModelSpec {
                 let (rec, _) = UnitRec::parse(b);
                 let n = rec.n_terms as usize;
                 let terms: Vec<usize> = if rec.flags & unit_flags::SPARSE != 0 {
-                    (0..n).map(|j| terms_table(rec.term_start as usize + j) as usize).collect()
+                    (0..n).map(|j| n_standard + terms_table(rec.term_start as usize + j) as usize).collect()
                 } else {
                     (0..n).collect()
                 };

@@ -56,6 +56,12 @@ enum Command {
         /// No held-out estimate (it trains a second model on three quarters of the rows).
         #[arg(long)]
         no_estimate: bool,
+        /// Leave the host block out: names, the inputs' decimal scales and missing-value
+        /// substitutes, and the metadata (how the model was trained). The file then holds only
+        /// what a device evaluates (the size budgets count); `eval` and `predict` then read
+        /// integer raw values in input order.
+        #[arg(long)]
+        strip: bool,
         #[command(flatten)]
         learn: LearnArgs,
     },
@@ -285,7 +291,7 @@ fn emit(text: &str) -> anyhow::Result<()> {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let show_progress = !cli.quiet && !cli.json && std::io::stderr().is_terminal();
     match cli.command {
-        Command::Train { data, output, test, no_estimate, learn } => {
+        Command::Train { data, output, test, no_estimate, strip, learn } => {
             let estimate = match (test, no_estimate) {
                 (Some(t), _) => cli::train::EstimateArg::Test(t),
                 (None, true) => cli::train::EstimateArg::None,
@@ -303,7 +309,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     bar.set_position(done);
                 }
             };
-            let report = commands::train(&data, &output, &learn, &progress, &estimate);
+            let report = commands::train(&data, &output, &learn, &progress, &estimate, strip);
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }

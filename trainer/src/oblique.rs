@@ -1187,7 +1187,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
     let mut spec = export(ctx, &features, &nodes, int_kind);
     if let Some(max) = p.max_bytes {
         // Weakest link first: the split whose two leaves cost the fewest training errors if
-        // merged, until the file (as `algo::finish` would store it, without names) fits.
+        // merged, until the file (as a device stores it, without its host block) fits.
         while file_bytes(&spec, ctx.weight_kind)? > max {
             let Some(id) = weakest_split(&nodes, &sp) else { break };
             nodes[id].split = None;
@@ -1201,7 +1201,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
     Ok(ObliqueTree { spec, report, nodes, features, scale })
 }
 
-/// Bytes of the model file `algo::finish` would write for `spec` (without names): the requested
+/// Bytes of the model file a device stores for `spec` (without its host block): the requested
 /// weight kind, else the smallest integer kind that holds it.
 fn file_bytes(spec: &ModelSpec, requested: Option<WeightKind>) -> Result<usize, TrainError> {
     let mut s = spec.clone();
@@ -1211,7 +1211,7 @@ fn file_bytes(spec: &ModelSpec, requested: Option<WeightKind>) -> Result<usize, 
         Some(k) => k,
         None => s.smallest_integer_kind().unwrap_or(WeightKind::I32),
     };
-    Ok(s.to_bytes()?.len())
+    Ok(s.to_bytes_with(&crate::export::Host { strip: true, meta: None })?.len())
 }
 
 /// The reachable split whose children are both leaves and whose merge adds the fewest training

@@ -648,7 +648,7 @@ impl LearnArgs {
         }
         // Oblique trees also honor the budgets while they grow.
         oblique.max_macs = self.max_macs;
-        oblique.max_bytes = self.max_bytes.filter(|_| self.no_names);
+        oblique.max_bytes = self.max_bytes;
         let budget = Budget { max_bytes: self.max_bytes, max_macs: self.max_macs };
         Ok(Options { ptree, ndl, sparse: self.sparse.params(), oblique, fringe, budget })
     }

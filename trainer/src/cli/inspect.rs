@@ -33,6 +33,12 @@ pub struct InspectReport {
     /// Bytes of each table of the file, by table name, in file order.
     #[serde(serialize_with = "as_map")]
     pub table_bytes: Vec<(String, usize)>,
+    /// Whether the file has a host block (absent in a model trained with `--strip`).
+    pub host_block: bool,
+    /// The metadata of the host block (`ltu`, `algo`, `seed`, `options`, `data`, `rows`,
+    /// `data_fnv1a64` from `ltu train`), by key, in file order; empty if there is none.
+    #[serde(serialize_with = "as_str_map")]
+    pub metadata: Vec<(String, String)>,
     /// Class names (`class k` when the model has no names), by class index.
     pub classes: Vec<String>,
     /// How each raw input is encoded: `index` (its position in `Model::predict`'s slice),
@@ -47,6 +53,15 @@ pub struct InspectReport {
     /// Human-readable rendering of the model.
     #[serde(skip)]
     pub text: String,
+}
+
+fn as_str_map<S: serde::Serializer>(pairs: &[(String, String)], s: S) -> std::result::Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(pairs.len()))?;
+    for (k, v) in pairs {
+        m.serialize_entry(k, v)?;
+    }
+    m.end()
 }
 
 pub(crate) fn as_map<S: serde::Serializer>(
@@ -160,6 +175,12 @@ impl fmt::Display for InspectReport {
         )?;
         let tables: Vec<String> = self.table_bytes.iter().map(|(n, b)| format!("{n} {b}")).collect();
         writeln!(f, "bytes by table: {}", tables.join(", "))?;
+        if !self.host_block {
+            writeln!(f, "no host block (stripped): no names, input scales or metadata")?;
+        }
+        for (k, v) in &self.metadata {
+            writeln!(f, "{k}: {v}")?;
+        }
         write!(f, "{}", self.text)
     }
 }
@@ -499,6 +520,7 @@ pub fn inspect(model_path: &Path) -> Result<InspectReport> {
     let repr = model.repr();
     let mut table_bytes = vec![
         ("inputs".to_string(), repr.inputs.len()),
+        ("scales".to_string(), repr.scales.len()),
         ("features".to_string(), repr.features.len()),
         ("literals".to_string(), repr.literals.len()),
         ("units".to_string(), repr.units.len()),
@@ -516,7 +538,9 @@ pub fn inspect(model_path: &Path) -> Result<InspectReport> {
         }
         ltu_runtime::format::StructureRepr::Linear { .. } => {}
     }
-    table_bytes.push(("names".into(), repr.names.map_or(0, str::len)));
+    table_bytes.push(("host inputs".into(), repr.host.map_or(0, |h| h.inputs.len())));
+    table_bytes.push(("names".into(), repr.host.and_then(|h| h.names).map_or(0, str::len)));
+    table_bytes.push(("metadata".into(), repr.host.and_then(|h| h.meta).map_or(0, str::len)));
     let (classes, inputs, units, layout) = describe_model(&spec);
     Ok(InspectReport {
         model: model_path.display().to_string(),
@@ -524,10 +548,21 @@ pub fn inspect(model_path: &Path) -> Result<InspectReport> {
         structure: format!("{:?}", model.kind()).to_lowercase(),
         weights: format!("{:?}", model.weight_kind()).to_lowercase(),
         n_inputs: model.n_inputs(),
-        n_features: model.n_features(),
+        n_features: model.n_standard_features() + model.n_features(),
         n_classes: model.n_classes(),
         stats: spec.stats(),
         table_bytes,
+        host_block: repr.host.is_some(),
+        metadata: model
+            .meta()
+            .unwrap_or("")
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(|l| match l.split_once('=') {
+                Some((k, v)) => (k.to_string(), v.to_string()),
+                None => (l.to_string(), String::new()),
+            })
+            .collect(),
         classes,
         inputs,
         units,

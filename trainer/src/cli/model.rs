@@ -50,7 +50,7 @@ impl LoadedModel {
     pub fn schema(&self) -> Result<Schema> {
         let spec = self.spec();
         let Some(names) = spec.names else {
-            bail!("{}: the model has no names (trained with --no-names), so data cannot be matched to it by name", self.path.display());
+            bail!("{}: the model has no names (trained with --no-names or --strip), so data cannot be matched to it by name", self.path.display());
         };
         let attributes = spec
             .inputs

@@ -10,7 +10,7 @@ use serde::Serialize;
 use ltu::algo::{self, Algo, Context};
 use ltu::data::{self, Dataset};
 use ltu::encode;
-use ltu::export::{ModelSpec, Stats};
+use ltu::export::{Host, ModelSpec, Stats};
 use ltu::split;
 
 use super::{args::*, model::*, output::*};
@@ -54,6 +54,9 @@ pub struct TrainReport {
     pub train_accuracy: f64,
     /// Model file size.
     pub model_bytes: usize,
+    /// Size of the file a device needs (without the host block; what `--strip` writes and budgets
+    /// count).
+    pub device_bytes: usize,
     /// Weight representation.
     pub weights: String,
     /// Units whose weights were scaled down to fit the representation.
@@ -142,6 +145,7 @@ pub fn train(
     learn: &LearnArgs,
     progress: &(dyn Fn(u64, u64) + Sync),
     estimate: &EstimateArg,
+    strip: bool,
 ) -> Result<TrainReport> {
     let start = Instant::now();
     learn.check_applicable()?;
@@ -209,14 +213,20 @@ pub fn train(
             ));
         }
     }
-    output.write(&trained.bytes)?;
+    let meta = (!strip).then(|| metadata(learn, data_path, data.n_rows()));
+    let bytes = trained
+        .spec
+        .to_bytes_with(&Host { strip, meta })
+        .with_context(|| format!("encoding the model for {}", out.display()))?;
+    output.write(&bytes)?;
     Ok(TrainReport {
         algo: learn.algo,
         data: data.source.clone(),
         model: if output == Output::Stdout { output.describe() } else { out.display().to_string() },
         n: data.n_rows(),
         train_accuracy: trained.train_accuracy,
-        model_bytes: trained.bytes.len(),
+        model_bytes: bytes.len(),
+        device_bytes: trained.device_bytes,
         weights: format!("{:?}", trained.spec.weight_kind).to_lowercase(),
         rescaled_units: trained.rescaled_units,
         learner: trained.report.clone(),
@@ -226,6 +236,43 @@ pub fn train(
         seconds: start.elapsed().as_secs_f64(),
         warnings,
     })
+}
+
+/// The metadata `ltu train` stores in a model's host block, one `key=value` per line: the ltu
+/// version, the learner, the seed, the training options as given on the command line (output,
+/// estimate and reporting flags left out: they do not change the model), and the training data's
+/// file name, row count and FNV-1a 64-bit fingerprint of its bytes. Deterministic: the same data,
+/// options and seed give the same text.
+pub fn metadata(learn: &LearnArgs, data_path: &Path, rows: usize) -> String {
+    let args: Vec<String> = std::env::args().collect();
+    let mut options = Vec::new();
+    let mut it = args.iter().skip_while(|a| a.as_str() != "train").skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-o" | "--output" | "--test" => {
+                it.next();
+            }
+            "--json" | "-q" | "--quiet" | "--no-estimate" => {}
+            a if a.starts_with("--output=") || a.starts_with("--test=") || a.starts_with("-o") => {}
+            a if Path::new(a) == data_path => {}
+            a => options.push(a.replace('\n', " ")),
+        }
+    }
+    let mut text = format!(
+        "ltu={}\nalgo={}\nseed={}\noptions={}\ndata={}\nrows={rows}",
+        env!("CARGO_PKG_VERSION"),
+        learn.algo,
+        learn.seed,
+        options.join(" "),
+        data_path.file_name().map_or_else(|| data_path.display().to_string(), |n| n.to_string_lossy().into()),
+    );
+    if let Ok(bytes) = std::fs::read(data_path) {
+        let hash = bytes
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3));
+        text.push_str(&format!("\ndata_fnv1a64={hash:016x}"));
+    }
+    text.replace(['\r'], " ")
 }
 
 /// Result of `ltu codegen`.
