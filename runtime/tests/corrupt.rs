@@ -10,9 +10,9 @@ use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 use ltu_runtime::format::{
-    self, crc32, feature_kind, input_kind, literal_op, node_kind, unit_flags, FeatureRec, InputRec,
-    ListEntryRec, LiteralRec, ModelRepr, NodeRec, StructureRepr, UnitRec, WeightKind, CHECKSUM_LEN,
-    HEADER_LEN,
+    self, crc32, feature_kind, literal_op, node_kind, unit_flags, FeatureRec, HostInputRec, HostRepr,
+    InputRec, ListEntryRec, LiteralRec, ModelRepr, NodeRec, ScaleRec, StructureRepr, UnitRec, WeightKind,
+    CHECKSUM_LEN, HEADER_LEN,
 };
 use ltu_runtime::{Error, InputsRead, Model};
 
@@ -37,6 +37,7 @@ struct Builder {
     n_classes: u16,
     weight_kind: WeightKind,
     inputs: Vec<InputRec>,
+    scales: Vec<ScaleRec>,
     features: Vec<FeatureRec>,
     literals: Vec<LiteralRec>,
     units: Vec<UnitRec>,
@@ -49,7 +50,10 @@ struct Builder {
     default_class: u16,
     linear_unit: u16,
     shape: Shape,
+    /// Host block: `None` leaves it out.
+    host: Option<Vec<HostInputRec>>,
     names: Option<String>,
+    meta: Option<String>,
     /// Raw table overrides (for lengths that are not a whole number of records).
     raw_inputs: Option<Vec<u8>>,
     raw_term_features: Option<Vec<u8>>,
@@ -70,29 +74,20 @@ impl Builder {
     /// ```text
     /// 0: x0 <= 10 ? 1 : 2
     /// 1: x1 == 0 -> 3, 1 -> 4, 2 -> 5, unknown -> 5
-    /// 2: unit 0 (binary, dense) <= 0 ? 3 : 4
+    /// 2: unit 0 (binary, dense over the standard features) <= 0 ? 3 : 4
     /// 3: class 0
     /// 4: unit 1 (machine, sparse over f1, f2; rows -> classes 1, 2)
     /// 5: class 1
     /// ```
-    /// Features: f0 = clamp(x0 - 10, ±100), f1 = [x1 == 2], f2 = [x0 > 5 and x1 != 0].
+    /// Standard features: s0 = clamp(x0 - 10, ±100) (the scale of x0), s1..s3 = [x1 == 0], [x1 == 1],
+    /// [x1 == 2]. Feature table: f1 = [x1 == 2], f2 = [x0 > 5 and x1 != 0].
     fn tree() -> Builder {
         Builder {
             n_classes: 3,
             weight_kind: WeightKind::I8,
-            inputs: vec![
-                InputRec { kind: input_kind::NUMERIC, scale_exp: 0, n_values: 0, missing: 0 },
-                InputRec { kind: input_kind::CATEGORICAL, scale_exp: 0, n_values: 3, missing: 0 },
-            ],
+            inputs: vec![InputRec { n_values: 0 }, InputRec { n_values: 3 }],
+            scales: vec![ScaleRec { offset: 10, mul: 1, max_abs: 100, shift: 0 }],
             features: vec![
-                FeatureRec {
-                    kind: feature_kind::NUMERIC,
-                    shift: 0,
-                    attr: 0,
-                    value: 10,
-                    mul: 1,
-                    max_abs: 100,
-                },
                 FeatureRec { kind: feature_kind::EQUALS, shift: 0, attr: 1, value: 2, mul: 0, max_abs: 0 },
                 FeatureRec {
                     kind: feature_kind::CONJUNCTION,
@@ -108,19 +103,20 @@ impl Builder {
                 LiteralRec { attr: 1, op: literal_op::NE, value: 0 },
             ],
             units: vec![
-                UnitRec { flags: 0, n_out: 1, n_terms: 3, term_start: 0, class_start: 0, weight_start: 0 },
+                UnitRec { flags: 0, n_out: 1, n_terms: 4, term_start: 0, class_start: 0, weight_start: 0 },
                 UnitRec {
                     flags: unit_flags::SPARSE,
                     n_out: 2,
                     n_terms: 2,
                     term_start: 0,
                     class_start: 2,
-                    weight_start: 4,
+                    weight_start: 5,
                 },
             ],
-            term_features: vec![1, 2],
-            // unit 0: 1*f0 + 0*f1 + 0*f2 - 20; unit 1: row0 = 3*f1 + 1*f2 + 0, row1 = -3*f1 + 1*f2 + 0.
-            weights: [1i8, 0, 0, -20, 3, 1, 0, -3, 1, 0].iter().map(|&w| w as u8).collect(),
+            term_features: vec![0, 1],
+            // unit 0: 1*s0 + 0*s1 + 0*s2 + 0*s3 - 20; unit 1: row0 = 3*f1 + 1*f2 + 0,
+            // row1 = -3*f1 + 1*f2 + 0.
+            weights: [1i8, 0, 0, 0, -20, 3, 1, 0, -3, 1, 0].iter().map(|&w| w as u8).collect(),
             unit_classes: vec![2, 1, 1, 2],
             nodes: vec![
                 NodeRec { kind: node_kind::THRESHOLD, a: 0, value: 10, b: 1, c: 2 },
@@ -135,7 +131,12 @@ impl Builder {
             default_class: 0,
             linear_unit: 1,
             shape: Shape::Tree,
+            host: Some(vec![
+                HostInputRec { scale_exp: 1, missing: 10 },
+                HostInputRec { scale_exp: 0, missing: 2 },
+            ]),
             names: Some(["x0", "x1", "a", "b", "c", "zero", "one", "two"].join("\n")),
+            meta: None,
             raw_inputs: None,
             raw_term_features: None,
             raw_nodes: None,
@@ -149,7 +150,9 @@ impl Builder {
 
     fn bytes(&self) -> Vec<u8> {
         let inputs = self.raw_inputs.clone().unwrap_or_else(|| recs(&self.inputs, InputRec::to_bytes));
+        let scales = recs(&self.scales, ScaleRec::to_bytes);
         let features = recs(&self.features, FeatureRec::to_bytes);
+        let host_inputs = self.host.as_ref().map(|h| recs(h, HostInputRec::to_bytes));
         let literals = recs(&self.literals, LiteralRec::to_bytes);
         let units = recs(&self.units, UnitRec::to_bytes);
         let term_features = self.raw_term_features.clone().unwrap_or_else(|| u16s(&self.term_features));
@@ -166,6 +169,7 @@ impl Builder {
             n_classes: self.n_classes,
             weight_kind: self.weight_kind,
             inputs: &inputs,
+            scales: &scales,
             features: &features,
             literals: &literals,
             units: &units,
@@ -173,7 +177,11 @@ impl Builder {
             weights: &self.weights,
             unit_classes: &unit_classes,
             structure,
-            names: self.names.as_deref(),
+            host: host_inputs.as_deref().map(|inputs| HostRepr {
+                inputs,
+                names: self.names.as_deref(),
+                meta: self.meta.as_deref(),
+            }),
         };
         let mut out = vec![0; 1 << 18];
         let len = format::encode(&repr, &mut out).expect("encode");
@@ -206,7 +214,10 @@ fn rejects_model(b: Builder, expected: Error) {
 fn base_model_is_valid_and_predicts_as_drawn() {
     let bytes = Builder::tree().bytes();
     let m = Model::from_bytes(&bytes).unwrap();
-    assert_eq!((m.n_inputs(), m.n_classes(), m.n_features(), m.n_units()), (2, 3, 3, 2));
+    assert_eq!((m.n_inputs(), m.n_classes(), m.n_features(), m.n_units()), (2, 3, 2, 2));
+    assert_eq!(m.n_standard_features(), 4);
+    assert_eq!(m.host_input(0), Some(HostInputRec { scale_exp: 1, missing: 10 }));
+    assert_eq!((m.host_input(2), m.meta()), (None, None));
     // Left subtree: categorical split.
     assert_eq!(m.predict(&[10i32, 0]).unwrap(), 0);
     assert_eq!(m.predict(&[10i32, 2]).unwrap(), 1);
@@ -240,7 +251,8 @@ fn header_and_checksum() {
     rejects(&b, Error::HeaderBadMagic);
     // The version is checked before the checksum, and even with a matching checksum.
     let mut b = good.clone();
-    b[4] = 2;
+    assert_eq!(b[4..6], [2, 0], "version 2");
+    b[4] = 1;
     rejects(&b, Error::HeaderUnsupportedVersion);
     fix_crc(&mut b);
     rejects(&b, Error::HeaderUnsupportedVersion);
@@ -278,21 +290,33 @@ fn body_decode_and_trailing_bytes() {
     b.extend_from_slice(&[0; 4]);
     fix_crc(&mut b);
     rejects(&b, Error::BodyDecode);
-    // Names that are not UTF-8: the last body bytes are the names text.
+    // Names that are not UTF-8: the names text is followed by the metadata's `None` tag.
     let mut b = good.clone();
-    let last = b.len() - CHECKSUM_LEN - 1;
+    let last = b.len() - CHECKSUM_LEN - 2;
     assert_eq!(b[last], b'o', "body ends with the names text");
     b[last] = 0xFF;
     fix_crc(&mut b);
     rejects(&b, Error::BodyDecode);
-    // Option tag 2 for the names.
-    let b = Builder::tree().with(|b| b.names = None).bytes();
-    let mut b2 = b.clone();
-    let tag = b2.len() - CHECKSUM_LEN - 1;
-    assert_eq!(b2[tag], 0);
-    b2[tag] = 2;
-    fix_crc(&mut b2);
-    rejects(&b2, Error::BodyDecode);
+    // Metadata that is not UTF-8.
+    let mut b = Builder::tree().with(|b| b.meta = Some("algo=x".into())).bytes();
+    let last = b.len() - CHECKSUM_LEN - 1;
+    assert_eq!(b[last], b'x', "body ends with the metadata");
+    b[last] = 0xC3;
+    fix_crc(&mut b);
+    rejects(&b, Error::BodyDecode);
+    // Option tag 2 for the host block, the names and the metadata.
+    for (edit, from_end) in [
+        (Builder::tree().with(|b| b.host = None), 1),
+        (Builder::tree().with(|b| b.names = None), 2),
+        (Builder::tree(), 1),
+    ] {
+        let mut b2 = edit.bytes();
+        let tag = b2.len() - CHECKSUM_LEN - from_end;
+        assert_eq!(b2[tag], 0);
+        b2[tag] = 2;
+        fix_crc(&mut b2);
+        rejects(&b2, Error::BodyDecode);
+    }
     // One extra byte between body and checksum.
     let mut b = good[..good.len() - CHECKSUM_LEN].to_vec();
     b.push(0);
@@ -304,15 +328,16 @@ fn body_decode_and_trailing_bytes() {
 #[test]
 fn table_length_and_limits() {
     rejects_model(Builder::tree().with(|b| b.raw_inputs = Some(vec![0; 15])), Error::TableLength);
+    rejects_model(Builder::tree().with(|b| { b.host.as_mut().unwrap().pop(); }), Error::HostInvalid);
     rejects_model(Builder::tree().with(|b| b.raw_nodes = Some(vec![0; 13])), Error::TableLength);
     rejects_model(Builder::tree().with(|b| b.raw_term_features = Some(vec![1, 0, 2])), Error::TableLength);
-    rejects_model(Builder::tree().with(|b| b.weight_kind = WeightKind::I16), Error::UnitInvalid);
+    rejects_model(Builder::tree().with(|b| b.weight_kind = WeightKind::I16), Error::TableLength);
     rejects_model(
         Builder::tree().with(|b| {
             b.weight_kind = WeightKind::I16;
             b.weights.push(0);
         }),
-        Error::TableLength,
+        Error::UnitInvalid,
     );
     rejects_model(
         Builder::tree().with(|b| {
@@ -329,43 +354,62 @@ fn table_length_and_limits() {
     );
     // 65535 is still fine.
     let ok =
-        Builder::tree().with(|b| b.term_features = [1, 2].repeat(65535 / 2).into_iter().chain([1]).collect());
+        Builder::tree().with(|b| b.term_features = [0, 1].repeat(65535 / 2).into_iter().chain([0]).collect());
     Model::from_bytes(&ok.bytes()).unwrap();
 }
 
 #[test]
 fn inputs() {
-    let edit = |f: fn(&mut InputRec)| Builder::tree().with(|b| f(&mut b.inputs[0]));
-    rejects_model(edit(|i| i.kind = 2), Error::InputInvalid);
-    rejects_model(edit(|i| i.n_values = 1), Error::InputInvalid);
+    // One scale record per numeric input, no more, no less.
+    rejects_model(Builder::tree().with(|b| b.inputs[0].n_values = 1), Error::InputInvalid);
     rejects_model(Builder::tree().with(|b| b.inputs[1].n_values = 0), Error::InputInvalid);
-    // scale_exp and missing are host metadata: any value loads.
-    Model::from_bytes(&edit(|i| (i.scale_exp, i.missing) = (-128, i32::MIN)).bytes()).unwrap();
+    rejects_model(Builder::tree().with(|b| b.scales.push(b.scales[0])), Error::InputInvalid);
+    let scale = |f: fn(&mut ScaleRec)| Builder::tree().with(|b| f(&mut b.scales[0]));
+    rejects_model(scale(|s| s.shift = 33), Error::FeatureInvalid);
+    rejects_model(scale(|s| s.max_abs = 0), Error::FeatureInvalid);
+    rejects_model(scale(|s| s.max_abs = 32768), Error::FeatureInvalid);
+    let mut bytes = Builder::tree().bytes();
+    let pad = find(&bytes, &Builder::tree().scales[0].to_bytes()) + 9;
+    bytes[pad] = 1;
+    fix_crc(&mut bytes);
+    rejects(&bytes, Error::FeatureInvalid);
+    // Extreme but valid scales load.
+    Model::from_bytes(&scale(|s| (s.shift, s.mul, s.offset, s.max_abs) = (32, i16::MIN, i32::MIN, 1)).bytes())
+        .unwrap();
+    // The host block is for hosts: any scale_exp and missing value loads.
+    let host = Builder::tree().with(|b| b.host.as_mut().unwrap()[0] = HostInputRec { scale_exp: -128, missing: i32::MIN });
+    Model::from_bytes(&host.bytes()).unwrap();
 }
 
 #[test]
 fn features_and_literals() {
     let edit = |k: usize, f: fn(&mut FeatureRec)| Builder::tree().with(|b| f(&mut b.features[k]));
+    let numeric = FeatureRec { kind: feature_kind::NUMERIC, shift: 0, attr: 0, value: 10, mul: 1, max_abs: 100 };
+    let num = |f: fn(&mut FeatureRec)| {
+        Builder::tree().with(|b| {
+            b.features[0] = numeric;
+            f(&mut b.features[0]);
+        })
+    };
+    Model::from_bytes(&num(|_| ()).bytes()).unwrap();
     rejects_model(edit(0, |f| f.kind = 4), Error::FeatureInvalid);
-    rejects_model(edit(0, |f| f.shift = 33), Error::FeatureInvalid);
-    rejects_model(edit(0, |f| f.max_abs = 0), Error::FeatureInvalid);
-    rejects_model(edit(0, |f| f.max_abs = 32768), Error::FeatureInvalid);
+    rejects_model(num(|f| f.shift = 33), Error::FeatureInvalid);
+    rejects_model(num(|f| f.max_abs = 0), Error::FeatureInvalid);
+    rejects_model(num(|f| f.max_abs = 32768), Error::FeatureInvalid);
+    rejects_model(num(|f| f.attr = 2), Error::FeatureInvalid);
     rejects_model(edit(0, |f| f.attr = 2), Error::FeatureInvalid);
-    rejects_model(edit(1, |f| f.attr = 2), Error::FeatureInvalid);
+    rejects_model(edit(0, |f| f.mul = 1), Error::FeatureInvalid);
+    rejects_model(edit(0, |f| f.shift = 1), Error::FeatureInvalid);
+    rejects_model(edit(0, |f| f.max_abs = 1), Error::FeatureInvalid);
+    Model::from_bytes(&edit(0, |f| f.kind = feature_kind::GREATER).bytes()).unwrap();
+    rejects_model(edit(1, |f| f.attr = 0), Error::FeatureInvalid);
+    rejects_model(edit(1, |f| f.attr = 3), Error::FeatureInvalid);
+    rejects_model(edit(1, |f| f.value = 1), Error::FeatureInvalid);
+    rejects_model(edit(1, |f| f.value = -1), Error::FeatureInvalid);
     rejects_model(edit(1, |f| f.mul = 1), Error::FeatureInvalid);
-    rejects_model(edit(1, |f| f.shift = 1), Error::FeatureInvalid);
-    rejects_model(edit(1, |f| f.max_abs = 1), Error::FeatureInvalid);
-    Model::from_bytes(&edit(1, |f| f.kind = feature_kind::GREATER).bytes()).unwrap();
-    rejects_model(edit(2, |f| f.attr = 0), Error::FeatureInvalid);
-    rejects_model(edit(2, |f| f.attr = 3), Error::FeatureInvalid);
-    rejects_model(edit(2, |f| f.value = 1), Error::FeatureInvalid);
-    rejects_model(edit(2, |f| f.value = -1), Error::FeatureInvalid);
-    rejects_model(edit(2, |f| f.mul = 1), Error::FeatureInvalid);
     // Extreme but valid numeric quantizations load.
-    Model::from_bytes(
-        &edit(0, |f| (f.shift, f.mul, f.value, f.max_abs) = (32, i16::MIN, i32::MIN, 1)).bytes(),
-    )
-    .unwrap();
+    Model::from_bytes(&num(|f| (f.shift, f.mul, f.value, f.max_abs) = (32, i16::MIN, i32::MIN, 1)).bytes())
+        .unwrap();
 
     let lit = |f: fn(&mut LiteralRec)| Builder::tree().with(|b| f(&mut b.literals[1]));
     rejects_model(lit(|l| l.op = literal_op::LE + 1), Error::LiteralInvalid);
@@ -387,14 +431,14 @@ fn units() {
     let edit = |k: usize, f: fn(&mut UnitRec)| Builder::tree().with(|b| f(&mut b.units[k]));
     rejects_model(edit(0, |u| u.flags = 2), Error::UnitInvalid);
     rejects_model(edit(0, |u| u.n_out = 0), Error::UnitInvalid);
-    rejects_model(edit(0, |u| u.n_terms = 2), Error::UnitInvalid);
+    rejects_model(edit(0, |u| u.n_terms = 3), Error::UnitInvalid);
     rejects_model(edit(0, |u| u.term_start = 1), Error::UnitInvalid);
     rejects_model(edit(0, |u| u.class_start = 3), Error::UnitInvalid);
     rejects_model(edit(0, |u| u.weight_start = 7), Error::UnitInvalid);
     rejects_model(edit(1, |u| u.term_start = 1), Error::UnitInvalid);
     rejects_model(edit(1, |u| u.n_terms = 3), Error::UnitInvalid);
     rejects_model(edit(1, |u| u.n_out = 3), Error::UnitInvalid);
-    rejects_model(Builder::tree().with(|b| b.term_features[1] = 3), Error::UnitInvalid);
+    rejects_model(Builder::tree().with(|b| b.term_features[1] = 2), Error::UnitInvalid);
     // Regression: on 32-bit targets `weight_start + n_out * (n_terms + 1)` wrapped around and
     // passed the range check (then the bound check indexed out of bounds and panicked).
     rejects_model(edit(1, |u| u.weight_start = u32::MAX), Error::UnitInvalid);
@@ -487,38 +531,44 @@ fn accumulator_bound() {
         Builder::tree().with(|b| {
             b.weight_kind = kind;
             b.weights = weights;
-            b.features[0].max_abs = max_abs;
+            b.scales[0].max_abs = max_abs;
             b.shape = Shape::Linear;
             b.linear_unit = 0;
             b.units.truncate(1);
         })
     };
     // |bias| alone: i32::MIN has no i32 negation.
-    rejects_model(linear(WeightKind::I32, i32s(&[0, 0, 0, i32::MIN]), 1), Error::AccumulatorMayOverflow);
-    let ok = linear(WeightKind::I32, i32s(&[0, 0, 0, i32::MIN + 1]), 1);
+    rejects_model(linear(WeightKind::I32, i32s(&[0, 0, 0, 0, i32::MIN]), 1), Error::AccumulatorMayOverflow);
+    let ok = linear(WeightKind::I32, i32s(&[0, 0, 0, 0, i32::MIN + 1]), 1);
     assert_eq!(Model::from_bytes(&ok.bytes()).unwrap().predict(&[0i32, 0]).unwrap(), 2);
     // Exactly i32::MAX is accepted, one more is not.
-    let edge = i32::MAX - 2 - 100 * 1000;
-    let ok = linear(WeightKind::I32, i32s(&[1000, 1, 1, edge]), 100);
+    let edge = i32::MAX - 3 - 100 * 1000;
+    let ok = linear(WeightKind::I32, i32s(&[1000, 1, 1, 1, edge]), 100);
     Model::from_bytes(&ok.bytes()).unwrap();
-    rejects_model(linear(WeightKind::I32, i32s(&[1000, 1, 1, edge + 1]), 100), Error::AccumulatorMayOverflow);
-    rejects_model(linear(WeightKind::I32, i32s(&[i32::MAX, 0, 0, 0]), 2), Error::AccumulatorMayOverflow);
-    // I16 weights: three numeric features at 32767 with weight 32767 overflow i32 (two do not).
-    let i16s: Vec<u8> = [i16::MAX, i16::MAX, i16::MAX, 0].iter().flat_map(|w| w.to_le_bytes()).collect();
-    let wide = |b: &mut Builder| {
-        let f0 = b.features[0];
-        b.features[1] = f0;
-        b.features[2] = f0;
+    rejects_model(linear(WeightKind::I32, i32s(&[1000, 1, 1, 1, edge + 1]), 100), Error::AccumulatorMayOverflow);
+    rejects_model(linear(WeightKind::I32, i32s(&[i32::MAX, 0, 0, 0, 0]), 2), Error::AccumulatorMayOverflow);
+    // I16 weights: three numeric inputs at 32767 with weight 32767 overflow i32 (two do not).
+    let i16s = |n: usize| -> Vec<u8> {
+        (0..n).map(|_| i16::MAX).chain([0]).flat_map(|w| w.to_le_bytes()).collect()
     };
-    Model::from_bytes(&linear(WeightKind::I16, i16s.clone(), 32767).bytes()).unwrap();
-    rejects_model(linear(WeightKind::I16, i16s, 32767).with(wide), Error::AccumulatorMayOverflow);
+    let numeric = |n: usize| {
+        move |b: &mut Builder| {
+            b.inputs = vec![InputRec { n_values: 0 }; n];
+            b.scales = vec![b.scales[0]; n];
+            b.host = None;
+            b.units[0].n_terms = n as u16;
+        }
+    };
+    Model::from_bytes(&linear(WeightKind::I16, i16s(2), 32767).with(numeric(2)).bytes()).unwrap();
+    rejects_model(linear(WeightKind::I16, i16s(3), 32767).with(numeric(3)), Error::AccumulatorMayOverflow);
     // The same weights as I16F16 bits accumulate in i64: accepted.
-    let fixed = linear(WeightKind::Fixed, i32s(&[i32::MIN, i32::MIN, i32::MIN, i32::MIN]), 32767);
+    let fixed = linear(WeightKind::Fixed, i32s(&[i32::MIN; 5]), 32767);
     let m_bytes = fixed.bytes();
     let m = Model::from_bytes(&m_bytes).unwrap();
     let mut scores = [0i64; 3];
     m.predict_scores(&[i32::MAX, 2], &mut scores).unwrap();
-    assert_eq!(scores[1], i64::from(i32::MIN) * (32767 + 1 + 1 + 1));
+    // s0 = 32767, [x1 == 0] = [x1 == 1] = -1, [x1 == 2] = 1, bias.
+    assert_eq!(scores[1], i64::from(i32::MIN) * (32767 - 1 - 1 + 1 + 1));
 }
 
 #[test]
@@ -547,6 +597,12 @@ fn names() {
     ];
     assert_eq!(got.to_vec(), lines);
     assert_eq!((names.input(2), names.value(0, 0), names.value(1, 3), names.class(3)), ("", "", "", ""));
+    // Metadata is any UTF-8 text; a model without a host block has neither names nor metadata.
+    let bytes = Builder::tree().with(|b| b.meta = Some("algo=ptree\nseed=0".into())).bytes();
+    assert_eq!(Model::from_bytes(&bytes).unwrap().meta(), Some("algo=ptree\nseed=0"));
+    let bytes = Builder::tree().with(|b| b.host = None).bytes();
+    let m = Model::from_bytes(&bytes).unwrap();
+    assert!(m.names().is_none() && m.meta().is_none() && m.host_input(0).is_none());
 }
 
 #[test]
@@ -574,10 +630,12 @@ fn encode_errors() {
     let b = Builder::tree();
     let good = b.bytes();
     let inputs: Vec<u8> = b.inputs.iter().flat_map(InputRec::to_bytes).collect();
+    let scales: Vec<u8> = b.scales.iter().flat_map(ScaleRec::to_bytes).collect();
     let repr = ModelRepr {
         n_classes: 1,
         weight_kind: WeightKind::I8,
         inputs: &inputs,
+        scales: &scales,
         features: &[],
         literals: &[],
         units: &[],
@@ -588,7 +646,7 @@ fn encode_errors() {
             nodes: &NodeRec { kind: 0, a: 0, value: 0, b: 0, c: 0 }.to_bytes(),
             children: &[],
         },
-        names: None,
+        host: None,
     };
     let mut out = vec![0u8; good.len()];
     let n = format::encode(&repr, &mut out).unwrap();
@@ -608,7 +666,7 @@ fn encode_errors() {
 fn every_bit_flip_truncation_and_extension_is_rejected() {
     for (name, bytes) in [
         ("tree", Builder::tree().bytes()),
-        ("list", Builder::tree().with(|b| (b.shape = Shape::List, b.names = None).1).bytes()),
+        ("list", Builder::tree().with(|b| (b.shape = Shape::List, b.host = None).1).bytes()),
     ] {
         for bit in 0..bytes.len() * 8 {
             let mut b = bytes.clone();

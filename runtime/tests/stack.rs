@@ -14,18 +14,16 @@ use std::cell::Cell;
 use std::hint::black_box;
 
 use ltu_runtime::format::{
-    self, feature_kind, input_kind, node_kind, FeatureRec, InputRec, ModelRepr, NodeRec, StructureRepr,
-    UnitRec, WeightKind,
+    self, node_kind, InputRec, ModelRepr, NodeRec, ScaleRec, StructureRepr, UnitRec, WeightKind,
 };
 use ltu_runtime::Model;
 
 /// A chain of `depth` threshold nodes ending in a leaf decided by a dense unit over `n_features`
-/// numeric features of one input.
+/// numeric inputs.
 fn chain(depth: usize, n_features: usize) -> Vec<u8> {
-    let inputs = InputRec { kind: input_kind::NUMERIC, scale_exp: 0, n_values: 0, missing: 0 }.to_bytes();
-    let feature =
-        FeatureRec { kind: feature_kind::NUMERIC, shift: 0, attr: 0, value: 0, mul: 1, max_abs: 100 };
-    let features: Vec<u8> = (0..n_features).flat_map(|_| feature.to_bytes()).collect();
+    let inputs: Vec<u8> = (0..n_features).flat_map(|_| InputRec { n_values: 0 }.to_bytes()).collect();
+    let scale = ScaleRec { offset: 0, mul: 1, max_abs: 100, shift: 0 };
+    let scales: Vec<u8> = (0..n_features).flat_map(|_| scale.to_bytes()).collect();
     let unit = UnitRec {
         flags: 0,
         n_out: 1,
@@ -46,16 +44,17 @@ fn chain(depth: usize, n_features: usize) -> Vec<u8> {
         n_classes: 2,
         weight_kind: WeightKind::I8,
         inputs: &inputs,
-        features: &features,
+        scales: &scales,
+        features: &[],
         literals: &[],
         units: &unit.to_bytes(),
         term_features: &[],
         weights: &weights,
         unit_classes: &[0, 0, 1, 0],
         structure: StructureRepr::Tree { nodes: &nodes, children: &[] },
-        names: None,
+        host: None,
     };
-    let mut out = vec![0; 64 + features.len() + nodes.len() + weights.len()];
+    let mut out = vec![0; 64 + inputs.len() + scales.len() + nodes.len() + weights.len()];
     let n = format::encode(&repr, &mut out).unwrap();
     out.truncate(n);
     out

@@ -371,8 +371,8 @@ pub struct Path {
     pub units: Vec<usize>,
     /// Inputs the evaluation may need: split inputs on the path and every input of every
     /// feature the evaluated units store (a superset: the runtime short-circuits conjunctions).
-    /// A unit stored dense reads every feature, even those it weighs 0; a sparse one only the
-    /// terms with a non-zero weight in some row.
+    /// A unit stored dense reads every standard feature (every input), even those it weighs 0; a
+    /// sparse one only the terms with a non-zero weight in some row.
     pub may_read: BTreeSet<usize>,
     /// Inputs any correct evaluation must read: the split inputs on the path.
     pub must_read: BTreeSet<usize>,
@@ -386,9 +386,12 @@ pub fn path(spec: &ModelSpec, x: &[i32], dense: &[bool]) -> Path {
     let unit = |p: &mut Path, u: usize| {
         p.units.push(u);
         let unit = &spec.units[u];
-        let stored: Vec<usize> = if dense[u] {
-            (0..spec.features.len()).collect()
-        } else {
+        if dense[u] {
+            // A dense unit reads the standard features: every input.
+            p.may_read.extend(0..spec.inputs.len());
+            return;
+        }
+        let stored: Vec<usize> = {
             (0..unit.terms.len())
                 .filter(|&j| unit.rows.iter().any(|r| r[j] != 0))
                 .map(|j| unit.terms[j])

@@ -23,7 +23,26 @@ fn check_model(spec: &ModelSpec, g: &mut Gen) {
     let model = Model::from_bytes(&bytes).unwrap_or_else(|e| panic!("runtime rejected: {e:?}\n{spec:#?}"));
     assert_eq!(model.n_inputs(), spec.inputs.len());
     assert_eq!(model.n_classes(), spec.n_classes);
-    assert_eq!(model.n_features(), spec.features.len());
+    // The feature table holds only what sparse units read; dense units read the standard features.
+    assert!(model.n_features() <= spec.features.len());
+    let standard: usize = spec
+        .inputs
+        .iter()
+        .map(|i| match i.kind {
+            ltu::export::InputKind::Numeric { .. } => 1,
+            ltu::export::InputKind::Categorical { n_values } => usize::from(n_values),
+        })
+        .sum();
+    assert_eq!(model.n_standard_features(), standard);
+    for (i, inp) in spec.inputs.iter().enumerate() {
+        let host = model.host_input(i).expect("host block written by default");
+        assert_eq!(host.missing, inp.missing);
+    }
+    // Stripped, the same predictions follow from a file without the host block.
+    let stripped = spec.to_bytes_with(&ltu::export::Host { strip: true, meta: None }).unwrap();
+    assert!(stripped.len() < bytes.len());
+    let stripped = Model::from_bytes(&stripped).unwrap();
+    assert!(stripped.names().is_none() && stripped.host_input(0).is_none());
     assert_eq!(model.n_units(), spec.units.len());
     assert_eq!(model.kind(), kind_of(spec));
     assert_eq!(model.weight_kind(), spec.weight_kind);
@@ -48,6 +67,7 @@ fn check_model(spec: &ModelSpec, g: &mut Gen) {
         let want = spec.predict(&x);
         let got = model.predict(&x).unwrap();
         assert_eq!(got, want, "runtime {got} != trainer {want} on inputs {x:?}\n{spec:#?}");
+        assert_eq!(stripped.predict(&x).unwrap(), want, "the stripped model differs on {x:?}");
 
         // Scores: the predicted class has the highest score, and uncovered classes are MIN.
         let c = model.predict_scores(&x, &mut scores).unwrap();
