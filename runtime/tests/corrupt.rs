@@ -328,7 +328,12 @@ fn body_decode_and_trailing_bytes() {
 #[test]
 fn table_length_and_limits() {
     rejects_model(Builder::tree().with(|b| b.raw_inputs = Some(vec![0; 15])), Error::TableLength);
-    rejects_model(Builder::tree().with(|b| { b.host.as_mut().unwrap().pop(); }), Error::HostInvalid);
+    rejects_model(
+        Builder::tree().with(|b| {
+            b.host.as_mut().unwrap().pop();
+        }),
+        Error::HostInvalid,
+    );
     rejects_model(Builder::tree().with(|b| b.raw_nodes = Some(vec![0; 13])), Error::TableLength);
     rejects_model(Builder::tree().with(|b| b.raw_term_features = Some(vec![1, 0, 2])), Error::TableLength);
     rejects_model(Builder::tree().with(|b| b.weight_kind = WeightKind::I16), Error::TableLength);
@@ -374,17 +379,21 @@ fn inputs() {
     fix_crc(&mut bytes);
     rejects(&bytes, Error::FeatureInvalid);
     // Extreme but valid scales load.
-    Model::from_bytes(&scale(|s| (s.shift, s.mul, s.offset, s.max_abs) = (32, i16::MIN, i32::MIN, 1)).bytes())
-        .unwrap();
+    Model::from_bytes(
+        &scale(|s| (s.shift, s.mul, s.offset, s.max_abs) = (32, i16::MIN, i32::MIN, 1)).bytes(),
+    )
+    .unwrap();
     // The host block is for hosts: any scale_exp and missing value loads.
-    let host = Builder::tree().with(|b| b.host.as_mut().unwrap()[0] = HostInputRec { scale_exp: -128, missing: i32::MIN });
+    let host = Builder::tree()
+        .with(|b| b.host.as_mut().unwrap()[0] = HostInputRec { scale_exp: -128, missing: i32::MIN });
     Model::from_bytes(&host.bytes()).unwrap();
 }
 
 #[test]
 fn features_and_literals() {
     let edit = |k: usize, f: fn(&mut FeatureRec)| Builder::tree().with(|b| f(&mut b.features[k]));
-    let numeric = FeatureRec { kind: feature_kind::NUMERIC, shift: 0, attr: 0, value: 10, mul: 1, max_abs: 100 };
+    let numeric =
+        FeatureRec { kind: feature_kind::NUMERIC, shift: 0, attr: 0, value: 10, mul: 1, max_abs: 100 };
     let num = |f: fn(&mut FeatureRec)| {
         Builder::tree().with(|b| {
             b.features[0] = numeric;
@@ -545,12 +554,14 @@ fn accumulator_bound() {
     let edge = i32::MAX - 3 - 100 * 1000;
     let ok = linear(WeightKind::I32, i32s(&[1000, 1, 1, 1, edge]), 100);
     Model::from_bytes(&ok.bytes()).unwrap();
-    rejects_model(linear(WeightKind::I32, i32s(&[1000, 1, 1, 1, edge + 1]), 100), Error::AccumulatorMayOverflow);
+    rejects_model(
+        linear(WeightKind::I32, i32s(&[1000, 1, 1, 1, edge + 1]), 100),
+        Error::AccumulatorMayOverflow,
+    );
     rejects_model(linear(WeightKind::I32, i32s(&[i32::MAX, 0, 0, 0, 0]), 2), Error::AccumulatorMayOverflow);
     // I16 weights: three numeric inputs at 32767 with weight 32767 overflow i32 (two do not).
-    let i16s = |n: usize| -> Vec<u8> {
-        (0..n).map(|_| i16::MAX).chain([0]).flat_map(|w| w.to_le_bytes()).collect()
-    };
+    let i16s =
+        |n: usize| -> Vec<u8> { (0..n).map(|_| i16::MAX).chain([0]).flat_map(|w| w.to_le_bytes()).collect() };
     let numeric = |n: usize| {
         move |b: &mut Builder| {
             b.inputs = vec![InputRec { n_values: 0 }; n];

@@ -771,7 +771,11 @@ fn feature_rec(f: &Feature, literals: &mut Vec<u8>) -> Result<FeatureRec, Export
             max_abs: *max_abs,
         },
         Feature::Equals { attr, value } | Feature::Greater { attr, value } => FeatureRec {
-            kind: if matches!(f, Feature::Equals { .. }) { feature_kind::EQUALS } else { feature_kind::GREATER },
+            kind: if matches!(f, Feature::Equals { .. }) {
+                feature_kind::EQUALS
+            } else {
+                feature_kind::GREATER
+            },
             shift: 0,
             attr: small(*attr, "inputs")?,
             value: *value,
@@ -787,8 +791,9 @@ fn feature_rec(f: &Feature, literals: &mut Vec<u8>) -> Result<FeatureRec, Export
                     LiteralOp::Gt => literal_op::GT,
                     LiteralOp::Le => literal_op::LE,
                 };
-                literals
-                    .extend_from_slice(&LiteralRec { attr: small(l.attr, "inputs")?, op, value: l.value }.to_bytes());
+                literals.extend_from_slice(
+                    &LiteralRec { attr: small(l.attr, "inputs")?, op, value: l.value }.to_bytes(),
+                );
             }
             FeatureRec {
                 kind: feature_kind::CONJUNCTION,
@@ -877,26 +882,25 @@ impl ModelSpec {
             };
             Literal { attr: rec.attr as usize, op, value: rec.value }
         };
-        features.extend(repr.features.chunks_exact(FeatureRec::SIZE)
-            .map(|b| {
-                let rec = FeatureRec::parse(b);
-                let attr = rec.attr as usize;
-                match rec.kind {
-                    feature_kind::NUMERIC => Feature::Numeric {
-                        attr,
-                        offset: rec.value,
-                        mul: rec.mul,
-                        shift: rec.shift,
-                        max_abs: rec.max_abs,
-                    },
-                    feature_kind::EQUALS => Feature::Equals { attr, value: rec.value },
-                    feature_kind::GREATER => Feature::Greater { attr, value: rec.value },
-                    _ => {
-                        let first = rec.value as usize;
-                        Feature::Conjunction((first..first + attr).map(literal).collect())
-                    }
+        features.extend(repr.features.chunks_exact(FeatureRec::SIZE).map(|b| {
+            let rec = FeatureRec::parse(b);
+            let attr = rec.attr as usize;
+            match rec.kind {
+                feature_kind::NUMERIC => Feature::Numeric {
+                    attr,
+                    offset: rec.value,
+                    mul: rec.mul,
+                    shift: rec.shift,
+                    max_abs: rec.max_abs,
+                },
+                feature_kind::EQUALS => Feature::Equals { attr, value: rec.value },
+                feature_kind::GREATER => Feature::Greater { attr, value: rec.value },
+                _ => {
+                    let first = rec.value as usize;
+                    Feature::Conjunction((first..first + attr).map(literal).collect())
                 }
-            }));
+            }
+        }));
         let terms_table = u16_table(repr.term_features);
         let classes_table = u16_table(repr.unit_classes);
         let width = kind.width();

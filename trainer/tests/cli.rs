@@ -874,7 +874,8 @@ fn oblique_and_fringe_train_through_the_cli() {
     let vehicle = data("vehicle.csv");
     let vehicle = vehicle.to_str().unwrap();
     let free = json(d, &["train", vehicle, "--algo", "oblique", "--no-names", "-o", "free.ltu", "--json"]);
-    let bytes = free["model_bytes"].as_u64().unwrap();
+    // Budgets count the file a device stores: without the host block (`--strip`).
+    let bytes = free["device_bytes"].as_u64().unwrap();
     let macs = free["max_macs"].as_u64().unwrap();
     let tight = (bytes / 2).to_string();
     let b = json(
@@ -892,7 +893,7 @@ fn oblique_and_fringe_train_through_the_cli() {
             "--json",
         ],
     );
-    assert!(b["model_bytes"].as_u64().unwrap() <= bytes / 2, "{b}");
+    assert!(b["device_bytes"].as_u64().unwrap() <= bytes / 2, "{b}");
     let few = (macs / 2).max(1).to_string();
     let m = json(d, &["train", vehicle, "--algo", "oblique", "--max-macs", &few, "-o", "m.ltu", "--json"]);
     assert!(m["max_macs"].as_u64().unwrap() <= macs / 2, "{m}");
@@ -901,7 +902,7 @@ fn oblique_and_fringe_train_through_the_cli() {
     // leaf; lists and boosting shed MACs with entries and rounds.)
     for (algo, cut_macs) in [("ptree", false), ("ndl", true), ("sparse", true), ("fringe", false)] {
         let free = json(d, &["train", vehicle, "--algo", algo, "-o", "f.ltu", "--json"]);
-        let (bytes, macs) = (free["model_bytes"].as_u64().unwrap(), free["max_macs"].as_u64().unwrap());
+        let (bytes, macs) = (free["device_bytes"].as_u64().unwrap(), free["max_macs"].as_u64().unwrap());
         let max_bytes = bytes * 2 / 3;
         let max_macs = if cut_macs { (macs / 2).max(1) } else { macs };
         let (b, m) = (max_bytes.to_string(), max_macs.to_string());
@@ -909,7 +910,7 @@ fn oblique_and_fringe_train_through_the_cli() {
             d,
             &["train", vehicle, "--algo", algo, "--max-bytes", &b, "--max-macs", &m, "-o", "t.ltu", "--json"],
         );
-        assert!(t["model_bytes"].as_u64().unwrap() <= max_bytes, "{algo}: {t}");
+        assert!(t["device_bytes"].as_u64().unwrap() <= max_bytes, "{algo}: {t}");
         assert!(t["max_macs"].as_u64().unwrap() <= max_macs, "{algo}: {t}");
         assert!(t["budget"]["chosen"].as_u64().unwrap() > 0, "{algo}: a cheaper setting was needed: {t}");
     }
@@ -951,4 +952,71 @@ fn train_reports_a_held_out_estimate_and_warns_about_overfitting() {
         &[&args[..], &["--test", test.to_str().unwrap(), "-o", test.to_str().unwrap()]].concat(),
         "refusing to overwrite",
     );
+}
+
+/// The host block: `ltu train` records how a model was made (printed by `inspect`, in `--json` as
+/// `metadata`), deterministically; `--strip` leaves names, scales and metadata out and gives the
+/// same predictions from a smaller file, which budgets count.
+#[test]
+fn metadata_and_stripped_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    let args = ["train", iris, "--algo", "ptree", "--seed", "7", "--max-depth", "2", "--json"];
+    let full = json(d, &[&args[..], &["-o", "full.ltu"]].concat());
+    let again = json(d, &[&args[..], &["-o", "again.ltu", "--no-estimate"]].concat());
+    assert_eq!(
+        std::fs::read(d.join("full.ltu")).unwrap(),
+        std::fs::read(d.join("again.ltu")).unwrap(),
+        "output path and estimate flags do not change the model or its metadata"
+    );
+    let stripped = json(d, &[&args[..], &["-o", "stripped.ltu", "--strip"]].concat());
+    for t in [&full, &again, &stripped] {
+        assert_eq!(t["device_bytes"], stripped["model_bytes"], "{t}");
+    }
+    assert!(stripped["model_bytes"].as_u64() < full["model_bytes"].as_u64());
+
+    let i = json(d, &["inspect", "full.ltu", "--json"]);
+    let meta = &i["metadata"];
+    assert_eq!(meta["ltu"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(meta["algo"], "ptree");
+    assert_eq!(meta["seed"], "7");
+    assert_eq!(meta["options"], "--algo ptree --seed 7 --max-depth 2");
+    assert_eq!(meta["data"], "iris.csv");
+    assert_eq!(meta["rows"], "150");
+    assert_eq!(meta["data_fnv1a64"].as_str().unwrap().len(), 16);
+    assert_eq!(i["host_block"], true);
+    let text = stdout(&ltu(d, &["inspect", "full.ltu"]));
+    assert!(
+        text.contains("algo: ptree") && text.contains("options: --algo ptree --seed 7 --max-depth 2"),
+        "{text}"
+    );
+
+    let s = json(d, &["inspect", "stripped.ltu", "--json"]);
+    assert_eq!((s["host_block"].clone(), s["metadata"].clone()), (Value::Bool(false), serde_json::json!({})));
+    assert!(stdout(&ltu(d, &["inspect", "stripped.ltu"])).contains("no host block"));
+    // Same predictions on every row, from integer raw inputs (iris has one decimal: raw = 10 v).
+    let rows: String = std::fs::read_to_string(iris)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let v: Vec<&str> = l.split(',').collect();
+            let raw: Vec<String> =
+                v[..4].iter().map(|x| format!("{}", (x.parse::<f64>().unwrap() * 10.0).round())).collect();
+            raw.join(",") + "\n"
+        })
+        .collect();
+    let full_model = std::fs::read(d.join("full.ltu")).unwrap();
+    let stripped_model = std::fs::read(d.join("stripped.ltu")).unwrap();
+    let (a, b) = (
+        ltu_runtime::Model::from_bytes(&full_model).unwrap(),
+        ltu_runtime::Model::from_bytes(&stripped_model).unwrap(),
+    );
+    for line in rows.lines() {
+        let x: Vec<i32> = line.split(',').map(|v| v.parse::<f64>().unwrap() as i32).collect();
+        assert_eq!(a.predict(&x), b.predict(&x), "{line}");
+    }
+    fails(d, &["eval", "stripped.ltu", iris], "--strip");
 }

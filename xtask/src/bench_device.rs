@@ -386,7 +386,7 @@ fn train_variants(p: &Prepared, rows: &[usize], variants: &[Variant]) -> Vec<Tra
     let items: Vec<(usize, Option<usize>)> = (0..variants.len())
         .flat_map(|v| std::iter::once((v, None)).chain((0..p.folds.len()).map(move |f| (v, Some(f)))))
         .collect();
-    type Out = Result<(Option<Vec<u8>>, f64), String>;
+    type Out = Result<(Option<(Vec<u8>, Vec<u8>)>, f64), String>;
     let results: Mutex<BTreeMap<(usize, Option<usize>), Out>> = Mutex::new(BTreeMap::new());
     let next = AtomicUsize::new(0);
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -402,8 +402,13 @@ fn train_variants(p: &Prepared, rows: &[usize], variants: &[Variant]) -> Vec<Tra
                 let out: Out = match fold {
                     None => {
                         let ctx = Context::new(&p.data, SEED, None);
+                        // The device stores the model without its host block (`ltu train --strip`).
+                        let strip = ltu::export::Host { strip: true, meta: None };
                         algo::train(variant.algo, &ctx, &opts, false)
-                            .map(|t| (Some(t.bytes), t.train_accuracy))
+                            .and_then(|t| {
+                                let device = t.spec.to_bytes_with(&strip)?;
+                                Ok((Some((t.bytes, device)), t.train_accuracy))
+                            })
                             .map_err(|e| e.to_string())
                     }
                     Some(f) => {
@@ -424,7 +429,7 @@ fn train_variants(p: &Prepared, rows: &[usize], variants: &[Variant]) -> Vec<Tra
         .map(|v| match &results[&(v, None)] {
             Err(e) => Trained::Failed(e.clone()),
             Ok((bytes, _)) => {
-                let bytes = bytes.clone().unwrap_or_default();
+                let (bytes, device) = bytes.clone().unwrap_or_default();
                 let accs: Vec<f64> = (0..p.folds.len())
                     .filter_map(|f| results[&(v, Some(f))].as_ref().ok().map(|r| r.1))
                     .collect();
@@ -446,7 +451,7 @@ fn train_variants(p: &Prepared, rows: &[usize], variants: &[Variant]) -> Vec<Tra
                 let inputs = ltu::encode::raw_rows(&spec.inputs, &p.data.subset(rows));
                 let host =
                     inputs.iter().map(|x| model.predict(x).expect("row length is the model's")).collect();
-                Trained::Model { bytes, spec: Box::new(spec), inputs, host, accuracy, folds_failed }
+                Trained::Model { bytes: device, spec: Box::new(spec), inputs, host, accuracy, folds_failed }
             }
         })
         .collect()
@@ -956,7 +961,7 @@ fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String {
          - **ltu** (`firmware-example/examples/bench.rs`, Rust, `opt-level = \"s\"`, LTO, one codegen unit): \
          `Model::from_bytes` measured once as its own region (\"load\"), then `predict` through an \
          `#[inline(never)]` function with `black_box` on model and row. Models are trained on all rows with seed 0 \
-         and no names (`--no-names`); the budget variants are the size options the learners offer today.\n\
+         without the host block (`--strip`: no names, input scales or metadata); the budget variants are the size options the learners offer today.\n\
          - **emlearn** (`bench/c/harness.c`, `arm-none-eabi-gcc -Os -ffunction-sections -fdata-sections`, \
          `--gc-sections`, no LTO): `DecisionTreeClassifier(random_state=0)` and \
          `RandomForestClassifier(n_estimators=10, max_depth=10, random_state=0)` trained on all rows of the int16 \

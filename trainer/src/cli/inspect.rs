@@ -55,7 +55,10 @@ pub struct InspectReport {
     pub text: String,
 }
 
-fn as_str_map<S: serde::Serializer>(pairs: &[(String, String)], s: S) -> std::result::Result<S::Ok, S::Error> {
+fn as_str_map<S: serde::Serializer>(
+    pairs: &[(String, String)],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
     use serde::ser::SerializeMap;
     let mut m = s.serialize_map(Some(pairs.len()))?;
     for (k, v) in pairs {
