@@ -609,7 +609,7 @@ impl<'a> Model<'a> {
         // Feature values lie in -32767..=32767 (numeric `max_abs` <= 32767, others +-1).
         let mut f = [0i16; TERM_CHUNK];
         let mut j = 0;
-        let mut cursor = Standard::default();
+        let mut cursor = Standard::new(&self.repr);
         while j < terms {
             let len = TERM_CHUNK.min(terms - j);
             let f = &mut f[..len];
@@ -647,7 +647,7 @@ impl<'a> Model<'a> {
         rec: &UnitRec,
         j: usize,
         out: &mut [i16],
-        cursor: &mut Standard,
+        cursor: &mut Standard<'_>,
         src: &mut S,
     ) -> Result<()> {
         if rec.flags & unit_flags::SPARSE != 0 {
@@ -658,7 +658,7 @@ impl<'a> Model<'a> {
             }
         } else {
             for v in out.iter_mut() {
-                *v = cursor.next(&self.repr, src)? as i16;
+                *v = cursor.next(src)? as i16;
             }
         }
         Ok(())
@@ -710,37 +710,50 @@ impl<'a> Model<'a> {
 }
 
 /// Position in the standard features of a model (see [`ModelRepr`]), walked in order.
-#[derive(Default)]
-struct Standard {
-    /// Next input to read.
+struct Standard<'m> {
+    /// Input records not yet read.
+    inputs: core::slice::ChunksExact<'m, u8>,
+    /// Scale records of the numeric inputs not yet read.
+    scales: core::slice::ChunksExact<'m, u8>,
+    /// Index of the next input.
     attr: usize,
-    /// Next numeric input's scale record.
-    scale: usize,
     /// Current categorical input's raw value, next value index and number of values.
     x: i32,
     v: u16,
     n: u16,
 }
 
-impl Standard {
+impl<'m> Standard<'m> {
+    fn new(repr: &ModelRepr<'m>) -> Self {
+        Standard {
+            inputs: repr.inputs.chunks_exact(InputRec::SIZE),
+            scales: repr.scales.chunks_exact(ScaleRec::SIZE),
+            attr: 0,
+            x: 0,
+            v: 0,
+            n: 0,
+        }
+    }
+
     /// The next standard feature's value. The loader proved that a dense unit has exactly as many
     /// terms as there are standard features, so this never runs past the inputs of a loaded model
-    /// (if it did, the source would report the input unavailable).
+    /// (if it did, it would return 0).
     #[inline(always)]
-    fn next<S: FnMut(usize) -> Option<i32>>(&mut self, repr: &ModelRepr<'_>, src: &mut S) -> Result<i32> {
+    fn next<S: FnMut(usize) -> Option<i32>>(&mut self, src: &mut S) -> Result<i32> {
         if self.v < self.n {
             let f = if self.x == i32::from(self.v) { 1 } else { -1 };
             self.v += 1;
             return Ok(f);
         }
-        let attr = self.attr;
+        let Some(&[lo, hi]) = self.inputs.next().and_then(|r| r.first_chunk::<2>()) else {
+            return Ok(0);
+        };
+        let x = raw(src, self.attr)?;
         self.attr += 1;
-        let x = raw(src, attr)?;
-        match u16_at(repr.inputs, attr) {
+        match u16::from_le_bytes([lo, hi]) {
             0 => {
-                let f = scale(x, record(repr.scales, self.scale));
-                self.scale += 1;
-                Ok(f)
+                let s = self.scales.next().and_then(|r| r.first_chunk::<{ ScaleRec::SIZE }>());
+                Ok(scale(x, s.unwrap_or(&[0; ScaleRec::SIZE])))
             }
             n => {
                 (self.x, self.v, self.n) = (x, 1, n);
