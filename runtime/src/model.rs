@@ -657,8 +657,17 @@ impl<'a> Model<'a> {
                 *v = self.feature(record(self.repr.features, le16(t, 0) as usize), src)? as i16;
             }
         } else {
-            for v in out.iter_mut() {
-                *v = cursor.next(src)? as i16;
+            if self.n_standard == self.n_inputs && self.repr.scales.len() == self.n_inputs * ScaleRec::SIZE {
+                // Every input numeric (the common case for sensor data): standard feature `j` is
+                // input `j` through scale `j`, no walk state needed.
+                let scales = self.repr.scales.get(j * ScaleRec::SIZE..).unwrap_or(&[]);
+                for ((v, s), i) in out.iter_mut().zip(scales.chunks_exact(ScaleRec::SIZE)).zip(j..) {
+                    *v = scale(raw(src, i)?, s.try_into().unwrap_or(&[0; ScaleRec::SIZE])) as i16;
+                }
+            } else {
+                for v in out.iter_mut() {
+                    *v = cursor.next(src)? as i16;
+                }
             }
         }
         Ok(())
