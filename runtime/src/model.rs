@@ -158,12 +158,16 @@ impl<'a> Model<'a> {
                 1
             }
         };
-        // `max |f|` of the standard features, in order, as `(value, repeat)` runs: one per input.
-        let standard_abs = |i: usize, s: usize| -> (u64, usize) {
-            match input(i).n_values {
-                0 => (u64::from(ScaleRec::from_array(record(repr.scales, s)).0.max_abs), 1),
-                n => (1, n as usize),
-            }
+        // `max |f|` of each standard feature, in order.
+        let standard_abs = || {
+            let mut scales = repr.scales.chunks_exact(ScaleRec::SIZE);
+            repr.inputs.chunks_exact(InputRec::SIZE).flat_map(move |r| {
+                let (abs, n) = match le16(r, 0) {
+                    0 => (scales.next().map_or(0, |s| u64::from(le16(s, 6))), 1),
+                    n => (1, n as usize),
+                };
+                core::iter::repeat_n(abs, n)
+            })
         };
         let kind = repr.weight_kind;
         let width = kind.width();
@@ -194,26 +198,15 @@ impl<'a> Model<'a> {
             check(end.is_some_and(|end| end <= n_weights), Error::UnitInvalid)?;
             let rows = repr.weights.get(first * width..).unwrap_or(&[]);
             for row in rows.chunks_exact(row_len * width).take(rec.n_out as usize) {
-                let mut bound = weight(row, kind, terms).unsigned_abs() as u64;
-                let mut add = |j: usize, abs: u64| {
-                    let w = weight(row, kind, j).unsigned_abs() as u64;
-                    bound = bound.saturating_add(w.saturating_mul(abs));
-                };
-                if sparse {
-                    for j in 0..terms {
-                        add(j, feature_abs(u16_at(repr.term_features, term_start + j) as usize));
-                    }
+                let bias = i64::from(weight(row, kind, terms));
+                let w = (0..terms).map(|j| i64::from(weight(row, kind, j)));
+                let bound = if sparse {
+                    let abs = (term_start..term_start + terms)
+                        .map(|t| feature_abs(u16_at(repr.term_features, t) as usize));
+                    format::row_bound(bias, w.zip(abs))
                 } else {
-                    let (mut j, mut s) = (0, 0);
-                    for i in 0..n_inputs {
-                        let (abs, n) = standard_abs(i, s);
-                        s += usize::from(input(i).n_values == 0);
-                        for _ in 0..n {
-                            add(j, abs);
-                            j += 1;
-                        }
-                    }
-                }
+                    format::row_bound(bias, w.zip(standard_abs()))
+                };
                 check(bound <= limit, Error::AccumulatorMayOverflow)?;
             }
         }
@@ -609,7 +602,7 @@ impl<'a> Model<'a> {
         // Feature values lie in -32767..=32767 (numeric `max_abs` <= 32767, others +-1).
         let mut f = [0i16; TERM_CHUNK];
         let mut j = 0;
-        let mut cursor = Standard::new(&self.repr);
+        let mut cursor = Standard::default();
         while j < terms {
             let len = TERM_CHUNK.min(terms - j);
             let f = &mut f[..len];
@@ -647,7 +640,7 @@ impl<'a> Model<'a> {
         rec: &UnitRec,
         j: usize,
         out: &mut [i16],
-        cursor: &mut Standard<'_>,
+        cursor: &mut Standard,
         src: &mut S,
     ) -> Result<()> {
         if rec.flags & unit_flags::SPARSE != 0 {
@@ -666,7 +659,7 @@ impl<'a> Model<'a> {
                 }
             } else {
                 for v in out.iter_mut() {
-                    *v = cursor.next(src)? as i16;
+                    *v = cursor.next(&self.repr, src)? as i16;
                 }
             }
         }
@@ -718,51 +711,39 @@ impl<'a> Model<'a> {
     }
 }
 
-/// Position in the standard features of a model (see [`ModelRepr`]), walked in order.
-struct Standard<'m> {
-    /// Input records not yet read.
-    inputs: core::slice::ChunksExact<'m, u8>,
-    /// Scale records of the numeric inputs not yet read.
-    scales: core::slice::ChunksExact<'m, u8>,
+/// Position in the standard features of a model (see [`ModelRepr`]), walked in order: four
+/// words of state (a stack frame, not a pair of iterators).
+#[derive(Default)]
+struct Standard {
     /// Index of the next input.
     attr: usize,
+    /// Index of the next numeric input's scale record.
+    scale: usize,
     /// Current categorical input's raw value, next value index and number of values.
     x: i32,
     v: u16,
     n: u16,
 }
 
-impl<'m> Standard<'m> {
-    fn new(repr: &ModelRepr<'m>) -> Self {
-        Standard {
-            inputs: repr.inputs.chunks_exact(InputRec::SIZE),
-            scales: repr.scales.chunks_exact(ScaleRec::SIZE),
-            attr: 0,
-            x: 0,
-            v: 0,
-            n: 0,
-        }
-    }
-
+impl Standard {
     /// The next standard feature's value. The loader proved that a dense unit has exactly as many
     /// terms as there are standard features, so this never runs past the inputs of a loaded model
-    /// (if it did, it would return 0).
+    /// (if it did, the source would report the input unavailable).
     #[inline(always)]
-    fn next<S: FnMut(usize) -> Option<i32>>(&mut self, src: &mut S) -> Result<i32> {
+    fn next<S: FnMut(usize) -> Option<i32>>(&mut self, repr: &ModelRepr<'_>, src: &mut S) -> Result<i32> {
         if self.v < self.n {
             let f = if self.x == i32::from(self.v) { 1 } else { -1 };
             self.v += 1;
             return Ok(f);
         }
-        let Some(&[lo, hi]) = self.inputs.next().and_then(|r| r.first_chunk::<2>()) else {
-            return Ok(0);
-        };
-        let x = raw(src, self.attr)?;
+        let attr = self.attr;
         self.attr += 1;
-        match u16::from_le_bytes([lo, hi]) {
+        let x = raw(src, attr)?;
+        match u16_at(repr.inputs, attr) {
             0 => {
-                let s = self.scales.next().and_then(|r| r.first_chunk::<{ ScaleRec::SIZE }>());
-                Ok(scale(x, s.unwrap_or(&[0; ScaleRec::SIZE])))
+                let f = scale(x, record(repr.scales, self.scale));
+                self.scale += 1;
+                Ok(f)
             }
             n => {
                 (self.x, self.v, self.n) = (x, 1, n);
