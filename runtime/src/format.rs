@@ -143,7 +143,8 @@ pub struct ModelRepr<'a> {
     /// [`InputRec`] table: one record per raw input.
     #[serde(borrow)]
     pub inputs: &'a [u8],
-    /// [`ScaleRec`] table: one record per numeric input, in input order.
+    /// [`ScaleRec`] table: one record per numeric input, in input order; empty when no unit is
+    /// dense.
     #[serde(borrow)]
     pub scales: &'a [u8],
     /// [`FeatureRec`] table: the features sparse units read.

@@ -109,7 +109,8 @@ impl<'a> Model<'a> {
             n_standard = usize::saturating_add(n_standard, n.max(1));
             n_values = usize::saturating_add(n_values, n);
         }
-        check(n_scales == n_numeric, Error::InputInvalid)?;
+        // One scale per numeric input, or none at all when no unit is dense.
+        check(n_scales == n_numeric || n_scales == 0, Error::InputInvalid)?;
         for s in 0..n_scales {
             let (rec, pad) = ScaleRec::from_array(record(repr.scales, s));
             check(
@@ -184,7 +185,7 @@ impl<'a> Model<'a> {
                     check((u16_at(repr.term_features, t) as usize) < n_features, Error::UnitInvalid)?;
                 }
             } else {
-                check(terms == n_standard && term_start == 0, Error::UnitInvalid)?;
+                check(terms == n_standard && term_start == 0 && n_scales == n_numeric, Error::UnitInvalid)?;
             }
             let start = rec.class_start as usize;
             check(start + rec.n_classes() <= n_unit_classes, Error::UnitInvalid)?;

@@ -369,6 +369,15 @@ fn inputs() {
     rejects_model(Builder::tree().with(|b| b.inputs[0].n_values = 1), Error::InputInvalid);
     rejects_model(Builder::tree().with(|b| b.inputs[1].n_values = 0), Error::InputInvalid);
     rejects_model(Builder::tree().with(|b| b.scales.push(b.scales[0])), Error::InputInvalid);
+    // No scales at all is fine for sparse units, not for a dense one.
+    rejects_model(Builder::tree().with(|b| b.scales.clear()), Error::UnitInvalid);
+    let sparse_only = Builder::tree().with(|b| {
+        b.scales.clear();
+        b.shape = Shape::Linear;
+        b.linear_unit = 1;
+        b.units[0] = b.units[1];
+    });
+    Model::from_bytes(&sparse_only.bytes()).unwrap();
     let scale = |f: fn(&mut ScaleRec)| Builder::tree().with(|b| f(&mut b.scales[0]));
     rejects_model(scale(|s| s.shift = 33), Error::FeatureInvalid);
     rejects_model(scale(|s| s.max_abs = 0), Error::FeatureInvalid);

@@ -554,6 +554,7 @@ impl ModelSpec {
         let (mut units, mut term_features, mut weights, mut unit_classes) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut n_weights = 0usize;
+        let mut any_dense = false;
         for (ui, u) in self.units.iter().enumerate() {
             let n_out = u.rows.len();
             // Terms kept in sparse form: those with a non-zero weight in some row.
@@ -561,7 +562,8 @@ impl ModelSpec {
             let new_records = live.iter().filter(|&&j| table_index[u.terms[j]].is_none()).count();
             let sparse_bytes =
                 live.len() * 2 + n_out * live.len() * kind.width() + new_records * FeatureRec::SIZE;
-            let dense_bytes = n_out * n_standard * kind.width();
+            // The first dense unit also brings the scale table.
+            let dense_bytes = n_out * n_standard * kind.width() + if any_dense { 0 } else { scales.len() };
             // Dense storage adds up the weights of repeated terms; that sum may not fit `kind`
             // even when every term does (`fits` checks terms), so then store the unit sparse.
             let merged = |row: &Vec<i64>| {
@@ -577,6 +579,7 @@ impl ModelSpec {
                 && u.rows.iter().all(|r| merged(r).iter().all(|w| (lo..=hi).contains(w)));
             let mut stored_rows = Vec::new();
             if dense {
+                any_dense = true;
                 stored_rows.extend(u.rows.iter().map(merged));
                 units.extend_from_slice(
                     &UnitRec {
@@ -633,6 +636,10 @@ impl ModelSpec {
         }
         if n_weights > u32::MAX as usize {
             return Err(ExportError::TooLarge("weights"));
+        }
+        // The scales serve dense units only.
+        if !any_dense {
+            scales.clear();
         }
 
         let (mut nodes, mut children, mut entries) = (Vec::new(), Vec::new(), Vec::new());
@@ -857,7 +864,8 @@ impl ModelSpec {
         for (attr, inp) in inputs.iter().enumerate() {
             match inp.kind {
                 InputKind::Numeric { .. } => {
-                    let (s, _) = ScaleRec::parse(scales.next().unwrap_or(&[0; ScaleRec::SIZE]));
+                    // No scales (no dense unit): a placeholder nothing reads.
+                    let (s, _) = ScaleRec::parse(scales.next().unwrap_or(&[0, 0, 0, 0, 0, 0, 1, 0, 0, 0]));
                     features.push(Feature::Numeric {
                         attr,
                         offset: s.offset,
