@@ -57,9 +57,6 @@ use crate::export::{
 };
 use crate::rng::Rng;
 
-#[doc(hidden)]
-pub mod synth;
-
 /// Which leaves give features.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeatureRule {

@@ -15,6 +15,7 @@ pub mod evaluate;
 pub mod export;
 pub mod fringe;
 pub mod learner;
+pub mod names;
 pub mod oblique;
 pub mod perceptron_tree;
 pub mod rng;

@@ -89,7 +89,7 @@ use crate::rng::Rng;
 use crate::split;
 
 /// The network at each decision node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum NodeModel {
     /// ID-LP: a linear perceptron with sigmoid output (4.1.1).
@@ -102,7 +102,7 @@ pub enum NodeModel {
 }
 
 /// How a multi-class node chooses its class groups `C_L` / `C_R`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Partition {
     /// Greedy: the two furthest class means, then classes added one at a time.
@@ -113,19 +113,21 @@ pub enum Partition {
 }
 
 /// The statistical test of a hybrid node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Significance {
     /// Combined 5×2 cv F test (Alpaydin 1999), `F(10, 5)` at 95%.
     #[default]
-    #[value(name = "f")]
     #[serde(rename = "f")]
     FTest5x2,
     /// k-fold cross-validated paired t test ([`Params::t_folds`] folds), two-sided 5%.
-    #[value(name = "t")]
     #[serde(rename = "t")]
     TTest,
 }
+
+crate::names::names!(NodeModel, "node model" { Linear => "linear", Mlp => "mlp", Hybrid => "hybrid" });
+crate::names::names!(Partition, "partition" { Selection => "selection", Exchange => "exchange" });
+crate::names::names!(Significance, "significance test" { FTest5x2 => "f", TTest => "t" });
 
 /// Oblique tree options; [`Params::check`] validates them.
 #[derive(Debug, Clone, PartialEq)]

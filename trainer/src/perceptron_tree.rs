@@ -61,7 +61,7 @@ use crate::rng::Rng;
 pub type Weight = i64;
 
 /// Order in which [`train`] presents the training rows in each epoch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Order {
     /// In file order, over and over (the list is circular, section 4.3).
     Cyclic,
@@ -71,7 +71,7 @@ pub enum Order {
 }
 
 /// When an LTU is judged not to be making progress (section 4.2.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SplitRule {
     /// The paper's heuristic: split when `C > log dim(W)`, `C` being the number of consecutive
     /// weight-vector adjustments since some weight's historical minimum or maximum changed.
@@ -85,7 +85,7 @@ pub enum SplitRule {
 }
 
 /// Base of the logarithm in the `C > log dim(W)` test; the paper does not say which one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LogBase {
     /// Natural logarithm.
     #[default]
@@ -95,6 +95,10 @@ pub enum LogBase {
     /// Decimal logarithm.
     Ten,
 }
+
+crate::names::names!(Order, "order" { Cyclic => "cyclic", Shuffled => "shuffled" });
+crate::names::names!(SplitRule, "split rule" { Progress => "progress", Corollary1 => "corollary1" });
+crate::names::names!(LogBase, "log base" { E => "e", Two => "two", Ten => "ten" });
 
 impl LogBase {
     /// `⌊log dim⌋`, exact (for an integer `C`, `C > log d ⇔ C > ⌊log d⌋`).

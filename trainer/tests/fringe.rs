@@ -9,9 +9,13 @@
 use ltu::algo::{self, Context};
 use ltu::data::{AttrKind, Attribute, Dataset, Schema};
 use ltu::export::{Feature, Node, Structure};
-use ltu::fringe::synth::{self, Problem, Target};
 use ltu::fringe::{self, FeatureRule, Fringe, Params, Proposal, Stop, Variable};
 use ltu::rng::Rng;
+use synth::{Problem, Target};
+
+// Paper data generators, shared with the reproduction example (not part of the library).
+#[path = "../examples/paper/fringe.rs"]
+mod synth;
 
 fn problem(name: &str) -> Problem {
     synth::problems().into_iter().find(|p| p.name == name).expect("known problem")

@@ -215,11 +215,12 @@ fn the_learner_contract_fits_and_reports() {
 
 #[test]
 fn option_enums_have_short_command_line_names() {
-    use clap::ValueEnum;
-    assert_eq!(NodeModel::from_str("hybrid", false), Ok(NodeModel::Hybrid));
-    assert_eq!(Partition::from_str("selection", false), Ok(Partition::Selection));
-    assert_eq!(Significance::from_str("f", false), Ok(Significance::FTest5x2));
-    assert_eq!(Significance::from_str("t", false), Ok(Significance::TTest));
+    assert_eq!("hybrid".parse(), Ok(NodeModel::Hybrid));
+    assert_eq!("selection".parse(), Ok(Partition::Selection));
+    assert_eq!("f".parse(), Ok(Significance::FTest5x2));
+    assert_eq!("t".parse(), Ok(Significance::TTest));
+    assert_eq!(Significance::TTest.to_string(), "t");
+    assert!("F".parse::<Significance>().is_err_and(|e| e.to_string().contains("expected one of: f, t")));
 }
 
 #[test]
