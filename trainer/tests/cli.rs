@@ -757,31 +757,56 @@ fn max_depth_and_reported_depth_agree() {
     assert!(help.contains("at most N + 1 levels, the leaf included"), "{help}");
 }
 
-/// `ltu completions bash|fish` print scripts generated from the argument definitions; the bash
-/// one really completes subcommands, options and values (and offers no unimplemented algorithm).
+/// `ltu completions SHELL` prints clap_complete's script for every shell it knows, generated from
+/// the argument definitions: subcommands, options and the values of `--algo` (every registered
+/// learner, from the library's names). The bash script is sourced and really completes.
 #[test]
 fn shell_completions() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
+    let algos: Vec<&str> = ltu::algo::Algo::ALL.iter().map(|a| a.name()).collect();
+    for (shell, option) in [
+        ("bash", "--numeric-max-abs"),
+        ("zsh", "'--numeric-max-abs=["),
+        ("fish", "-l numeric-max-abs"),
+        ("elvish", "cand --numeric-max-abs"),
+        ("powershell", "'--numeric-max-abs'"),
+    ] {
+        let (script, _) = ok(d, &["completions", shell]);
+        for needle in ["predict", "completions", "codegen", option] {
+            assert!(script.contains(needle), "{shell}: {needle} missing from\n{script}");
+        }
+        // clap_complete lists option values for bash, zsh and fish only.
+        for algo in algos.iter().filter(|_| ["bash", "zsh", "fish"].contains(&shell)) {
+            assert!(script.contains(algo), "{shell}: --algo {algo} missing");
+        }
+    }
+    usage_error(d, &["completions", "tcsh"], "possible values: bash, elvish, fish, powershell, zsh");
+
     let (bash, _) = ok(d, &["completions", "bash"]);
     std::fs::write(d.join("ltu.bash"), &bash).unwrap();
-    let script = "source ./ltu.bash
-        COMP_WORDS=(ltu train --algo ''); COMP_CWORD=3; _ltu; echo \"algo: ${COMPREPLY[*]}\"
-        COMP_WORDS=(ltu pre); COMP_CWORD=1; _ltu; echo \"sub: ${COMPREPLY[*]}\"
-        COMP_WORDS=(ltu predict m.ltu --sc); COMP_CWORD=3; _ltu; echo \"opt: ${COMPREPLY[*]}\"
-        COMP_WORDS=(ltu cv x.csv --weights i1); COMP_CWORD=4; _ltu; echo \"weights: ${COMPREPLY[*]}\"";
-    let o = Command::new("bash").current_dir(d).args(["-c", script]).output().unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
-    assert!(out.contains("algo: ptree ndl hsi sparse oblique fringe\n"), "{out}");
-    assert!(out.contains("sub: predict\n") && out.contains("opt: --scores\n"), "{out}");
-    assert!(out.contains("weights: i16\n"), "{out}");
-    let (fish, _) = ok(d, &["completions", "fish"]);
-    assert!(
-        fish.contains("-l numeric-max-abs")
-            && fish.contains("-l algo -x -a 'ptree ndl hsi sparse oblique fringe'"),
-        "{fish}"
-    );
+    // bash calls a completion function with the command, the word being completed and the one
+    // before it, with COMP_WORDS / COMP_CWORD set.
+    let script = "set -e; source ./ltu.bash
+        complete -p ltu
+        COMP_WORDS=(ltu train --algo ''); COMP_CWORD=3; _ltu ltu '' --algo; echo \"algo: ${COMPREPLY[*]}\"
+        COMP_WORDS=(ltu pre); COMP_CWORD=1; _ltu ltu pre ltu; echo \"sub: ${COMPREPLY[*]}\"
+        COMP_WORDS=(ltu predict m.ltu --sc); COMP_CWORD=3; _ltu ltu --sc m.ltu; echo \"opt: ${COMPREPLY[*]}\"
+        COMP_WORDS=(ltu cv x.csv --weights i1); COMP_CWORD=4; _ltu ltu i1 --weights; echo \"weights: ${COMPREPLY[*]}\"
+        COMP_WORDS=(ltu train x.csv --order ''); COMP_CWORD=4; _ltu ltu '' --order; echo \"order: ${COMPREPLY[*]}\"";
+    match Command::new("bash").current_dir(d).args(["-c", script]).output() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => eprintln!("bash not found; script not sourced"),
+        Err(e) => panic!("bash: {e}"),
+        Ok(o) => {
+            assert!(o.status.success(), "{}", stderr(&o));
+            assert!(stderr(&o).is_empty(), "sourcing printed errors: {}", stderr(&o));
+            let out = stdout(&o);
+            assert!(out.contains("complete -o bashdefault -o default -o nosort -F _ltu ltu"), "{out}");
+            assert!(out.contains(&format!("algo: {}\n", algos.join(" "))), "{out}");
+            assert!(out.contains("sub: predict\n") && out.contains("opt: --scores\n"), "{out}");
+            assert!(out.contains("weights: i16\n") && out.contains("order: cyclic shuffled\n"), "{out}");
+        }
+    }
 }
 
 /// `ltu codegen` writes Rust (default) or C for a model, to stdout or a file, and never over the
