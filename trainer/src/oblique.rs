@@ -1076,20 +1076,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
     let rng = Rng::new(ctx.seed);
 
     // Growing and validation rows.
-    let all: Vec<usize> = (0..n).collect();
-    let (grow, valid) = if p.prune_fraction > 0.0 {
-        match split::train_test_split_stratified(
-            &sp.y,
-            sp.n_classes,
-            p.prune_fraction,
-            rng.fork(1).next_u64(),
-        ) {
-            Ok((g, v)) => (g, v),
-            Err(_) => (all, Vec::new()),
-        }
-    } else {
-        (all, Vec::new())
-    };
+    let (grow, valid) = split::hold_out(&sp.y, sp.n_classes, p.prune_fraction, rng.fork(1).next_u64());
     learner.report.validation_rows = valid.len();
     let root_major = majority(&sp, &grow, 0);
     let mut nodes = vec![TreeNode { rows: grow, majority: root_major, depth: 0, macs: 0, split: None }];

@@ -136,7 +136,8 @@ pub struct Params {
     /// Maximum number of decision nodes on a path from the root; LTUs at this depth never split
     /// (section 5.4). `usize::MAX` as in the paper.
     pub max_depth: usize,
-    /// Fraction of the training rows [`train`] holds out (chosen with the seed) to prune the tree
+    /// Fraction of the training rows [`train`] holds out (seeded and stratified,
+    /// [`crate::split::hold_out`]; none from fewer than 10 rows) to prune the tree
     /// bottom-up after training: a decision subtree is replaced by the LTU it replaced, or by its
     /// majority class, when that makes no more errors on the held-out rows. 0 disables pruning.
     pub prune_fraction: f64,
@@ -1235,14 +1236,11 @@ impl PerceptronTree {
             )));
         }
         let rng = Rng::new(seed);
-        let (mut fit_idx, mut val_idx): (Vec<usize>, Vec<usize>) = ((0..rows.len()).collect(), Vec::new());
-        if p.prune_fraction > 0.0 && rows.len() >= 10 {
-            rng.fork(1).shuffle(&mut fit_idx);
-            let n_val = ((rows.len() as f64) * p.prune_fraction).round() as usize;
-            val_idx = fit_idx.split_off(rows.len() - n_val);
-            fit_idx.sort_unstable();
-            val_idx.sort_unstable();
-        }
+        let (fit_idx, val_idx) = if rows.len() >= 10 {
+            crate::split::hold_out(labels, n_classes, p.prune_fraction, rng.fork(1).next_u64())
+        } else {
+            ((0..rows.len()).collect(), Vec::new())
+        };
         let pick = |idx: &[usize]| -> (Vec<Vec<i32>>, Vec<usize>) {
             (idx.iter().map(|&i| rows[i].clone()).collect(), idx.iter().map(|&i| labels[i]).collect())
         };
