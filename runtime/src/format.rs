@@ -73,6 +73,25 @@ impl WeightKind {
     }
 }
 
+/// The accumulator bound of one weight row: `|bias| + Σ |w_j|·max|f_j|` over its terms, given as
+/// `(w_j, max|f_j|)` pairs, saturating at `u64::MAX`. No score of the row can exceed it in
+/// magnitude, so a row whose bound is at most [`WeightKind::accumulator_limit`] cannot overflow
+/// the accumulator. [`Model::from_bytes`](crate::Model::from_bytes) rejects a row whose bound is
+/// over the limit ([`Error::AccumulatorMayOverflow`]); the trainer quantizes with this function,
+/// so the two agree on which models are safe.
+///
+/// ```
+/// use ltu_runtime::format::row_bound;
+///
+/// assert_eq!(row_bound(-3, [(2, 127), (-5, 1)]), 3 + 2 * 127 + 5);
+/// assert_eq!(row_bound(0, [(i64::MIN, u64::MAX)]), u64::MAX);
+/// ```
+pub fn row_bound(bias: i64, terms: impl IntoIterator<Item = (i64, u64)>) -> u64 {
+    terms.into_iter().fold(bias.unsigned_abs(), |acc, (w, max_abs)| {
+        acc.saturating_add(w.unsigned_abs().saturating_mul(max_abs))
+    })
+}
+
 /// The model's top-level structure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum StructureRepr<'a> {

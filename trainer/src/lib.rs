@@ -18,6 +18,7 @@ pub mod learner;
 pub mod names;
 pub mod oblique;
 pub mod perceptron_tree;
+pub mod quantize;
 pub mod rng;
 pub mod sparse_perceptron;
 pub mod split;

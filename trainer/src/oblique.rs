@@ -51,10 +51,11 @@
 //!   small group at a deep node is absorbed by the large one and the split is lost (the selection
 //!   method is the one that suffers).
 //! - **Every node test is an integer LTU** (quantization-aware). A linear node's weights are
-//!   scaled so that the largest is [`Params::max_weight`] (and the runtime's accumulator bound
-//!   holds), rounded, and its threshold is refitted on the node's training rows: the integer bias
-//!   with the fewest (balanced) errors against the node's targets, nearest the rounded float bias. Weights
-//!   that do not pay are then dropped ([`Params::drop_tolerance`]): smallest contribution first,
+//!   scaled so that the largest is [`Params::max_weight`] (the bias within half its range, and
+//!   the runtime's accumulator bound holding for any refitted bias), rounded
+//!   ([`quantize::quantize`]), and its threshold is refitted on the node's training rows: the
+//!   integer bias with the fewest (balanced) errors against the node's targets, nearest the
+//!   rounded float bias. Weights that do not pay are then dropped ([`Params::drop_tolerance`]): smallest contribution first,
 //!   a weight is set to zero (threshold refitted) when the node's training errors stay within the
 //!   tolerance. The rows are sent to the children by the **integer** test, so the tree is grown
 //!   and pruned as the device runs it. The exported test is a [`Node::UnitSplit`]: score `> 0`
@@ -84,7 +85,8 @@ use std::collections::HashMap;
 
 use crate::algo::{Context, TrainError};
 use crate::encode;
-use crate::export::{weight_range, Feature, ModelSpec, Node, Structure, Unit, WeightKind};
+use crate::export::{Feature, ModelSpec, Node, Structure, Unit, WeightKind};
+use crate::quantize::{self, weight_range, Grid};
 use crate::rng::Rng;
 use crate::split;
 
@@ -612,9 +614,11 @@ struct Grower<'a> {
     p: &'a Params,
     report: Report,
     hidden: usize,
+    /// Largest stored bias of a refitted threshold.
     bias_max: i64,
-    max_weight: i64,
-    acc_limit: i64,
+    /// Where weights are rounded: the largest weight [`Params::max_weight`], the rounded bias
+    /// within half of `bias_max` and accumulator room for any refitted bias.
+    grid: Grid,
     /// Bound of every feature (`max_abs`).
     bound: Vec<i64>,
 }
@@ -791,36 +795,20 @@ impl Grower<'_> {
         }
     }
 
-    /// `s` scaling float weights `u` (per integer feature unit) to integers within the weight and
-    /// accumulator bounds.
-    fn scale_for(&self, u: &[f64], bias: f64, terms: &[usize]) -> f64 {
-        let mx = u.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        if mx == 0.0 {
-            return 0.0;
-        }
-        let mut s = self.max_weight as f64 / mx;
-        // Leave the bias room to be refitted (binding only for narrow kinds such as i8).
-        if bias.abs() * s > 0.5 * self.bias_max as f64 {
-            s = 0.5 * self.bias_max as f64 / bias.abs();
-        }
-        let spread: f64 = u.iter().zip(terms).map(|(v, &t)| v.abs() * self.bound[t] as f64).sum();
-        let room = (self.acc_limit - self.bias_max) as f64
-            - terms.iter().map(|&t| self.bound[t] as f64).sum::<f64>();
-        if spread * s > room {
-            s = room / spread;
-        }
-        s
+    /// A unit's float weights (over `x_j = f_j / bound_j`, bias last) rounded onto the grid:
+    /// integer weights per feature and the rounded bias.
+    fn round(&self, w: &[f64]) -> (Vec<i64>, i64) {
+        let f = self.sp.f;
+        let row: Vec<f64> = (0..f).map(|j| w[j] / self.bound[j] as f64).chain([w[f]]).collect();
+        let mut q = quantize::quantize(&[row], &self.bound, self.grid).rows.swap_remove(0);
+        let bias = q.pop().expect("a bias");
+        (q, bias)
     }
 
     /// Rounds a linear network's weights and refits its threshold (quantization-aware), then
     /// drops weights that do not pay.
     fn quantize_linear(&mut self, w: &[f64], rows: &[usize], target: &[bool]) -> IntUnit {
-        let f = self.sp.f;
-        let terms: Vec<usize> = (0..f).collect();
-        let u: Vec<f64> = (0..f).map(|j| w[j] / self.bound[j] as f64).collect();
-        let s = self.scale_for(&u, w[f], &terms);
-        let wi: Vec<i64> = u.iter().map(|v| (v * s).round() as i64).collect();
-        let pref = (w[f] * s).round() as i64;
+        let (wi, pref) = self.round(w);
         let cost = costs(target, self.p.balance);
         self.sparsify(wi, pref, rows, target, cost)
     }
@@ -874,14 +862,9 @@ impl Grower<'_> {
         rng: &mut Rng,
     ) -> IntTest {
         let f = self.sp.f;
-        let terms: Vec<usize> = (0..f).collect();
         let mut units = Vec::with_capacity(hidden);
         for k in 0..hidden {
-            let wk = &w[k * (f + 1)..(k + 1) * (f + 1)];
-            let u: Vec<f64> = (0..f).map(|j| wk[j] / self.bound[j] as f64).collect();
-            let s = self.scale_for(&u, wk[f], &terms);
-            let wi: Vec<i64> = u.iter().map(|v| (v * s).round() as i64).collect();
-            let bias = ((wk[f] * s).round() as i64).clamp(-self.bias_max, self.bias_max);
+            let (wi, bias) = self.round(&w[k * (f + 1)..(k + 1) * (f + 1)]);
             // Sparse like a linear node, the target being the rounded unit's own output.
             let own: Vec<bool> = rows
                 .iter()
@@ -1059,18 +1042,27 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
     let xf: Vec<f64> = xi.iter().enumerate().map(|(i, &v)| f64::from(v) / scale[i % f.max(1)]).collect();
     let sp = Space { f, xf, xi, y: ctx.labels().to_vec(), n_classes: ctx.n_classes() };
     let kind = ctx.weight_kind.unwrap_or(WeightKind::I16);
-    let (_, kind_max) = weight_range(match kind {
+    // Integer weights; `Fixed` stores them as I16F16 bits after training (`algo::finish`).
+    let int_kind = match kind {
         WeightKind::Fixed => WeightKind::I16,
         k => k,
-    });
+    };
+    let (_, kind_max) = weight_range(int_kind);
+    // A refitted bias may use the kind's range, but at most half the accumulator (i32 weights:
+    // the other half is the terms' room).
+    let bias_max = kind_max.min(int_kind.accumulator_limit() as i64 / 2);
     let mut learner = Grower {
         sp: &sp,
         p,
         report: Report::default(),
         hidden: p.hidden.unwrap_or((f / 2).max(1)),
-        bias_max: kind_max,
-        max_weight: p.max_weight.min(kind_max),
-        acc_limit: i32::MAX as i64,
+        bias_max,
+        grid: Grid {
+            kind: int_kind,
+            max_weight: p.max_weight.min(kind_max),
+            max_bias: bias_max / 2,
+            bias_reserve: bias_max,
+        },
         bound: features.iter().map(Feature::max_abs).collect(),
     };
     let rng = Rng::new(ctx.seed);
