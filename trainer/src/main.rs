@@ -82,9 +82,10 @@ enum Command {
         #[command(flatten)]
         learn: LearnArgs,
     },
-    /// Print one predicted class name per data row (with --id or --scores: a CSV with a header).
+    /// Print one predicted class name per data row (with --id, --scores or --probabilities: a CSV
+    /// with a header).
     #[command(
-        after_help = "Examples:\n  ltu predict iris.ltu data/iris.csv\n  cat new.csv | ltu predict iris.ltu - --id sample --scores"
+        after_help = "Examples:\n  ltu predict iris.ltu data/iris.csv\n  cat new.csv | ltu predict iris.ltu - --id sample --scores\n  ltu predict iris.ltu new.csv --probabilities --calibrate held-out.csv"
     )]
     Predict {
         /// Model file.
@@ -212,6 +213,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Predict { model, data, args } => {
             let report = commands::predict(&model, &data, &args)?;
+            if let (Some(calibration), false) = (&report.calibration, cli.json) {
+                // Standard output stays a CSV.
+                eprintln!("{calibration}");
+            }
             print(&report, &report.warnings, cli.json)
         }
         Command::Completions { shell } => {

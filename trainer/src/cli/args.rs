@@ -724,4 +724,15 @@ pub struct PredictArgs {
     /// weighted sums, not probabilities; empty for a class that unit does not score.
     #[arg(long)]
     pub scores: bool,
+    /// Also print each class's probability: a softmax over the deciding unit's scores with one
+    /// temperature (and one logit for the classes that unit does not score), fitted on the
+    /// labelled rows of --calibrate by minimizing log loss. Needs --calibrate.
+    #[arg(long, requires = "calibrate")]
+    pub probabilities: bool,
+    /// Labelled rows to calibrate --probabilities on: rows the model was not trained on (a
+    /// held-out or test file), read like `eval` reads data. The fit, its log loss (also 5-fold
+    /// cross-validated) and that of the class frequencies are reported on standard error (with
+    /// --json: as `calibration`).
+    #[arg(long, value_name = "FILE", requires = "probabilities")]
+    pub calibrate: Option<std::path::PathBuf>,
 }
