@@ -61,3 +61,41 @@ macro_rules! names {
 }
 
 pub(crate) use names;
+
+#[cfg(test)]
+mod tests {
+    use crate::oblique::{NodeModel, Partition, Significance};
+    use crate::perceptron_tree::{LogBase, Order, SplitRule};
+
+    fn round_trips<T>(all: &[T])
+    where
+        T: Copy
+            + PartialEq
+            + std::fmt::Debug
+            + std::fmt::Display
+            + std::str::FromStr<Err = super::UnknownName>,
+    {
+        for &v in all {
+            assert_eq!(v.to_string().parse::<T>(), Ok(v));
+        }
+        let e = "no such value".parse::<T>().unwrap_err();
+        let names: Vec<String> = all.iter().map(ToString::to_string).collect();
+        assert_eq!(e.expected, names);
+        assert!(e.to_string().ends_with(&format!("expected one of: {}", names.join(", "))), "{e}");
+    }
+
+    /// Every option enum's names parse back to the same value; others are refused with the list.
+    #[test]
+    fn names_round_trip() {
+        round_trips(Order::ALL);
+        round_trips(SplitRule::ALL);
+        round_trips(LogBase::ALL);
+        round_trips(NodeModel::ALL);
+        round_trips(Partition::ALL);
+        round_trips(Significance::ALL);
+        round_trips(crate::algo::Algo::ALL);
+        assert_eq!(Order::ALL, [Order::Cyclic, Order::Shuffled]);
+        assert_eq!(SplitRule::Corollary1.to_string(), "corollary1");
+        assert_eq!(LogBase::Two.name(), "two");
+    }
+}

@@ -630,6 +630,17 @@ fn help_defaults_ranges_and_inapplicable_options() {
     for algo in ltu::algo::Algo::ALL {
         assert!(help.contains(algo.name()), "{} in {help}", algo.name());
     }
+    // The library's option names are listed with what each value means.
+    for value in [
+        "- ptree:   perceptron tree",
+        "- cyclic:   In file order",
+        "- corollary1: The exact but conservative test",
+        "- two: Binary logarithm",
+        "- hybrid: The MLP only where",
+        "- exchange:  Local search",
+    ] {
+        assert!(help.contains(value), "{value:?} in {help}");
+    }
     assert!(
         help.contains("Oblique tree options (--algo oblique)")
             && help.contains("FRINGE options (--algo fringe)")
