@@ -55,9 +55,9 @@
 //!   the runtime's accumulator bound holding for any refitted bias), rounded
 //!   ([`quantize::quantize`]), and its threshold is refitted on the node's training rows: the
 //!   integer bias with the fewest (balanced) errors against the node's targets, nearest the
-//!   rounded float bias. Weights that do not pay are then dropped ([`Params::drop_tolerance`]): smallest contribution first,
-//!   a weight is set to zero (threshold refitted) when the node's training errors stay within the
-//!   tolerance. The rows are sent to the children by the **integer** test, so the tree is grown
+//!   rounded float bias. Weights that do not pay are then dropped ([`Params::drop_tolerance`]):
+//!   smallest contribution first, a weight is set to zero (threshold refitted) when the node's
+//!   training errors stay within the tolerance. The rows are sent to the children by the **integer** test, so the tree is grown
 //!   and pruned as the device runs it. The exported test is a [`Node::UnitSplit`]: score `> 0`
 //!   (the network's `y > 0.5`, target 1, the chapter's `C_L`) goes right, `<= 0` left.
 //! - **A non-linear node runs as hard-threshold LTUs**: each hidden unit becomes an integer LTU
