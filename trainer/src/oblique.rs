@@ -50,16 +50,16 @@
 //!   the threshold refit below, is weighted so that `C_L` and `C_R` count equally; otherwise a
 //!   small group at a deep node is absorbed by the large one and the split is lost (the selection
 //!   method is the one that suffers).
-//! - **Every node test is an integer LTU** (quantization-aware). A linear node's weights are
-//!   scaled so that the largest is [`Params::max_weight`] (the bias within half its range, and
-//!   the runtime's accumulator bound holding for any refitted bias), rounded
-//!   ([`quantize::quantize`]), and its threshold is refitted on the node's training rows: the
-//!   integer bias with the fewest (balanced) errors against the node's targets, nearest the
-//!   rounded float bias. Weights that do not pay are then dropped ([`Params::drop_tolerance`]):
-//!   smallest contribution first, a weight is set to zero (threshold refitted) when the node's
-//!   training errors stay within the tolerance. The rows are sent to the children by the **integer** test, so the tree is grown
-//!   and pruned as the device runs it. The exported test is a [`Node::UnitSplit`]: score `> 0`
-//!   (the network's `y > 0.5`, target 1, the chapter's `C_L`) goes right, `<= 0` left.
+//! - **Every node test is an integer LTU** (quantization-aware). A linear node's weights are scaled
+//!   so that the largest is [`Params::max_weight`] (the bias within half its range, and the
+//!   runtime's accumulator bound holding for any refitted bias), rounded ([`quantize::quantize`]),
+//!   and its threshold is refitted on the node's training rows: the integer bias with the fewest
+//!   (balanced) errors against the node's targets, nearest the rounded float bias. Weights that do
+//!   not pay are then dropped ([`Params::drop_tolerance`]): smallest contribution first, a weight
+//!   is set to zero (threshold refitted) when the node's training errors stay within the tolerance.
+//!   The rows are sent to the children by the **integer** test, so the tree is grown and pruned as
+//!   the device runs it. The exported test is a [`Node::UnitSplit`]: score `> 0` (the network's `y
+//!   > 0.5`, target 1, the chapter's `C_L`) goes right, `<= 0` left.
 //! - **A non-linear node runs as hard-threshold LTUs**: each hidden unit becomes an integer LTU
 //!   (its sigmoid replaced by `score > 0`), the hidden-to-output weights are rounded to small
 //!   integers (largest = [`Params::mlp_output_max`]; the network's own, or a linear output unit
