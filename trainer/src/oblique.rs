@@ -58,8 +58,8 @@
 //!   not pay are then dropped ([`Params::drop_tolerance`]): smallest contribution first, a weight
 //!   is set to zero (threshold refitted) when the node's training errors stay within the tolerance.
 //!   The rows are sent to the children by the **integer** test, so the tree is grown and pruned as
-//!   the device runs it. The exported test is a [`Node::UnitSplit`]: score `> 0` (the network's `y
-//!   > 0.5`, target 1, the chapter's `C_L`) goes right, `<= 0` left.
+//!   the device runs it. The exported test is a [`Node::UnitSplit`]: score `> 0` (the network's
+//!   `y > 0.5`, target 1, the chapter's `C_L`) goes right, `<= 0` left.
 //! - **A non-linear node runs as hard-threshold LTUs**: each hidden unit becomes an integer LTU
 //!   (its sigmoid replaced by `score > 0`), the hidden-to-output weights are rounded to small
 //!   integers (largest = [`Params::mlp_output_max`]; the network's own, or a linear output unit
