@@ -353,27 +353,21 @@ impl Net {
     }
 }
 
-/// A binary integer LTU over feature indices: `Σ w·f + bias`.
-#[derive(Debug, Clone, PartialEq)]
-struct IntUnit {
-    terms: Vec<usize>,
-    w: Vec<i64>,
-    bias: i64,
-}
-
-impl IntUnit {
-    fn score(&self, f: &[i32]) -> i64 {
-        self.terms.iter().zip(&self.w).fold(self.bias, |a, (&t, &w)| a + w * i64::from(f[t]))
-    }
+/// A binary unit of the IR over the features whose integer weight in `wi` is not zero (feature
+/// indices of the growing space; the export renumbers them).
+fn binary_unit(wi: &[i64], bias: i64) -> Unit {
+    let terms: Vec<usize> = (0..wi.len()).filter(|&j| wi[j] != 0).collect();
+    let row = terms.iter().map(|&j| wi[j]).chain([bias]).collect();
+    Unit { terms, rows: vec![row], classes: vec![0, 1] }
 }
 
 /// The exported test of a node: `true` is the target-1 side (right in the export).
 #[derive(Debug, Clone, PartialEq)]
 enum IntTest {
-    Linear(IntUnit),
+    Linear(Unit),
     /// Hidden LTUs, their output weights, and the output bias: `Σ out[h]·[hidden[h] > 0] + bias > 0`.
     Mlp {
-        hidden: Vec<IntUnit>,
+        hidden: Vec<Unit>,
         out: Vec<i64>,
         bias: i64,
     },
@@ -391,9 +385,10 @@ impl IntTest {
 
     fn side(&self, f: &[i32]) -> bool {
         match self {
-            IntTest::Linear(u) => u.score(f) > 0,
+            IntTest::Linear(u) => u.row_score(0, f) > 0,
             IntTest::Mlp { hidden, out, bias } => {
-                hidden.iter().zip(out).fold(*bias, |a, (u, &t)| if u.score(f) > 0 { a + t } else { a }) > 0
+                hidden.iter().zip(out).fold(*bias, |a, (u, &t)| if u.row_score(0, f) > 0 { a + t } else { a })
+                    > 0
             }
         }
     }
@@ -807,7 +802,7 @@ impl Grower<'_> {
 
     /// Rounds a linear network's weights and refits its threshold (quantization-aware), then
     /// drops weights that do not pay.
-    fn quantize_linear(&mut self, w: &[f64], rows: &[usize], target: &[bool]) -> IntUnit {
+    fn quantize_linear(&mut self, w: &[f64], rows: &[usize], target: &[bool]) -> Unit {
         let (wi, pref) = self.round(w);
         let cost = costs(target, self.p.balance);
         self.sparsify(wi, pref, rows, target, cost)
@@ -823,7 +818,7 @@ impl Grower<'_> {
         rows: &[usize],
         target: &[bool],
         cost: [u64; 2],
-    ) -> IntUnit {
+    ) -> Unit {
         let f = wi.len();
         let scores = |wi: &[i64]| -> Vec<i64> {
             rows.iter()
@@ -846,9 +841,9 @@ impl Grower<'_> {
                 wi[j] = keep;
             }
         }
-        let live: Vec<usize> = (0..f).filter(|&j| wi[j] != 0).collect();
-        self.report.weights_dropped += f - live.len();
-        IntUnit { terms: live.clone(), w: live.iter().map(|&j| wi[j]).collect(), bias }
+        let unit = binary_unit(&wi, bias);
+        self.report.weights_dropped += f - unit.terms.len();
+        unit
     }
 
     /// Hidden units as integer hard-threshold LTUs, output weights rounded, output threshold refit.
@@ -872,8 +867,7 @@ impl Grower<'_> {
                 .collect();
             let unit = if own.iter().all(|&b| b) || !own.iter().any(|&b| b) {
                 // Constant on the node's rows: nothing to fit, keep it as rounded.
-                let live: Vec<usize> = (0..f).filter(|&j| wi[j] != 0).collect();
-                IntUnit { terms: live.clone(), w: live.iter().map(|&j| wi[j]).collect(), bias }
+                binary_unit(&wi, bias)
             } else {
                 self.sparsify(wi, bias, rows, &own, [1, 1])
             };
@@ -884,7 +878,7 @@ impl Grower<'_> {
             .iter()
             .flat_map(|&r| {
                 let x = self.sp.xi(r);
-                units.iter().map(move |u| if u.score(x) > 0 { 1.0 } else { 0.0 })
+                units.iter().map(move |u| if u.row_score(0, x) > 0 { 1.0 } else { 0.0 })
             })
             .collect();
         // Output weights: the network's own, and a linear output unit retrained on the hard hidden
@@ -904,7 +898,8 @@ impl Grower<'_> {
             let mut konst = 0;
             for (u, o) in units.iter().zip(out.iter_mut()) {
                 if u.terms.is_empty() {
-                    if u.bias > 0 {
+                    // The row is the bias alone.
+                    if u.rows[0][0] > 0 {
                         konst += *o;
                     }
                     *o = 0;
@@ -1356,15 +1351,11 @@ fn export(ctx: &Context<'_>, features: &[Feature], nodes: &[TreeNode], kind: Wei
     let mut out_nodes: Vec<Node> = Vec::new();
     let mut units: Vec<Unit> = Vec::new();
     let mut used = vec![false; features.len()];
-    let mut add_unit = |u: &IntUnit, units: &mut Vec<Unit>| {
+    let mut add_unit = |u: &Unit, units: &mut Vec<Unit>| {
         for &t in &u.terms {
             used[t] = true;
         }
-        units.push(Unit {
-            terms: u.terms.clone(),
-            rows: vec![u.w.iter().copied().chain([u.bias]).collect()],
-            classes: vec![0, 1],
-        });
+        units.push(u.clone());
         units.len() - 1
     };
     // Iterative emission with an explicit stack of pending link fills.
@@ -1373,7 +1364,7 @@ fn export(ctx: &Context<'_>, features: &[Feature], nodes: &[TreeNode], kind: Wei
         nodes: &[TreeNode],
         out: &mut Vec<Node>,
         units: &mut Vec<Unit>,
-        add_unit: &mut dyn FnMut(&IntUnit, &mut Vec<Unit>) -> usize,
+        add_unit: &mut dyn FnMut(&Unit, &mut Vec<Unit>) -> usize,
     ) -> usize {
         let Some(split) = &nodes[id].split else {
             out.push(Node::Class(nodes[id].majority));
