@@ -44,7 +44,7 @@
 //!   largest margin under `‖w‖∞ <= 1` that keeps every example it covered covered and every
 //!   example of another class excluded. This is what makes a node survive weight rounding.
 //! * **Quantization in the loop.** Each node is quantized as soon as it is found
-//!   ([`quantize`]: one scale per unit, as large as the weight kind and the runtime's
+//!   (the shared [`quantize::quantize`]: one scale per unit, as large as the weight kind and the runtime's
 //!   accumulator bound `Σ|w|·max|f| + |b| <= limit` allow), and the examples removed from the
 //!   training set are the ones the **quantized** unit covers. So the list stays consistent
 //!   with what the exported model does; when rounding changes which training examples a node
@@ -73,8 +73,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::encode;
-use crate::export::{weight_range, Feature, ModelSpec, Structure, Unit, WeightKind};
+use crate::export::{Feature, ModelSpec, Structure, Unit, WeightKind};
 use crate::learner::{Context, Learner, TrainError};
+use crate::quantize::{self, Grid};
 use crate::rng::Rng;
 pub use inclp::{Budget, Cover, Halfspace, LpStats};
 
@@ -231,57 +232,17 @@ pub struct Quant<'a> {
     pub kind: WeightKind,
 }
 
-/// A unit with integer weights (stored values of the weight kind).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IntUnit {
-    /// One weight per feature (column of the sample).
-    pub weights: Vec<i64>,
-    /// Bias.
-    pub bias: i64,
-}
-
-impl IntUnit {
-    /// `bias + Σ w_j·f_j`, the runtime's integer score.
-    pub fn score(&self, f: &[i32]) -> i64 {
-        self.weights.iter().zip(f).fold(self.bias, |acc, (w, f)| acc + w * i64::from(*f))
-    }
-}
-
-/// Quantizes a float halfspace over `x_j = f_j / max_abs_j` to integer weights
-/// `W_j = round(s·w_j / max_abs_j)`, `B = round(s·b)`, with the largest per-unit scale `s` such
-/// that every stored value fits `kind` and `Σ|W_j|·max_abs_j + |B|` is within the runtime's
-/// accumulator limit (`i32::MAX`, or `i64::MAX` for `Fixed`, whose stored values are `I16F16`
-/// bits: the decision is invariant under a positive scale, so the unit uses the whole range).
-pub fn quantize(h: &Halfspace, max_abs: &[i64], kind: WeightKind) -> IntUnit {
-    let (_, hi) = weight_range(kind);
-    let hi = hi as f64;
-    let limit = kind.accumulator_limit() as f64;
-    let per: Vec<f64> = h.w.iter().zip(max_abs).map(|(w, &m)| w / m as f64).collect();
-    let l1: f64 = h.w.iter().map(|w| w.abs()).sum::<f64>() + h.b.abs();
-    let biggest = per.iter().fold(h.b.abs(), |a, w| a.max(w.abs()));
-    if biggest == 0.0 || !biggest.is_finite() {
-        return IntUnit { weights: vec![0; per.len()], bias: 0 };
-    }
-    let rounding: f64 = 0.5 * (max_abs.iter().map(|&m| m as f64).sum::<f64>() + 1.0);
-    let mut s = (hi / biggest).min(((limit - rounding) / l1).max(1.0));
-    let fits = |u: &IntUnit| {
-        let (lo, hi) = weight_range(kind);
-        let acc: i128 =
-            u.weights.iter().zip(max_abs).map(|(w, &m)| i128::from(w.abs()) * i128::from(m)).sum::<i128>()
-                + i128::from(u.bias.abs());
-        u.weights.iter().chain([&u.bias]).all(|w| (lo..=hi).contains(w))
-            && acc <= i128::from(kind.accumulator_limit())
-    };
-    loop {
-        let u = IntUnit {
-            weights: per.iter().map(|w| (w * s).round() as i64).collect(),
-            bias: (h.b * s).round() as i64,
-        };
-        if fits(&u) || s < 1e-300 {
-            return u;
-        }
-        s *= 0.995;
-    }
+/// A node's integer unit: the halfspace over `x_j = f_j / max_abs_j` as weights per unit of the
+/// integer feature, `W_j = round(s·w_j / max_abs_j)`, `B = round(s·b)`, rounded by the shared
+/// quantizer ([`quantize::quantize`]) with the largest scale `s` for which every stored value
+/// fits `kind` and the runtime's accumulator bound holds (for `Fixed`, whose stored values are
+/// `I16F16` bits, the decision is invariant under a positive scale, so the unit uses the whole
+/// range). The unit has every sample column as a term and one row; it covers `f` iff
+/// [`Unit::row_score`]`(0, f) > 0`, the IR's (and the runtime's) own score.
+fn quantized_unit(h: &Halfspace, max_abs: &[i64], kind: WeightKind, class: usize) -> Unit {
+    let row: Vec<f64> = h.w.iter().zip(max_abs).map(|(w, &m)| w / m as f64).chain([h.b]).collect();
+    let q = quantize::quantize(&[row], max_abs, Grid::new(kind));
+    Unit { terms: (0..max_abs.len()).collect(), rows: q.rows, classes: vec![0, class] }
 }
 
 /// Why the list ended.
@@ -323,8 +284,10 @@ pub struct NodeInfo {
 pub struct Node {
     /// Float halfspace (margin 1 on what it covers and excludes).
     pub halfspace: Halfspace,
-    /// Quantized unit, when the sample had [`Quant`].
-    pub unit: Option<IntUnit>,
+    /// Quantized unit over every sample column (one row, scored by [`Unit::row_score`]; its
+    /// classes are `0` and the node's class, the list only asks whether it fires), when the
+    /// sample had [`Quant`].
+    pub unit: Option<Unit>,
     /// Class.
     pub class: usize,
     /// Training figures.
@@ -392,7 +355,7 @@ impl Learned {
 
 fn node_covers_int(n: &Node, f: &[i32], max_abs: &[i64]) -> bool {
     match &n.unit {
-        Some(u) => u.score(f) > 0,
+        Some(u) => u.row_score(0, f) > 0,
         None => {
             let x: Vec<f64> = f.iter().zip(max_abs).map(|(&v, &m)| f64::from(v) / m as f64).collect();
             n.halfspace.covers(&x)
@@ -466,7 +429,7 @@ fn make_node(
             None => stats.margin_fallbacks += 1,
         }
     }
-    let unit = s.quant.map(|qz| quantize(&h, qz.max_abs, qz.kind));
+    let unit = s.quant.map(|qz| quantized_unit(&h, qz.max_abs, qz.kind, class));
     let mut node = Node {
         halfspace: h,
         unit,
@@ -477,7 +440,7 @@ fn make_node(
     for &i in alive {
         let fl = node.halfspace.covers(&s.x[i]);
         let ex = match (&node.unit, s.quant) {
-            (Some(u), Some(qz)) => u.score(&qz.features[i]) > 0,
+            (Some(u), Some(qz)) => u.row_score(0, &qz.features[i]) > 0,
             _ => fl,
         };
         node.info.float_covered += usize::from(fl);
@@ -944,7 +907,7 @@ pub fn fit(ctx: &Context<'_>, shape: Option<Shape>, p: &Params) -> Result<Fitted
     let mut used = vec![false; columns.len()];
     for n in &learned.nodes {
         if let Some(u) = &n.unit {
-            for (j, w) in u.weights.iter().enumerate() {
+            for (j, w) in u.rows[0][..columns.len()].iter().enumerate() {
                 used[j] |= *w != 0;
             }
         }
@@ -961,9 +924,10 @@ pub fn fit(ctx: &Context<'_>, shape: Option<Shape>, p: &Params) -> Result<Fitted
     let mut entries = Vec::new();
     for n in &learned.nodes {
         let u = n.unit.as_ref().expect("fit always quantizes");
-        let terms: Vec<usize> = (0..columns.len()).filter(|&j| u.weights[j] != 0).collect();
-        let mut row: Vec<i64> = terms.iter().map(|&j| u.weights[j]).collect();
-        row.push(u.bias);
+        let weights = &u.rows[0];
+        let terms: Vec<usize> = (0..columns.len()).filter(|&j| weights[j] != 0).collect();
+        let mut row: Vec<i64> = terms.iter().map(|&j| weights[j]).collect();
+        row.push(weights[columns.len()]);
         entries.push((units.len(), n.class));
         units.push(Unit {
             terms: terms.iter().map(|&j| index[j]).collect(),
