@@ -42,9 +42,13 @@ fn main() {
         let (x, y) = synth::orthogonal_intersection(&normals, m / 2, m / 2, &mut rng);
         let s = Sample { x: &x, y: &y, n_classes: 2, quant: None };
         let t = Instant::now();
-        let l =
-            dl::learn(&s, Shape::Hsi { shape: HsiShape::Intersection, positive: 1 }, &Params::default(), 1)
-                .expect("valid sample");
+        let l = dl::learn(
+            &s,
+            Shape::Hsi { shape: HsiShape::Intersection, positive: 1 },
+            &Params::unbounded_search(),
+            1,
+        )
+        .expect("valid sample");
         println!(
             "table 1 setting n = {n}, m = {m}: k = {} in {:.2} s ({} LP trials, {} skipped)",
             l.nodes.len() + 1,

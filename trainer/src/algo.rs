@@ -15,7 +15,7 @@ pub use crate::learner::{Context, Fit, Learner, TrainError};
 macro_rules! registry {
     ($( $(#[$doc:meta])* $variant:ident => $learner:ty, $field:ident; )*) => {
         /// A learning algorithm, by its command-line name (see the registry in `algo.rs`).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
         #[serde(rename_all = "lowercase")]
         pub enum Algo {
             $( $(#[$doc])* $variant, )*
@@ -78,6 +78,19 @@ registry! {
 impl fmt::Display for Algo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Algo {
+    type Err = crate::names::UnknownName;
+
+    /// The learner whose [`Algo::name`] is `s`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Algo::ALL.iter().copied().find(|a| a.name() == s).ok_or_else(|| crate::names::UnknownName {
+            what: "algorithm",
+            given: s.to_string(),
+            expected: Algo::ALL.iter().map(|a| a.name()).collect(),
+        })
     }
 }
 

@@ -44,7 +44,7 @@
 //!   largest margin under `‖w‖∞ <= 1` that keeps every example it covered covered and every
 //!   example of another class excluded. This is what makes a node survive weight rounding.
 //! * **Quantization in the loop.** Each node is quantized as soon as it is found
-//!   ([`quantize`]: one scale per unit, as large as the weight kind and the runtime's
+//!   (the shared [`quantize::quantize`]: one scale per unit, as large as the weight kind and the runtime's
 //!   accumulator bound `Σ|w|·max|f| + |b| <= limit` allow), and the examples removed from the
 //!   training set are the ones the **quantized** unit covers. So the list stays consistent
 //!   with what the exported model does; when rounding changes which training examples a node
@@ -69,11 +69,13 @@
 pub mod inclp;
 pub mod synth;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::encode;
-use crate::export::{weight_range, Feature, ModelSpec, Structure, Unit, WeightKind};
+use crate::export::{Feature, ModelSpec, Structure, Unit, WeightKind};
 use crate::learner::{Context, Learner, TrainError};
+use crate::quantize::{self, Grid};
 use crate::rng::Rng;
 pub use inclp::{Budget, Cover, Halfspace, LpStats};
 
@@ -114,6 +116,14 @@ pub struct Params {
     /// Cap on the outer passes of `Find_large_neg_subset` (`None`: until every candidate was
     /// used, as in the paper).
     pub max_passes: Option<usize>,
+    /// End `Find_large_neg_subset` after this many consecutive passes that found no larger
+    /// subset than its best (`None`: until every candidate was used, as in the paper). Beyond
+    /// the paper: for a class whose region is not convex every pass finds one small cluster and
+    /// costs an LP trial per remaining candidate, so the paper's end costs about
+    /// `candidates / cluster` passes (on Marchand & Golea's table 1 problem, covering the
+    /// positive wedge: 160 passes, 170,000 LP trials, for a subset 25 % larger than the first
+    /// pass's). [`Params::unbounded_search`] restores the paper's end.
+    pub patience: Option<usize>,
     /// Largest number of list entries (`None`: no limit).
     pub max_nodes: Option<usize>,
     /// Stop when the best new node covers fewer training examples than this (1 = never stop
@@ -143,9 +153,14 @@ pub struct Params {
     /// covered example since (the winner's class, or an example a quantized unit took). The
     /// cover stays valid, because the examples it must exclude only become fewer; a fresh
     /// search might find a larger one. Beyond the paper (5.2 searches every class at every
-    /// step); it saves most of the searches of a long list. Two-class lists (5.1) always
-    /// search both classes.
+    /// step); it saves most of the searches of a long list. Two-class lists (5.1): see
+    /// [`Params::reuse_two_class_covers`].
     pub reuse_covers: bool,
+    /// [`Params::reuse_covers`] also for two-class lists (section 5.1): the class that lost a
+    /// step keeps its cover while it is intact, so a class that only ever finds small covers
+    /// (a non-convex region) is searched once instead of at every step. Beyond the paper, off
+    /// in [`Params::unbounded_search`].
+    pub reuse_two_class_covers: bool,
 }
 
 impl Default for Params {
@@ -153,6 +168,7 @@ impl Default for Params {
         Params {
             search: Search::FindLargeNegSubset,
             max_passes: None,
+            patience: Some(2),
             max_nodes: None,
             min_cover: 1,
             validation: 0.0,
@@ -162,7 +178,18 @@ impl Default for Params {
             feature_max_abs: 1024,
             relabel_duplicates: true,
             reuse_covers: true,
+            reuse_two_class_covers: true,
         }
+    }
+}
+
+impl Params {
+    /// The defaults with [`Params::patience`] `None` and [`Params::reuse_two_class_covers`]
+    /// off: every halfspace search runs to the paper's end and two-class lists search both
+    /// classes at every step (what `reproduce_ndl` uses, so its tables stay the published
+    /// procedure).
+    pub fn unbounded_search() -> Self {
+        Params { patience: None, reuse_two_class_covers: false, ..Params::default() }
     }
 }
 
@@ -205,57 +232,17 @@ pub struct Quant<'a> {
     pub kind: WeightKind,
 }
 
-/// A unit with integer weights (stored values of the weight kind).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IntUnit {
-    /// One weight per feature (column of the sample).
-    pub weights: Vec<i64>,
-    /// Bias.
-    pub bias: i64,
-}
-
-impl IntUnit {
-    /// `bias + Σ w_j·f_j`, the runtime's integer score.
-    pub fn score(&self, f: &[i32]) -> i64 {
-        self.weights.iter().zip(f).fold(self.bias, |acc, (w, f)| acc + w * i64::from(*f))
-    }
-}
-
-/// Quantizes a float halfspace over `x_j = f_j / max_abs_j` to integer weights
-/// `W_j = round(s·w_j / max_abs_j)`, `B = round(s·b)`, with the largest per-unit scale `s` such
-/// that every stored value fits `kind` and `Σ|W_j|·max_abs_j + |B|` is within the runtime's
-/// accumulator limit (`i32::MAX`, or `i64::MAX` for `Fixed`, whose stored values are `I16F16`
-/// bits: the decision is invariant under a positive scale, so the unit uses the whole range).
-pub fn quantize(h: &Halfspace, max_abs: &[i64], kind: WeightKind) -> IntUnit {
-    let (_, hi) = weight_range(kind);
-    let hi = hi as f64;
-    let limit = kind.accumulator_limit() as f64;
-    let per: Vec<f64> = h.w.iter().zip(max_abs).map(|(w, &m)| w / m as f64).collect();
-    let l1: f64 = h.w.iter().map(|w| w.abs()).sum::<f64>() + h.b.abs();
-    let biggest = per.iter().fold(h.b.abs(), |a, w| a.max(w.abs()));
-    if biggest == 0.0 || !biggest.is_finite() {
-        return IntUnit { weights: vec![0; per.len()], bias: 0 };
-    }
-    let rounding: f64 = 0.5 * (max_abs.iter().map(|&m| m as f64).sum::<f64>() + 1.0);
-    let mut s = (hi / biggest).min(((limit - rounding) / l1).max(1.0));
-    let fits = |u: &IntUnit| {
-        let (lo, hi) = weight_range(kind);
-        let acc: i128 =
-            u.weights.iter().zip(max_abs).map(|(w, &m)| i128::from(w.abs()) * i128::from(m)).sum::<i128>()
-                + i128::from(u.bias.abs());
-        u.weights.iter().chain([&u.bias]).all(|w| (lo..=hi).contains(w))
-            && acc <= i128::from(kind.accumulator_limit())
-    };
-    loop {
-        let u = IntUnit {
-            weights: per.iter().map(|w| (w * s).round() as i64).collect(),
-            bias: (h.b * s).round() as i64,
-        };
-        if fits(&u) || s < 1e-300 {
-            return u;
-        }
-        s *= 0.995;
-    }
+/// A node's integer unit: the halfspace over `x_j = f_j / max_abs_j` as weights per unit of the
+/// integer feature, `W_j = round(s·w_j / max_abs_j)`, `B = round(s·b)`, rounded by the shared
+/// quantizer ([`quantize::quantize`]) with the largest scale `s` for which every stored value
+/// fits `kind` and the runtime's accumulator bound holds (for `Fixed`, whose stored values are
+/// `I16F16` bits, the decision is invariant under a positive scale, so the unit uses the whole
+/// range). The unit has every sample column as a term and one row; it covers `f` iff
+/// [`Unit::row_score`]`(0, f) > 0`, the IR's (and the runtime's) own score.
+fn quantized_unit(h: &Halfspace, max_abs: &[i64], kind: WeightKind, class: usize) -> Unit {
+    let row: Vec<f64> = h.w.iter().zip(max_abs).map(|(w, &m)| w / m as f64).chain([h.b]).collect();
+    let q = quantize::quantize(&[row], max_abs, Grid::new(kind));
+    Unit { terms: (0..max_abs.len()).collect(), rows: q.rows, classes: vec![0, class] }
 }
 
 /// Why the list ended.
@@ -297,8 +284,10 @@ pub struct NodeInfo {
 pub struct Node {
     /// Float halfspace (margin 1 on what it covers and excludes).
     pub halfspace: Halfspace,
-    /// Quantized unit, when the sample had [`Quant`].
-    pub unit: Option<IntUnit>,
+    /// Quantized unit over every sample column (one row, scored by [`Unit::row_score`]; its
+    /// classes are `0` and the node's class, the list only asks whether it fires), when the
+    /// sample had [`Quant`].
+    pub unit: Option<Unit>,
     /// Class.
     pub class: usize,
     /// Training figures.
@@ -366,7 +355,7 @@ impl Learned {
 
 fn node_covers_int(n: &Node, f: &[i32], max_abs: &[i64]) -> bool {
     match &n.unit {
-        Some(u) => u.score(f) > 0,
+        Some(u) => u.row_score(0, f) > 0,
         None => {
             let x: Vec<f64> = f.iter().zip(max_abs).map(|(&v, &m)| f64::from(v) / m as f64).collect();
             n.halfspace.covers(&x)
@@ -392,14 +381,14 @@ fn search(
     rng: &mut Rng,
     stats: &mut LpStats,
 ) -> Cover {
-    let budget = Budget { passes: p.max_passes, deadline: None };
+    let budget = Budget { passes: p.max_passes, patience: p.patience, deadline: None };
     match p.search {
         Search::FindLargeNegSubset => inclp::find_large_neg_subset(s.x, cands, excl, budget, rng, stats),
         Search::MultIncLp { passes } => inclp::mult_inc_lp(
             s.x,
             cands,
             excl,
-            Budget { passes: Some(passes.max(1)), deadline: None },
+            Budget { passes: Some(passes.max(1)), ..Budget::default() },
             rng,
             stats,
         ),
@@ -407,7 +396,7 @@ fn search(
             s.x,
             cands,
             excl,
-            Budget { passes: Some(kilo_iterations.max(1)), deadline: None },
+            Budget { passes: Some(kilo_iterations.max(1)), ..Budget::default() },
             rng,
         ),
     }
@@ -440,7 +429,7 @@ fn make_node(
             None => stats.margin_fallbacks += 1,
         }
     }
-    let unit = s.quant.map(|qz| quantize(&h, qz.max_abs, qz.kind));
+    let unit = s.quant.map(|qz| quantized_unit(&h, qz.max_abs, qz.kind, class));
     let mut node = Node {
         halfspace: h,
         unit,
@@ -451,7 +440,7 @@ fn make_node(
     for &i in alive {
         let fl = node.halfspace.covers(&s.x[i]);
         let ex = match (&node.unit, s.quant) {
-            (Some(u), Some(qz)) => u.score(&qz.features[i]) > 0,
+            (Some(u), Some(qz)) => u.row_score(0, &qz.features[i]) > 0,
             _ => fl,
         };
         node.info.float_covered += usize::from(fl);
@@ -474,8 +463,11 @@ fn build(
     shape: Shape,
     p: &Params,
     rng: &mut Rng,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    limit: &AtomicUsize,
 ) -> (Vec<Node>, Vec<usize>, Stop, LpStats) {
     let q = s.n_classes.max(1);
+    progress(0, rows.len() as u64);
     let mut alive = rows.to_vec();
     let mut nodes: Vec<Node> = Vec::new();
     let mut defaults = vec![majority(s.y, rows.iter().copied(), q)];
@@ -517,7 +509,7 @@ fn build(
             Shape::Hsi { shape: HsiShape::Intersection, positive } => positive,
             Shape::Hsi { shape: HsiShape::Union, positive } => 1 - positive,
         };
-        if p.max_nodes.is_some_and(|m| nodes.len() >= m) {
+        if p.max_nodes.is_some_and(|m| nodes.len() >= m) || nodes.len() >= limit.load(Ordering::SeqCst) {
             break Stop::MaxNodes;
         }
         // Sections 5.1 steps 4–6 / 5.2 steps 3–4: the largest covered fraction wins; ties go to
@@ -526,7 +518,8 @@ fn build(
         for &i in &alive {
             is_alive[i] = true;
         }
-        let reuse = p.reuse_covers && targets.len() >= 3;
+        let reuse =
+            p.reuse_covers && (targets.len() >= 3 || (p.reuse_two_class_covers && targets.len() == 2));
         let mut ranked: Vec<(usize, Cover, Vec<usize>)> = Vec::new();
         for &t in &targets {
             let excl: Vec<usize> = alive.iter().copied().filter(|&i| s.y[i] != t).collect();
@@ -585,7 +578,10 @@ fn build(
         alive = next;
         nodes.push(node);
         defaults.push(majority_left);
+        progress((rows.len() - alive.len()) as u64, rows.len() as u64);
     };
+    // The rows left go to the default: the list is done.
+    progress(rows.len() as u64, rows.len() as u64);
     (nodes, defaults, stop, stats)
 }
 
@@ -623,6 +619,21 @@ fn relabel_by_majority(s: &Sample<'_>, rows: &[usize]) -> (usize, Vec<usize>) {
 /// [`TrainError::InvalidOption`] for a validation fraction outside `[0, 1)`, an `Hsi` shape on a
 /// sample that is not two-class, or rows of different lengths.
 pub fn learn(s: &Sample<'_>, shape: Shape, p: &Params, seed: u64) -> Result<Learned, TrainError> {
+    learn_with(s, shape, p, seed, &|_, _| {}, &AtomicUsize::new(usize::MAX))
+}
+
+/// [`learn`], reporting `(training rows covered, training rows)` to `progress` after each entry
+/// (and `(rows, rows)` at the end),
+/// and abandoning the list (as [`Stop::MaxNodes`]) once it has `limit` entries (read before
+/// each step: another thread may lower it).
+fn learn_with(
+    s: &Sample<'_>,
+    shape: Shape,
+    p: &Params,
+    seed: u64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    limit: &AtomicUsize,
+) -> Result<Learned, TrainError> {
     let start = Instant::now();
     if !(0.0..1.0).contains(&p.validation) {
         return Err(TrainError::InvalidOption(format!(
@@ -663,7 +674,7 @@ pub fn learn(s: &Sample<'_>, shape: Shape, p: &Params, seed: u64) -> Result<Lear
     let (relabelled, y_build) =
         if p.relabel_duplicates { relabel_by_majority(s, &train) } else { (0, s.y.to_vec()) };
     let built = Sample { y: &y_build, ..*s };
-    let (mut nodes, defaults, stop, lp) = build(&built, &train, shape, p, &mut rng);
+    let (mut nodes, defaults, stop, lp) = build(&built, &train, shape, p, &mut rng, progress, limit);
     let mut default = *defaults.last().expect("nonempty");
     let mut pruned = 0;
     let mut validation_accuracy = None;
@@ -752,25 +763,61 @@ fn empty_report(lp: LpStats) -> Report {
 /// Learns an `hsi` shape; with `positive == None` tries both classes as positive and keeps the
 /// list with fewer entries, then fewer training errors, then positive class 1.
 ///
+/// Without validation pruning the two lists are built side by side (two threads), and the first
+/// to finish, with `k` entries, stops the other at `k + 1`: that one would be longer and lose.
+/// The result is the one building both lists completely gives; the cost is the shorter list
+/// plus at most `k + 1` entries of the other, instead of the whole longer list, which on a class
+/// whose region is not convex can be tens of entries of expensive searches.
+///
 /// # Errors
 /// As [`learn`].
 pub fn learn_hsi(s: &Sample<'_>, p: &Params, seed: u64) -> Result<Learned, TrainError> {
-    let run = |positive| learn(s, Shape::Hsi { shape: p.hsi_shape, positive }, p, seed);
-    match p.positive {
-        Some(c) => run(c),
-        None => {
-            let a = run(1)?;
-            let b = run(0)?;
-            let key = |l: &Learned| {
-                (
-                    l.nodes.len(),
-                    -(l.report.quantized_train_accuracy.unwrap_or(l.report.float_train_accuracy) * 1e9)
-                        as i64,
-                )
-            };
-            Ok(if key(&b) < key(&a) { b } else { a })
+    learn_hsi_with(s, p, seed, &|_, _| {})
+}
+
+fn learn_hsi_with(
+    s: &Sample<'_>,
+    p: &Params,
+    seed: u64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Learned, TrainError> {
+    let run = |positive, limit: &AtomicUsize| {
+        learn_with(s, Shape::Hsi { shape: p.hsi_shape, positive }, p, seed, progress, limit)
+    };
+    let key = |l: &Learned| {
+        (
+            l.nodes.len(),
+            -(l.report.quantized_train_accuracy.unwrap_or(l.report.float_train_accuracy) * 1e9) as i64,
+        )
+    };
+    let (a, b) = match p.positive {
+        Some(c) => return run(c, &AtomicUsize::new(usize::MAX)),
+        None if p.validation > 0.0 => {
+            // Pruning shortens each list after building: compare the finished lists.
+            let unlimited = AtomicUsize::new(usize::MAX);
+            (run(1, &unlimited)?, run(0, &unlimited)?)
         }
-    }
+        None => {
+            // limits[c]: the most entries the list with positive class c may still build.
+            let limits = [AtomicUsize::new(usize::MAX), AtomicUsize::new(usize::MAX)];
+            let side = |c: usize| {
+                let l = run(c, &limits[c])?;
+                if l.nodes.len() < limits[c].load(Ordering::SeqCst) {
+                    // Finished on its own: the other may build one entry more, enough to prove
+                    // it is longer (an abandoned list has more entries, so it loses below).
+                    limits[1 - c].fetch_min(l.nodes.len() + 1, Ordering::SeqCst);
+                }
+                Ok::<_, TrainError>(l)
+            };
+            std::thread::scope(|scope| {
+                let other = scope.spawn(|| side(0));
+                let a = side(1);
+                let b = other.join().expect("hsi: a training thread panicked");
+                Ok::<_, TrainError>((a?, b?))
+            })?
+        }
+    };
+    Ok(if key(&b) < key(&a) { b } else { a })
 }
 
 /// A trained list with its feature space and report: the exported [`ModelSpec`] plus everything
@@ -853,15 +900,14 @@ pub fn fit(ctx: &Context<'_>, shape: Option<Shape>, p: &Params) -> Result<Fitted
         quant: Some(Quant { features: &fint, max_abs: &max_abs, kind }),
     };
     let learned = match shape {
-        Some(sh) => learn(&sample, sh, p, ctx.seed)?,
-        None => learn_hsi(&sample, p, ctx.seed)?,
+        Some(sh) => learn_with(&sample, sh, p, ctx.seed, ctx.progress, &AtomicUsize::new(usize::MAX))?,
+        None => learn_hsi_with(&sample, p, ctx.seed, ctx.progress)?,
     };
-    (ctx.progress)(1, 1);
     // Export only the features some unit uses.
     let mut used = vec![false; columns.len()];
     for n in &learned.nodes {
         if let Some(u) = &n.unit {
-            for (j, w) in u.weights.iter().enumerate() {
+            for (j, w) in u.rows[0][..columns.len()].iter().enumerate() {
                 used[j] |= *w != 0;
             }
         }
@@ -878,9 +924,10 @@ pub fn fit(ctx: &Context<'_>, shape: Option<Shape>, p: &Params) -> Result<Fitted
     let mut entries = Vec::new();
     for n in &learned.nodes {
         let u = n.unit.as_ref().expect("fit always quantizes");
-        let terms: Vec<usize> = (0..columns.len()).filter(|&j| u.weights[j] != 0).collect();
-        let mut row: Vec<i64> = terms.iter().map(|&j| u.weights[j]).collect();
-        row.push(u.bias);
+        let weights = &u.rows[0];
+        let terms: Vec<usize> = (0..columns.len()).filter(|&j| weights[j] != 0).collect();
+        let mut row: Vec<i64> = terms.iter().map(|&j| weights[j]).collect();
+        row.push(weights[columns.len()]);
         entries.push((units.len(), n.class));
         units.push(Unit {
             terms: terms.iter().map(|&j| index[j]).collect(),

@@ -11,6 +11,9 @@ use ltu_runtime::format::{
 };
 pub use ltu_runtime::WeightKind;
 
+use crate::quantize;
+pub use crate::quantize::weight_range;
+
 /// Why a [`ModelSpec`] could not be encoded.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ExportError {
@@ -400,61 +403,31 @@ impl ModelSpec {
         [WeightKind::I8, WeightKind::I16, WeightKind::I32].into_iter().find(|&k| self.fits(k))
     }
 
-    /// Whether every weight fits `kind` and every accumulator bound holds.
+    /// Whether every weight fits `kind` and every accumulator bound holds
+    /// ([`quantize::rows_fit`] for each unit).
     pub fn fits(&self, kind: WeightKind) -> bool {
-        let (lo, hi) = weight_range(kind);
-        let limit = kind.accumulator_limit() as i128;
-        self.units.iter().all(|u| {
-            u.rows.iter().all(|row| {
-                let n = u.terms.len();
-                let bound: i128 = row[..n]
-                    .iter()
-                    .zip(&u.terms)
-                    .map(|(w, &t)| i128::from(w.abs()) * i128::from(self.features[t].max_abs()))
-                    .sum::<i128>()
-                    + i128::from(row[n].abs());
-                row.iter().all(|w| (lo..=hi).contains(w)) && bound <= limit
-            })
-        })
+        self.units.iter().all(|u| quantize::rows_fit(&u.rows, &self.term_bounds(u), kind))
     }
 
     /// Scales each unit's weights down by a common power of two (per unit, rounding to nearest) so
-    /// that the model fits `kind`; returns how many units were scaled. Scaling can change
-    /// predictions where scores were close to a decision boundary: callers re-measure accuracy.
+    /// that the model fits `kind` ([`quantize::rescale`]); returns how many units were scaled.
+    /// Scaling can change predictions where scores were close to a decision boundary: callers
+    /// re-measure accuracy.
     pub fn rescale(&mut self, kind: WeightKind) -> usize {
         let mut scaled = 0;
-        let features = self.features.clone();
-        for u in &mut self.units {
-            let mut shift = 0u32;
-            let fits = |u: &Unit, shift: u32| {
-                let (lo, hi) = weight_range(kind);
-                let limit = kind.accumulator_limit() as i128;
-                u.rows.iter().all(|row| {
-                    let n = u.terms.len();
-                    let r: Vec<i64> = row.iter().map(|&w| round_shift(w, shift)).collect();
-                    let bound: i128 = r[..n]
-                        .iter()
-                        .zip(&u.terms)
-                        .map(|(w, &t)| i128::from(w.abs()) * i128::from(features[t].max_abs()))
-                        .sum::<i128>()
-                        + i128::from(r[n].abs());
-                    r.iter().all(|w| (lo..=hi).contains(w)) && bound <= limit
-                })
-            };
-            while shift < 63 && !fits(u, shift) {
-                shift += 1;
-            }
-            if shift > 0 {
+        for i in 0..self.units.len() {
+            let bounds = self.term_bounds(&self.units[i]);
+            if quantize::rescale(&mut self.units[i].rows, &bounds, kind) > 0 {
                 scaled += 1;
-                for row in &mut u.rows {
-                    for w in row.iter_mut() {
-                        *w = round_shift(*w, shift);
-                    }
-                }
             }
         }
         self.weight_kind = kind;
         scaled
+    }
+
+    /// Largest absolute value of each term of `unit` (its feature's [`Feature::max_abs`]).
+    pub fn term_bounds(&self, unit: &Unit) -> Vec<i64> {
+        unit.terms.iter().map(|&t| self.features[t].max_abs()).collect()
     }
 
     /// Encodes the model in the runtime's file format, with a host block (input scales and
@@ -812,28 +785,6 @@ fn feature_rec(f: &Feature, literals: &mut Vec<u8>) -> Result<FeatureRec, Export
             }
         }
     })
-}
-
-/// Range of stored values of a weight kind.
-pub fn weight_range(kind: WeightKind) -> (i64, i64) {
-    match kind {
-        WeightKind::I8 => (i8::MIN.into(), i8::MAX.into()),
-        WeightKind::I16 => (i16::MIN.into(), i16::MAX.into()),
-        WeightKind::I32 | WeightKind::Fixed => (i32::MIN.into(), i32::MAX.into()),
-    }
-}
-
-/// `w / 2^shift` rounded to nearest, ties away from zero.
-fn round_shift(w: i64, shift: u32) -> i64 {
-    if shift == 0 {
-        return w;
-    }
-    let half = 1i64 << (shift - 1);
-    if w >= 0 {
-        (w + half) >> shift
-    } else {
-        -((-w + half) >> shift)
-    }
 }
 
 impl ModelSpec {

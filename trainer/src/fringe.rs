@@ -57,9 +57,6 @@ use crate::export::{
 };
 use crate::rng::Rng;
 
-#[doc(hidden)]
-pub mod synth;
-
 /// Which leaves give features.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeatureRule {
@@ -267,19 +264,6 @@ pub struct Fringe {
     pub iterations: Vec<Iteration>,
     /// Why it stopped.
     pub stop: Stop,
-}
-
-/// Growing and pruning rows after the random split of [`Params::prune_fraction`].
-fn split_rows(n: usize, fraction: f64, rng: &mut Rng) -> (Vec<usize>, Vec<usize>) {
-    let mut idx: Vec<usize> = (0..n).collect();
-    rng.shuffle(&mut idx);
-    let n_prune = if fraction > 0.0 { ((n as f64) * fraction).round() as usize } else { 0 };
-    let n_prune = n_prune.min(n.saturating_sub(1));
-    let mut prune = idx[..n_prune].to_vec();
-    let mut grow = idx[n_prune..].to_vec();
-    prune.sort_unstable();
-    grow.sort_unstable();
-    (grow, prune)
 }
 
 /// Bit set over rows.
@@ -644,7 +628,10 @@ impl Fringe {
             return bad(format!("fringe positive class {} out of range 0..{n_classes}", p.positive_class));
         }
         let mut rng = Rng::new(seed);
-        let (grow_rows, prune_rows) = split_rows(rows.len(), p.prune_fraction, &mut rng);
+        // The paper splits the learning rows at random, 2/3 to grow and 1/3 to prune; ours is
+        // the learners' seeded stratified hold-out (a random split that keeps class shares).
+        let (grow_rows, prune_rows) =
+            crate::split::hold_out(labels, n_classes, p.prune_fraction, rng.fork(1).next_u64());
         let mut variables: Vec<Variable> =
             primitives(inputs, rows, p.numeric_thresholds).into_iter().map(Variable::Primitive).collect();
         let mut values = Values { n_rows: rows.len(), bits: Vec::new(), seen: HashSet::new() };

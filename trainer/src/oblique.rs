@@ -50,15 +50,16 @@
 //!   the threshold refit below, is weighted so that `C_L` and `C_R` count equally; otherwise a
 //!   small group at a deep node is absorbed by the large one and the split is lost (the selection
 //!   method is the one that suffers).
-//! - **Every node test is an integer LTU** (quantization-aware). A linear node's weights are
-//!   scaled so that the largest is [`Params::max_weight`] (and the runtime's accumulator bound
-//!   holds), rounded, and its threshold is refitted on the node's training rows: the integer bias
-//!   with the fewest (balanced) errors against the node's targets, nearest the rounded float bias. Weights
-//!   that do not pay are then dropped ([`Params::drop_tolerance`]): smallest contribution first,
-//!   a weight is set to zero (threshold refitted) when the node's training errors stay within the
-//!   tolerance. The rows are sent to the children by the **integer** test, so the tree is grown
-//!   and pruned as the device runs it. The exported test is a [`Node::UnitSplit`]: score `> 0`
-//!   (the network's `y > 0.5`, target 1, the chapter's `C_L`) goes right, `<= 0` left.
+//! - **Every node test is an integer LTU** (quantization-aware). A linear node's weights are scaled
+//!   so that the largest is [`Params::max_weight`] (the bias within half its range, and the
+//!   runtime's accumulator bound holding for any refitted bias), rounded ([`quantize::quantize`]),
+//!   and its threshold is refitted on the node's training rows: the integer bias with the fewest
+//!   (balanced) errors against the node's targets, nearest the rounded float bias. Weights that do
+//!   not pay are then dropped ([`Params::drop_tolerance`]): smallest contribution first, a weight
+//!   is set to zero (threshold refitted) when the node's training errors stay within the tolerance.
+//!   The rows are sent to the children by the **integer** test, so the tree is grown and pruned as
+//!   the device runs it. The exported test is a [`Node::UnitSplit`]: score `> 0` (the network's
+//!   `y > 0.5`, target 1, the chapter's `C_L`) goes right, `<= 0` left.
 //! - **A non-linear node runs as hard-threshold LTUs**: each hidden unit becomes an integer LTU
 //!   (its sigmoid replaced by `score > 0`), the hidden-to-output weights are rounded to small
 //!   integers (largest = [`Params::mlp_output_max`]; the network's own, or a linear output unit
@@ -84,12 +85,13 @@ use std::collections::HashMap;
 
 use crate::algo::{Context, TrainError};
 use crate::encode;
-use crate::export::{weight_range, Feature, ModelSpec, Node, Structure, Unit, WeightKind};
+use crate::export::{Feature, ModelSpec, Node, Structure, Unit, WeightKind};
+use crate::quantize::{self, weight_range, Grid};
 use crate::rng::Rng;
 use crate::split;
 
 /// The network at each decision node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum NodeModel {
     /// ID-LP: a linear perceptron with sigmoid output (4.1.1).
@@ -102,7 +104,7 @@ pub enum NodeModel {
 }
 
 /// How a multi-class node chooses its class groups `C_L` / `C_R`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Partition {
     /// Greedy: the two furthest class means, then classes added one at a time.
@@ -113,19 +115,21 @@ pub enum Partition {
 }
 
 /// The statistical test of a hybrid node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Significance {
     /// Combined 5×2 cv F test (Alpaydin 1999), `F(10, 5)` at 95%.
     #[default]
-    #[value(name = "f")]
     #[serde(rename = "f")]
     FTest5x2,
     /// k-fold cross-validated paired t test ([`Params::t_folds`] folds), two-sided 5%.
-    #[value(name = "t")]
     #[serde(rename = "t")]
     TTest,
 }
+
+crate::names::names!(NodeModel, "node model" { Linear => "linear", Mlp => "mlp", Hybrid => "hybrid" });
+crate::names::names!(Partition, "partition" { Selection => "selection", Exchange => "exchange" });
+crate::names::names!(Significance, "significance test" { FTest5x2 => "f", TTest => "t" });
 
 /// Oblique tree options; [`Params::check`] validates them.
 #[derive(Debug, Clone, PartialEq)]
@@ -349,27 +353,21 @@ impl Net {
     }
 }
 
-/// A binary integer LTU over feature indices: `Σ w·f + bias`.
-#[derive(Debug, Clone, PartialEq)]
-struct IntUnit {
-    terms: Vec<usize>,
-    w: Vec<i64>,
-    bias: i64,
-}
-
-impl IntUnit {
-    fn score(&self, f: &[i32]) -> i64 {
-        self.terms.iter().zip(&self.w).fold(self.bias, |a, (&t, &w)| a + w * i64::from(f[t]))
-    }
+/// A binary unit of the IR over the features whose integer weight in `wi` is not zero (feature
+/// indices of the growing space; the export renumbers them).
+fn binary_unit(wi: &[i64], bias: i64) -> Unit {
+    let terms: Vec<usize> = (0..wi.len()).filter(|&j| wi[j] != 0).collect();
+    let row = terms.iter().map(|&j| wi[j]).chain([bias]).collect();
+    Unit { terms, rows: vec![row], classes: vec![0, 1] }
 }
 
 /// The exported test of a node: `true` is the target-1 side (right in the export).
 #[derive(Debug, Clone, PartialEq)]
 enum IntTest {
-    Linear(IntUnit),
+    Linear(Unit),
     /// Hidden LTUs, their output weights, and the output bias: `Σ out[h]·[hidden[h] > 0] + bias > 0`.
     Mlp {
-        hidden: Vec<IntUnit>,
+        hidden: Vec<Unit>,
         out: Vec<i64>,
         bias: i64,
     },
@@ -387,9 +385,10 @@ impl IntTest {
 
     fn side(&self, f: &[i32]) -> bool {
         match self {
-            IntTest::Linear(u) => u.score(f) > 0,
+            IntTest::Linear(u) => u.row_score(0, f) > 0,
             IntTest::Mlp { hidden, out, bias } => {
-                hidden.iter().zip(out).fold(*bias, |a, (u, &t)| if u.score(f) > 0 { a + t } else { a }) > 0
+                hidden.iter().zip(out).fold(*bias, |a, (u, &t)| if u.row_score(0, f) > 0 { a + t } else { a })
+                    > 0
             }
         }
     }
@@ -610,9 +609,11 @@ struct Grower<'a> {
     p: &'a Params,
     report: Report,
     hidden: usize,
+    /// Largest stored bias of a refitted threshold.
     bias_max: i64,
-    max_weight: i64,
-    acc_limit: i64,
+    /// Where weights are rounded: the largest weight [`Params::max_weight`], the rounded bias
+    /// within half of `bias_max` and accumulator room for any refitted bias.
+    grid: Grid,
     /// Bound of every feature (`max_abs`).
     bound: Vec<i64>,
 }
@@ -789,36 +790,20 @@ impl Grower<'_> {
         }
     }
 
-    /// `s` scaling float weights `u` (per integer feature unit) to integers within the weight and
-    /// accumulator bounds.
-    fn scale_for(&self, u: &[f64], bias: f64, terms: &[usize]) -> f64 {
-        let mx = u.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        if mx == 0.0 {
-            return 0.0;
-        }
-        let mut s = self.max_weight as f64 / mx;
-        // Leave the bias room to be refitted (binding only for narrow kinds such as i8).
-        if bias.abs() * s > 0.5 * self.bias_max as f64 {
-            s = 0.5 * self.bias_max as f64 / bias.abs();
-        }
-        let spread: f64 = u.iter().zip(terms).map(|(v, &t)| v.abs() * self.bound[t] as f64).sum();
-        let room = (self.acc_limit - self.bias_max) as f64
-            - terms.iter().map(|&t| self.bound[t] as f64).sum::<f64>();
-        if spread * s > room {
-            s = room / spread;
-        }
-        s
+    /// A unit's float weights (over `x_j = f_j / bound_j`, bias last) rounded onto the grid:
+    /// integer weights per feature and the rounded bias.
+    fn round(&self, w: &[f64]) -> (Vec<i64>, i64) {
+        let f = self.sp.f;
+        let row: Vec<f64> = (0..f).map(|j| w[j] / self.bound[j] as f64).chain([w[f]]).collect();
+        let mut q = quantize::quantize(&[row], &self.bound, self.grid).rows.swap_remove(0);
+        let bias = q.pop().expect("a bias");
+        (q, bias)
     }
 
     /// Rounds a linear network's weights and refits its threshold (quantization-aware), then
     /// drops weights that do not pay.
-    fn quantize_linear(&mut self, w: &[f64], rows: &[usize], target: &[bool]) -> IntUnit {
-        let f = self.sp.f;
-        let terms: Vec<usize> = (0..f).collect();
-        let u: Vec<f64> = (0..f).map(|j| w[j] / self.bound[j] as f64).collect();
-        let s = self.scale_for(&u, w[f], &terms);
-        let wi: Vec<i64> = u.iter().map(|v| (v * s).round() as i64).collect();
-        let pref = (w[f] * s).round() as i64;
+    fn quantize_linear(&mut self, w: &[f64], rows: &[usize], target: &[bool]) -> Unit {
+        let (wi, pref) = self.round(w);
         let cost = costs(target, self.p.balance);
         self.sparsify(wi, pref, rows, target, cost)
     }
@@ -833,7 +818,7 @@ impl Grower<'_> {
         rows: &[usize],
         target: &[bool],
         cost: [u64; 2],
-    ) -> IntUnit {
+    ) -> Unit {
         let f = wi.len();
         let scores = |wi: &[i64]| -> Vec<i64> {
             rows.iter()
@@ -856,9 +841,9 @@ impl Grower<'_> {
                 wi[j] = keep;
             }
         }
-        let live: Vec<usize> = (0..f).filter(|&j| wi[j] != 0).collect();
-        self.report.weights_dropped += f - live.len();
-        IntUnit { terms: live.clone(), w: live.iter().map(|&j| wi[j]).collect(), bias }
+        let unit = binary_unit(&wi, bias);
+        self.report.weights_dropped += f - unit.terms.len();
+        unit
     }
 
     /// Hidden units as integer hard-threshold LTUs, output weights rounded, output threshold refit.
@@ -872,14 +857,9 @@ impl Grower<'_> {
         rng: &mut Rng,
     ) -> IntTest {
         let f = self.sp.f;
-        let terms: Vec<usize> = (0..f).collect();
         let mut units = Vec::with_capacity(hidden);
         for k in 0..hidden {
-            let wk = &w[k * (f + 1)..(k + 1) * (f + 1)];
-            let u: Vec<f64> = (0..f).map(|j| wk[j] / self.bound[j] as f64).collect();
-            let s = self.scale_for(&u, wk[f], &terms);
-            let wi: Vec<i64> = u.iter().map(|v| (v * s).round() as i64).collect();
-            let bias = ((wk[f] * s).round() as i64).clamp(-self.bias_max, self.bias_max);
+            let (wi, bias) = self.round(&w[k * (f + 1)..(k + 1) * (f + 1)]);
             // Sparse like a linear node, the target being the rounded unit's own output.
             let own: Vec<bool> = rows
                 .iter()
@@ -887,8 +867,7 @@ impl Grower<'_> {
                 .collect();
             let unit = if own.iter().all(|&b| b) || !own.iter().any(|&b| b) {
                 // Constant on the node's rows: nothing to fit, keep it as rounded.
-                let live: Vec<usize> = (0..f).filter(|&j| wi[j] != 0).collect();
-                IntUnit { terms: live.clone(), w: live.iter().map(|&j| wi[j]).collect(), bias }
+                binary_unit(&wi, bias)
             } else {
                 self.sparsify(wi, bias, rows, &own, [1, 1])
             };
@@ -899,7 +878,7 @@ impl Grower<'_> {
             .iter()
             .flat_map(|&r| {
                 let x = self.sp.xi(r);
-                units.iter().map(move |u| if u.score(x) > 0 { 1.0 } else { 0.0 })
+                units.iter().map(move |u| if u.row_score(0, x) > 0 { 1.0 } else { 0.0 })
             })
             .collect();
         // Output weights: the network's own, and a linear output unit retrained on the hard hidden
@@ -919,7 +898,8 @@ impl Grower<'_> {
             let mut konst = 0;
             for (u, o) in units.iter().zip(out.iter_mut()) {
                 if u.terms.is_empty() {
-                    if u.bias > 0 {
+                    // The row is the bias alone.
+                    if u.rows[0][0] > 0 {
                         konst += *o;
                     }
                     *o = 0;
@@ -1057,37 +1037,33 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
     let xf: Vec<f64> = xi.iter().enumerate().map(|(i, &v)| f64::from(v) / scale[i % f.max(1)]).collect();
     let sp = Space { f, xf, xi, y: ctx.labels().to_vec(), n_classes: ctx.n_classes() };
     let kind = ctx.weight_kind.unwrap_or(WeightKind::I16);
-    let (_, kind_max) = weight_range(match kind {
+    // Integer weights; `Fixed` stores them as I16F16 bits after training (`algo::finish`).
+    let int_kind = match kind {
         WeightKind::Fixed => WeightKind::I16,
         k => k,
-    });
+    };
+    let (_, kind_max) = weight_range(int_kind);
+    // A refitted bias may use the kind's range, but at most half the accumulator (i32 weights:
+    // the other half is the terms' room).
+    let bias_max = kind_max.min(int_kind.accumulator_limit() as i64 / 2);
     let mut learner = Grower {
         sp: &sp,
         p,
         report: Report::default(),
         hidden: p.hidden.unwrap_or((f / 2).max(1)),
-        bias_max: kind_max,
-        max_weight: p.max_weight.min(kind_max),
-        acc_limit: i32::MAX as i64,
+        bias_max,
+        grid: Grid {
+            kind: int_kind,
+            max_weight: p.max_weight.min(kind_max),
+            max_bias: bias_max / 2,
+            bias_reserve: bias_max,
+        },
         bound: features.iter().map(Feature::max_abs).collect(),
     };
     let rng = Rng::new(ctx.seed);
 
     // Growing and validation rows.
-    let all: Vec<usize> = (0..n).collect();
-    let (grow, valid) = if p.prune_fraction > 0.0 {
-        match split::train_test_split_stratified(
-            &sp.y,
-            sp.n_classes,
-            p.prune_fraction,
-            rng.fork(1).next_u64(),
-        ) {
-            Ok((g, v)) => (g, v),
-            Err(_) => (all, Vec::new()),
-        }
-    } else {
-        (all, Vec::new())
-    };
+    let (grow, valid) = split::hold_out(&sp.y, sp.n_classes, p.prune_fraction, rng.fork(1).next_u64());
     learner.report.validation_rows = valid.len();
     let root_major = majority(&sp, &grow, 0);
     let mut nodes = vec![TreeNode { rows: grow, majority: root_major, depth: 0, macs: 0, split: None }];
@@ -1375,15 +1351,11 @@ fn export(ctx: &Context<'_>, features: &[Feature], nodes: &[TreeNode], kind: Wei
     let mut out_nodes: Vec<Node> = Vec::new();
     let mut units: Vec<Unit> = Vec::new();
     let mut used = vec![false; features.len()];
-    let mut add_unit = |u: &IntUnit, units: &mut Vec<Unit>| {
+    let mut add_unit = |u: &Unit, units: &mut Vec<Unit>| {
         for &t in &u.terms {
             used[t] = true;
         }
-        units.push(Unit {
-            terms: u.terms.clone(),
-            rows: vec![u.w.iter().copied().chain([u.bias]).collect()],
-            classes: vec![0, 1],
-        });
+        units.push(u.clone());
         units.len() - 1
     };
     // Iterative emission with an explicit stack of pending link fills.
@@ -1392,7 +1364,7 @@ fn export(ctx: &Context<'_>, features: &[Feature], nodes: &[TreeNode], kind: Wei
         nodes: &[TreeNode],
         out: &mut Vec<Node>,
         units: &mut Vec<Unit>,
-        add_unit: &mut dyn FnMut(&IntUnit, &mut Vec<Unit>) -> usize,
+        add_unit: &mut dyn FnMut(&Unit, &mut Vec<Unit>) -> usize,
     ) -> usize {
         let Some(split) = &nodes[id].split else {
             out.push(Node::Class(nodes[id].majority));

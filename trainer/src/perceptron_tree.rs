@@ -61,7 +61,7 @@ use crate::rng::Rng;
 pub type Weight = i64;
 
 /// Order in which [`train`] presents the training rows in each epoch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Order {
     /// In file order, over and over (the list is circular, section 4.3).
     Cyclic,
@@ -71,7 +71,7 @@ pub enum Order {
 }
 
 /// When an LTU is judged not to be making progress (section 4.2.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SplitRule {
     /// The paper's heuristic: split when `C > log dim(W)`, `C` being the number of consecutive
     /// weight-vector adjustments since some weight's historical minimum or maximum changed.
@@ -85,7 +85,7 @@ pub enum SplitRule {
 }
 
 /// Base of the logarithm in the `C > log dim(W)` test; the paper does not say which one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LogBase {
     /// Natural logarithm.
     #[default]
@@ -95,6 +95,10 @@ pub enum LogBase {
     /// Decimal logarithm.
     Ten,
 }
+
+crate::names::names!(Order, "order" { Cyclic => "cyclic", Shuffled => "shuffled" });
+crate::names::names!(SplitRule, "split rule" { Progress => "progress", Corollary1 => "corollary1" });
+crate::names::names!(LogBase, "log base" { E => "e", Two => "two", Ten => "ten" });
 
 impl LogBase {
     /// `⌊log dim⌋`, exact (for an integer `C`, `C > log d ⇔ C > ⌊log d⌋`).
@@ -132,7 +136,8 @@ pub struct Params {
     /// Maximum number of decision nodes on a path from the root; LTUs at this depth never split
     /// (section 5.4). `usize::MAX` as in the paper.
     pub max_depth: usize,
-    /// Fraction of the training rows [`train`] holds out (chosen with the seed) to prune the tree
+    /// Fraction of the training rows [`train`] holds out (seeded and stratified,
+    /// [`crate::split::hold_out`]; none from fewer than 10 rows) to prune the tree
     /// bottom-up after training: a decision subtree is replaced by the LTU it replaced, or by its
     /// majority class, when that makes no more errors on the held-out rows. 0 disables pruning.
     pub prune_fraction: f64,
@@ -1231,14 +1236,11 @@ impl PerceptronTree {
             )));
         }
         let rng = Rng::new(seed);
-        let (mut fit_idx, mut val_idx): (Vec<usize>, Vec<usize>) = ((0..rows.len()).collect(), Vec::new());
-        if p.prune_fraction > 0.0 && rows.len() >= 10 {
-            rng.fork(1).shuffle(&mut fit_idx);
-            let n_val = ((rows.len() as f64) * p.prune_fraction).round() as usize;
-            val_idx = fit_idx.split_off(rows.len() - n_val);
-            fit_idx.sort_unstable();
-            val_idx.sort_unstable();
-        }
+        let (fit_idx, val_idx) = if rows.len() >= 10 {
+            crate::split::hold_out(labels, n_classes, p.prune_fraction, rng.fork(1).next_u64())
+        } else {
+            ((0..rows.len()).collect(), Vec::new())
+        };
         let pick = |idx: &[usize]| -> (Vec<Vec<i32>>, Vec<usize>) {
             (idx.iter().map(|&i| rows[i].clone()).collect(), idx.iter().map(|&i| labels[i]).collect())
         };

@@ -41,14 +41,16 @@
 //! - **Integer weights.** The paper's perceptrons have real weights (section 3.2 notes integer
 //!   weights would need a different booster). [`fit`] multiplies all weights of the unit by one
 //!   scale, the largest for which every weight and the accumulator bound fit the weight kind, and
-//!   rounds; [`Quantization::changed_rows`] lists the training rows whose prediction changed.
+//!   rounds ([`quantize::quantize`]); [`Quantization::changed_rows`] lists the training rows
+//!   whose prediction changed.
 //!
 //! See `docs/SPARSE_PERCEPTRON.md` for the reproduction of section 4 and measurements.
 
 use crate::export::{
-    weight_range, Feature, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Structure, Unit, WeightKind,
+    Feature, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Structure, Unit, WeightKind,
 };
 use crate::learner::{Context, Learner, TrainError};
+use crate::quantize::{self, Grid, Quantized};
 use crate::split;
 
 /// Sparse perceptron options. The defaults are the paper's configuration (section 3.3) where it
@@ -866,39 +868,27 @@ fn export(ctx: &Context<'_>, boosters: &[Booster], kind: WeightKind) -> (ModelSp
         v.resize(n, 0.0);
         v.push(b);
     }
-    let (_, hi) = weight_range(kind);
-    let limit = kind.accumulator_limit() as f64;
-    let largest = votes.iter().flatten().fold(0.0f64, |a, w| a.max(w.abs()));
-    let widest = votes.iter().map(|r| r.iter().map(|w| w.abs()).sum::<f64>()).fold(0.0f64, f64::max);
-    // Each rounded weight may grow by 1/2: keep that much room under the accumulator limit.
-    let mut scale =
-        if largest > 0.0 { (hi as f64 / largest).min((limit - (n + 1) as f64) / widest) } else { 1.0 };
+    let max_abs: Vec<i64> = features.iter().map(Feature::max_abs).collect();
+    let Quantized { rows, scale } = quantize::quantize(&votes, &max_abs, Grid::new(kind));
     let classes: Vec<usize> = if boosters.len() == 1 {
         vec![0, boosters[0].class]
     } else {
         boosters.iter().map(|b| b.class).collect()
     };
-    loop {
-        let rows: Vec<Vec<i64>> =
-            votes.iter().map(|r| r.iter().map(|w| (w * scale).round() as i64).collect()).collect();
-        // Drop features whose weight rounded to 0 in every row.
-        let keep: Vec<usize> = (0..n).filter(|&j| rows.iter().any(|r| r[j] != 0)).collect();
-        let spec = ModelSpec {
-            n_classes: ctx.n_classes(),
-            weight_kind: kind,
-            inputs: ctx.inputs.clone(),
-            features: keep.iter().map(|&j| features[j].clone()).collect(),
-            units: vec![Unit {
-                terms: (0..keep.len()).collect(),
-                rows: rows.iter().map(|r| keep.iter().map(|&j| r[j]).chain([r[n]]).collect()).collect(),
-                classes: classes.clone(),
-            }],
-            structure: Structure::Linear(0),
-            names: None,
-        };
-        if spec.fits(kind) || scale < f64::MIN_POSITIVE {
-            return (spec, scale);
-        }
-        scale /= 2.0;
-    }
+    // Drop features whose weight rounded to 0 in every row.
+    let keep: Vec<usize> = (0..n).filter(|&j| rows.iter().any(|r| r[j] != 0)).collect();
+    let spec = ModelSpec {
+        n_classes: ctx.n_classes(),
+        weight_kind: kind,
+        inputs: ctx.inputs.clone(),
+        features: keep.iter().map(|&j| features[j].clone()).collect(),
+        units: vec![Unit {
+            terms: (0..keep.len()).collect(),
+            rows: rows.iter().map(|r| keep.iter().map(|&j| r[j]).chain([r[n]]).collect()).collect(),
+            classes,
+        }],
+        structure: Structure::Linear(0),
+        names: None,
+    };
+    (spec, scale)
 }

@@ -177,6 +177,33 @@ pub fn train_test_split_stratified(
     Ok((train, test))
 }
 
+/// A learner's hold-out (for pruning or validation): `(kept, held_out)`, both sorted, with
+/// `held_out` a stratified `fraction` of the rows drawn as [`train_test_split_stratified`] draws
+/// its test part. Every row is kept and none held out when `fraction` is 0 or would leave
+/// either part empty (a learner then grows on every row and does not prune), and also when
+/// `fraction` is not below 1 or a label is not below `n_classes` (learners check both first).
+///
+/// Every learner that holds rows out uses this one function, so equal labels, fraction and
+/// seed hold out the same rows whatever the learner.
+///
+/// ```
+/// use ltu::split::hold_out;
+///
+/// let y = [0, 0, 0, 0, 1, 1, 1, 1];
+/// let (kept, held) = hold_out(&y, 2, 0.25, 7);
+/// assert_eq!((kept.len(), held.len()), (6, 2));
+/// assert_eq!(held.iter().filter(|&&r| y[r] == 1).count(), 1);
+/// assert_eq!(hold_out(&y, 2, 0.0, 7), ((0..8).collect(), vec![]));
+/// ```
+pub fn hold_out(y: &[usize], n_classes: usize, fraction: f64, seed: u64) -> (Vec<usize>, Vec<usize>) {
+    if fraction > 0.0 {
+        if let Ok(split) = train_test_split_stratified(y, n_classes, fraction, seed) {
+            return split;
+        }
+    }
+    ((0..y.len()).collect(), Vec::new())
+}
+
 /// The indices in `0..n` that are not in `fold` (sorted): the training rows
 /// of a fold. Indices in `fold` that are `>= n` are ignored.
 pub fn complement(fold: &[usize], n: usize) -> Vec<usize> {

@@ -630,6 +630,17 @@ fn help_defaults_ranges_and_inapplicable_options() {
     for algo in ltu::algo::Algo::ALL {
         assert!(help.contains(algo.name()), "{} in {help}", algo.name());
     }
+    // The library's option names are listed with what each value means.
+    for value in [
+        "- ptree:   perceptron tree",
+        "- cyclic:   In file order",
+        "- corollary1: The exact but conservative test",
+        "- two: Binary logarithm",
+        "- hybrid: The MLP only where",
+        "- exchange:  Local search",
+    ] {
+        assert!(help.contains(value), "{value:?} in {help}");
+    }
     assert!(
         help.contains("Oblique tree options (--algo oblique)")
             && help.contains("FRINGE options (--algo fringe)")
@@ -757,31 +768,56 @@ fn max_depth_and_reported_depth_agree() {
     assert!(help.contains("at most N + 1 levels, the leaf included"), "{help}");
 }
 
-/// `ltu completions bash|fish` print scripts generated from the argument definitions; the bash
-/// one really completes subcommands, options and values (and offers no unimplemented algorithm).
+/// `ltu completions SHELL` prints clap_complete's script for every shell it knows, generated from
+/// the argument definitions: subcommands, options and the values of `--algo` (every registered
+/// learner, from the library's names). The bash script is sourced and really completes.
 #[test]
 fn shell_completions() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
+    let algos: Vec<&str> = ltu::algo::Algo::ALL.iter().map(|a| a.name()).collect();
+    for (shell, option) in [
+        ("bash", "--numeric-max-abs"),
+        ("zsh", "'--numeric-max-abs=["),
+        ("fish", "-l numeric-max-abs"),
+        ("elvish", "cand --numeric-max-abs"),
+        ("powershell", "'--numeric-max-abs'"),
+    ] {
+        let (script, _) = ok(d, &["completions", shell]);
+        for needle in ["predict", "completions", "codegen", option] {
+            assert!(script.contains(needle), "{shell}: {needle} missing from\n{script}");
+        }
+        // clap_complete lists option values for bash, zsh and fish only.
+        for algo in algos.iter().filter(|_| ["bash", "zsh", "fish"].contains(&shell)) {
+            assert!(script.contains(algo), "{shell}: --algo {algo} missing");
+        }
+    }
+    usage_error(d, &["completions", "tcsh"], "possible values: bash, elvish, fish, powershell, zsh");
+
     let (bash, _) = ok(d, &["completions", "bash"]);
     std::fs::write(d.join("ltu.bash"), &bash).unwrap();
-    let script = "source ./ltu.bash
-        COMP_WORDS=(ltu train --algo ''); COMP_CWORD=3; _ltu; echo \"algo: ${COMPREPLY[*]}\"
-        COMP_WORDS=(ltu pre); COMP_CWORD=1; _ltu; echo \"sub: ${COMPREPLY[*]}\"
-        COMP_WORDS=(ltu predict m.ltu --sc); COMP_CWORD=3; _ltu; echo \"opt: ${COMPREPLY[*]}\"
-        COMP_WORDS=(ltu cv x.csv --weights i1); COMP_CWORD=4; _ltu; echo \"weights: ${COMPREPLY[*]}\"";
-    let o = Command::new("bash").current_dir(d).args(["-c", script]).output().unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
-    assert!(out.contains("algo: ptree ndl hsi sparse oblique fringe\n"), "{out}");
-    assert!(out.contains("sub: predict\n") && out.contains("opt: --scores\n"), "{out}");
-    assert!(out.contains("weights: i16\n"), "{out}");
-    let (fish, _) = ok(d, &["completions", "fish"]);
-    assert!(
-        fish.contains("-l numeric-max-abs")
-            && fish.contains("-l algo -x -a 'ptree ndl hsi sparse oblique fringe'"),
-        "{fish}"
-    );
+    // bash calls a completion function with the command, the word being completed and the one
+    // before it, with COMP_WORDS / COMP_CWORD set.
+    let script = "set -e; source ./ltu.bash
+        complete -p ltu
+        COMP_WORDS=(ltu train --algo ''); COMP_CWORD=3; _ltu ltu '' --algo; echo \"algo: ${COMPREPLY[*]}\"
+        COMP_WORDS=(ltu pre); COMP_CWORD=1; _ltu ltu pre ltu; echo \"sub: ${COMPREPLY[*]}\"
+        COMP_WORDS=(ltu predict m.ltu --sc); COMP_CWORD=3; _ltu ltu --sc m.ltu; echo \"opt: ${COMPREPLY[*]}\"
+        COMP_WORDS=(ltu cv x.csv --weights i1); COMP_CWORD=4; _ltu ltu i1 --weights; echo \"weights: ${COMPREPLY[*]}\"
+        COMP_WORDS=(ltu train x.csv --order ''); COMP_CWORD=4; _ltu ltu '' --order; echo \"order: ${COMPREPLY[*]}\"";
+    match Command::new("bash").current_dir(d).args(["-c", script]).output() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => eprintln!("bash not found; script not sourced"),
+        Err(e) => panic!("bash: {e}"),
+        Ok(o) => {
+            assert!(o.status.success(), "{}", stderr(&o));
+            assert!(stderr(&o).is_empty(), "sourcing printed errors: {}", stderr(&o));
+            let out = stdout(&o);
+            assert!(out.contains("complete -o bashdefault -o default -o nosort -F _ltu ltu"), "{out}");
+            assert!(out.contains(&format!("algo: {}\n", algos.join(" "))), "{out}");
+            assert!(out.contains("sub: predict\n") && out.contains("opt: --scores\n"), "{out}");
+            assert!(out.contains("weights: i16\n") && out.contains("order: cyclic shuffled\n"), "{out}");
+        }
+    }
 }
 
 /// `ltu codegen` writes Rust (default) or C for a model, to stdout or a file, and never over the
@@ -1019,4 +1055,109 @@ fn metadata_and_stripped_models() {
         assert_eq!(a.predict(&x), b.predict(&x), "{line}");
     }
     fails(d, &["eval", "stripped.ltu", iris], "--strip");
+}
+
+/// `predict --probabilities --calibrate FILE`: a softmax over the deciding unit's scores fitted on
+/// labelled held-out rows. The probabilities sum to 1 per row; the reported log loss is exactly
+/// the mean `-ln p(true class)` of the probabilities `predict` prints for the calibration rows;
+/// an informative model beats the class frequencies; labels unrelated to the inputs get a warning;
+/// neither flag works without the other.
+#[test]
+fn predict_calibrated_probabilities() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = std::fs::read_to_string(data("iris.csv")).unwrap();
+    let lines: Vec<&str> = iris.lines().collect();
+    let (header, rows) = (lines[0], &lines[1..]);
+    let half = |odd: usize| -> String {
+        let picked = rows.iter().enumerate().filter(|(i, _)| i % 2 == odd).map(|(_, r)| *r);
+        std::iter::once(header).chain(picked).collect::<Vec<_>>().join("\n") + "\n"
+    };
+    write(d, "train.csv", half(0).as_bytes());
+    write(d, "held.csv", half(1).as_bytes());
+    let held_classes: Vec<String> =
+        half(1).lines().skip(1).map(|l| l.rsplit(',').next().unwrap().to_string()).collect();
+
+    usage_error(d, &["predict", "m.ltu", "held.csv", "--probabilities"], "--calibrate <FILE>");
+    usage_error(d, &["predict", "m.ltu", "held.csv", "--calibrate", "held.csv"], "--probabilities");
+
+    for algo in ["ptree", "ndl", "sparse", "oblique"] {
+        json(d, &["train", "train.csv", "--algo", algo, "-o", "m.ltu", "--no-estimate", "--json"]);
+        let args = ["predict", "m.ltu", "held.csv", "--probabilities", "--calibrate", "held.csv"];
+        let p = json(d, &[&args[..], &["--json"]].concat());
+        let c = &p["calibration"];
+        keys(c, &["rows", "temperature", "log_loss", "cv_log_loss", "prior_log_loss", "accuracy"]);
+        assert_eq!(c["rows"], 75, "{algo}: {c}");
+        let classes: Vec<&str> =
+            p["classes"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        let probabilities = p["probabilities"].as_array().unwrap();
+        assert_eq!(probabilities.len(), 75);
+        let mut loss = 0.0;
+        for (row, class) in probabilities.iter().zip(&held_classes) {
+            let row: Vec<f64> = row.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+            assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{algo}: {row:?}");
+            loss -= row[classes.iter().position(|c| c == class).unwrap()].ln();
+        }
+        let reported = c["log_loss"].as_f64().unwrap();
+        assert!((loss / 75.0 - reported).abs() < 1e-9, "{algo}: {} vs {reported}", loss / 75.0);
+        let prior = c["prior_log_loss"].as_f64().unwrap();
+        assert!((prior - 3f64.ln()).abs() < 1e-9, "balanced classes: ln 3, {c}");
+        assert!(c["cv_log_loss"].as_f64().unwrap() < 0.6 * prior, "{algo}: {c}");
+        assert!(p["warnings"].as_array().unwrap().is_empty(), "{algo}: {p}");
+        if algo == "sparse" {
+            // One linear machine scores every class: plain temperature scaling.
+            assert!(c["unscored_logit"].is_null() && c["temperature"].as_f64().unwrap() > 0.0, "{c}");
+        }
+
+        // Text: a CSV with p:<class> columns on stdout, the fit on stderr.
+        let (out, err) = ok(d, &[&args[..], &["--scores"]].concat());
+        let head = out.lines().next().unwrap();
+        assert!(
+            head.ends_with(",p:setosa,p:versicolor,p:virginica") && head.contains("score:setosa"),
+            "{out}"
+        );
+        let last: Vec<f64> =
+            out.lines().nth(1).unwrap().rsplit(',').take(3).map(|v| v.parse().unwrap()).collect();
+        assert!((last.iter().sum::<f64>() - 1.0).abs() < 1e-5, "{out}");
+        assert!(err.starts_with("calibration on 75 rows of held.csv: temperature"), "{err}");
+    }
+
+    // Labels unrelated to the inputs: no better than the class frequencies, and said so.
+    let noise: String = half(1)
+        .lines()
+        .enumerate()
+        .map(|(i, l)| match i {
+            0 => l.to_string(),
+            _ => format!("{},{}", &l[..l.rfind(',').unwrap()], ["setosa", "versicolor", "virginica"][i % 3]),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    write(d, "noise.csv", noise.as_bytes());
+    json(d, &["train", "train.csv", "--algo", "ptree", "-o", "m.ltu", "--no-estimate", "--json"]);
+    let p =
+        json(d, &["predict", "m.ltu", "held.csv", "--probabilities", "--calibrate", "noise.csv", "--json"]);
+    assert!(p["warnings"].to_string().contains("no better than the class frequencies"), "{p}");
+
+    // Rows of a class the model does not know are left out; a handful of rows gets no cross-check.
+    write(
+        d,
+        "few.csv",
+        format!("{header}\n5.1,3.5,1.4,0.2,setosa\n6.0,2.2,5.0,1.5,virginica\n5.0,3.0,1.6,0.2,rose\n")
+            .as_bytes(),
+    );
+    let p = json(d, &["predict", "m.ltu", "held.csv", "--probabilities", "--calibrate", "few.csv", "--json"]);
+    assert_eq!(p["calibration"]["rows"], 2, "{p}");
+    assert_eq!(p["calibration"]["rows_left_out"], 1, "{p}");
+    assert!(p["calibration"]["cv_log_loss"].is_null(), "{p}");
+    let warnings = p["warnings"].to_string();
+    assert!(warnings.contains("class `rose`") && warnings.contains("too few for a 5-fold check"), "{p}");
+
+    // The calibration rows need labels; stdin cannot be both files.
+    write(d, "unlabelled.csv", b"sepal_length,sepal_width,petal_length,petal_width\n5.1,3.5,1.4,0.2\n");
+    fails(
+        d,
+        &["predict", "m.ltu", "held.csv", "--probabilities", "--calibrate", "unlabelled.csv"],
+        "needs labelled rows",
+    );
+    fails(d, &["predict", "m.ltu", "-", "--probabilities", "--calibrate", "-"], "both be standard input");
 }

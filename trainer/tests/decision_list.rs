@@ -159,7 +159,8 @@ fn find_large_neg_subset_finds_about_half_of_the_parallel_negatives() {
     let frac = c.covered.len() as f64 / neg.len() as f64;
     assert!(frac > 0.40, "cluster {} of {} negatives", c.covered.len(), neg.len());
     // The pocket's cluster obeys the rules (covers no positive).
-    let pk = inclp::pocket_ratchet(&x, &neg, &pos, Budget { passes: Some(20), deadline: None }, &mut rng);
+    let pk =
+        inclp::pocket_ratchet(&x, &neg, &pos, Budget { passes: Some(20), ..Budget::default() }, &mut rng);
     assert!(pos.iter().all(|&i| !pk.halfspace.covers(&x[i])));
     assert!(pk.covered.iter().all(|&i| pk.halfspace.covers(&x[i])));
 }
@@ -386,4 +387,70 @@ fn validation_pruning_keeps_a_prefix() {
     assert_eq!(min.report().stop, Stop::MinCover);
     assert_eq!(min.report().nodes, 0);
     algo::finish(min.spec, &ctx, false).unwrap();
+}
+
+/// `learn_hsi` without a positive class stops the longer list early; its answer must be the one
+/// building both lists completely gives (fewer entries, then fewer training errors, then 1).
+#[test]
+fn hsi_without_a_positive_class_matches_both_lists_built_completely() {
+    for (n, m, seed) in [(4usize, 300usize, 3u64), (6, 400, 5), (3, 200, 8)] {
+        let mut rng = Rng::new(seed);
+        let normals = synth::orthogonal_normals(n, &mut rng);
+        let (x, y) = synth::orthogonal_intersection(&normals, m / 2, m / 2, &mut rng);
+        let s = Sample { x: &x, y: &y, n_classes: 2, quant: None };
+        let p = Params::default();
+        let full: Vec<dl::Learned> = [1, 0]
+            .into_iter()
+            .map(|positive| {
+                dl::learn(&s, Shape::Hsi { shape: HsiShape::Intersection, positive }, &p, seed).unwrap()
+            })
+            .collect();
+        let key = |l: &dl::Learned| (l.nodes.len(), -(l.report.float_train_accuracy * 1e9) as i64);
+        let want = if key(&full[1]) < key(&full[0]) { &full[1] } else { &full[0] };
+        let got = dl::learn_hsi(&s, &p, seed).unwrap();
+        assert_eq!(got.nodes, want.nodes, "n = {n}, m = {m}");
+        assert_eq!(got.default, want.default);
+        assert_eq!(got.report.positive, want.report.positive);
+    }
+}
+
+/// `Params::patience` bounds `Find_large_neg_subset`; without it (`unbounded_search`) the search
+/// runs to the paper's end and never finds a smaller subset.
+#[test]
+fn patience_bounds_the_search_and_unbounded_search_is_the_papers() {
+    let mut rng = Rng::new(11);
+    let normals = synth::orthogonal_normals(6, &mut rng);
+    let (x, y) = synth::orthogonal_intersection(&normals, 300, 300, &mut rng);
+    // Covering the positive wedge: many small clusters, one pass each.
+    let cands: Vec<usize> = (0..x.len()).filter(|&i| y[i] == 1).collect();
+    let excl: Vec<usize> = (0..x.len()).filter(|&i| y[i] == 0).collect();
+    let search = |patience| {
+        let mut stats = LpStats::default();
+        let budget = Budget { patience, ..Budget::default() };
+        let c = inclp::find_large_neg_subset(&x, &cands, &excl, budget, &mut Rng::new(2), &mut stats);
+        (c, stats)
+    };
+    let (bounded, bs) = search(Some(1));
+    let (paper, ps) = search(None);
+    assert!(bs.tried < ps.tried, "patience saves work: {} vs {} candidates tried", bs.tried, ps.tried);
+    assert!(paper.covered.len() >= bounded.covered.len());
+    assert_separates(&x, &bounded.covered, &excl, &bounded.halfspace);
+    assert_eq!(Params::unbounded_search().patience, None);
+    assert!(!Params::unbounded_search().reuse_two_class_covers);
+}
+
+/// `ndl` reports its progress as training rows covered out of training rows, ending covered.
+#[test]
+fn ndl_reports_rows_covered_as_progress() {
+    let data = load("iris.csv", &[]);
+    let seen = std::sync::Mutex::new(Vec::new());
+    let record = |done: u64, total: u64| seen.lock().unwrap().push((done, total));
+    let mut ctx = Context::new(&data, 0, None);
+    ctx.progress = &record;
+    dl::train_ndl(&ctx, &Params::default()).unwrap();
+    let seen = seen.into_inner().unwrap();
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "{seen:?}");
+    assert!(seen.iter().all(|&(d, t)| t == data.n_rows() as u64 && d <= t));
+    assert_eq!(seen.last().unwrap().0, data.n_rows() as u64);
 }

@@ -54,7 +54,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',')]
     datasets: Vec<String>,
     /// ltu algorithms to compare, comma-separated (default: every registered learner)
-    #[arg(long, value_enum, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = str::parse::<Algo>)]
     algos: Vec<Algo>,
     /// ltu folds trained in parallel (default: available cores)
     #[arg(long)]

@@ -108,9 +108,93 @@ pub(crate) fn numeric_max_abs(s: &str) -> std::result::Result<u16, String> {
     in_range::<1, 32767>(s).map(|v| v as u16)
 }
 
-/// A value's command-line name.
-pub(crate) fn cli_name<E: clap::ValueEnum>(e: E) -> String {
-    e.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+/// The values of a library option enum (its `ALL`, `Display` and `FromStr`) as a clap value
+/// parser: the names are listed in `--help` (each with its `help`), offered by the shell
+/// completions and checked with clap's usual "possible values" error.
+#[derive(Clone)]
+pub(crate) struct Choice<T: 'static> {
+    all: &'static [T],
+    help: fn(T) -> &'static str,
+}
+
+/// [`Choice`] over `all`, each value described by `help`.
+pub(crate) fn choice<T>(all: &'static [T], help: fn(T) -> &'static str) -> Choice<T> {
+    Choice { all, help }
+}
+
+impl<T> clap::builder::TypedValueParser for Choice<T>
+where
+    T: Copy + std::fmt::Display + std::str::FromStr + Send + Sync + 'static,
+    T::Err: std::fmt::Display,
+{
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<T, clap::Error> {
+        let names = clap::builder::PossibleValuesParser::new(self.all.iter().map(|v| v.to_string()));
+        let name = names.parse_ref(cmd, arg, value)?;
+        name.parse().map_err(|e| clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{e}\n")))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.all.iter().map(|&v| clap::builder::PossibleValue::new(v.to_string()).help((self.help)(v))),
+        ))
+    }
+}
+
+/// `--algo` values: the registry's learners and their one-line descriptions.
+fn algo_help(a: Algo) -> &'static str {
+    a.about()
+}
+
+fn order_help(o: perceptron_tree::Order) -> &'static str {
+    match o {
+        perceptron_tree::Order::Cyclic => "In file order, over and over (the list is circular, section 4.3)",
+        perceptron_tree::Order::Shuffled => "A fresh permutation drawn from the seed in every epoch",
+    }
+}
+
+fn split_rule_help(r: perceptron_tree::SplitRule) -> &'static str {
+    match r {
+        perceptron_tree::SplitRule::Progress => {
+            "The paper's heuristic: split when `C > log dim(W)`, `C` being the number of consecutive \
+             weight-vector adjustments since some weight's historical minimum or maximum changed"
+        }
+        perceptron_tree::SplitRule::Corollary1 => {
+            "The exact but conservative test of Corollary 1: split when the number of weight vectors \
+             visited exceeds `∏ (w_i,max − w_i,min + 1)`, bound (1) on the distinct vectors that could \
+             have been visited; then some vector was visited twice and the instances at the node are \
+             provably not linearly separable. Rarely fires on more than a handful of features"
+        }
+    }
+}
+
+fn log_base_help(b: perceptron_tree::LogBase) -> &'static str {
+    match b {
+        perceptron_tree::LogBase::E => "Natural logarithm",
+        perceptron_tree::LogBase::Two => "Binary logarithm",
+        perceptron_tree::LogBase::Ten => "Decimal logarithm",
+    }
+}
+
+fn node_help(n: ltu::oblique::NodeModel) -> &'static str {
+    match n {
+        ltu::oblique::NodeModel::Linear => "ID-LP: a linear perceptron",
+        ltu::oblique::NodeModel::Mlp => "ID-MLP: one hidden layer",
+        ltu::oblique::NodeModel::Hybrid => "The MLP only where a significance test prefers it",
+    }
+}
+
+fn partition_help(p: ltu::oblique::Partition) -> &'static str {
+    match p {
+        ltu::oblique::Partition::Selection => "Greedy, from the two classes whose means are furthest apart",
+        ltu::oblique::Partition::Exchange => "Local search (Guo & Gelfand 1992)",
+    }
 }
 
 pub(crate) fn ptree_defaults() -> (perceptron_tree::Params, perceptron_tree::Params) {
@@ -121,7 +205,7 @@ pub(crate) fn ptree_defaults() -> (perceptron_tree::Params, perceptron_tree::Par
 #[derive(Debug, Clone, clap::Args)]
 pub struct LearnArgs {
     /// Learning algorithm.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice(Algo::ALL, algo_help))]
     pub algo: Algo,
     /// Seed for every random choice: same data, options and seed give a byte-identical model.
     #[arg(long, default_value_t = 0)]
@@ -181,26 +265,6 @@ pub struct LearnArgs {
     pub fringe: FringeArgs,
 }
 
-/// The network at each oblique node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum NodeArg {
-    /// ID-LP: a linear perceptron.
-    Linear,
-    /// ID-MLP: one hidden layer.
-    Mlp,
-    /// The MLP only where a significance test prefers it.
-    Hybrid,
-}
-
-/// How an oblique node splits the classes in two.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PartitionArg {
-    /// Greedy, from the two classes whose means are furthest apart.
-    Selection,
-    /// Local search (Guo & Gelfand 1992).
-    Exchange,
-}
-
 /// Oblique tree options (`--algo oblique`); unset options keep their defaults.
 #[derive(Debug, Clone, Default, clap::Args)]
 #[command(next_help_heading = "Oblique tree options (--algo oblique)")]
@@ -208,11 +272,11 @@ pub struct ObliqueArgs {
     /// Network at each decision node: linear (ID-LP), mlp (one hidden layer, hard-threshold
     /// units on the device) or hybrid (the MLP only where a significance test prefers it)
     /// [default: linear].
-    #[arg(long, value_enum)]
-    pub node: Option<NodeArg>,
+    #[arg(long, value_parser = choice(ltu::oblique::NodeModel::ALL, node_help))]
+    pub node: Option<ltu::oblique::NodeModel>,
     /// Class partition at nodes with more than two classes [default: exchange].
-    #[arg(long, value_enum)]
-    pub partition: Option<PartitionArg>,
+    #[arg(long, value_parser = choice(ltu::oblique::Partition::ALL, partition_help))]
+    pub partition: Option<ltu::oblique::Partition>,
     /// Most oblique splits on a path from the root.
     #[arg(long, value_name = "N", value_parser = at_least::<1>,
           help = format!("Most oblique splits on a path from the root [default: {}]", ltu::oblique::Params::default().max_depth))]
@@ -227,17 +291,10 @@ impl ObliqueArgs {
     fn params(&self) -> ltu::oblique::Params {
         let mut p = ltu::oblique::Params::default();
         if let Some(v) = self.node {
-            p.node = match v {
-                NodeArg::Linear => ltu::oblique::NodeModel::Linear,
-                NodeArg::Mlp => ltu::oblique::NodeModel::Mlp,
-                NodeArg::Hybrid => ltu::oblique::NodeModel::Hybrid,
-            };
+            p.node = v;
         }
         if let Some(v) = self.partition {
-            p.partition = match v {
-                PartitionArg::Selection => ltu::oblique::Partition::Selection,
-                PartitionArg::Exchange => ltu::oblique::Partition::Exchange,
-            };
+            p.partition = v;
         }
         if let Some(v) = self.oblique_depth {
             p.max_depth = v;
@@ -316,21 +373,21 @@ pub struct PtreeArgs {
     })]
     pub epochs: Option<usize>,
     /// Presentation order in each epoch.
-    #[arg(long, value_enum, help = {
+    #[arg(long, value_parser = choice(perceptron_tree::Order::ALL, order_help), help = {
         let (d, p) = ptree_defaults();
-        format!("Presentation order in each epoch [default: {}; --paper: {}]", cli_name(d.order), cli_name(p.order))
+        format!("Presentation order in each epoch [default: {}; --paper: {}]", d.order, p.order)
     })]
     pub order: Option<perceptron_tree::Order>,
     /// When an LTU splits.
-    #[arg(long, value_enum, help = format!(
+    #[arg(long, value_parser = choice(perceptron_tree::SplitRule::ALL, split_rule_help), help = format!(
         "When an LTU splits: `progress` (C > log dim W, section 4.2.1) or `corollary1` (exact) [default: {}]",
-        cli_name(perceptron_tree::Params::default().split_rule)
+        perceptron_tree::Params::default().split_rule
     ))]
     pub split_rule: Option<perceptron_tree::SplitRule>,
     /// Logarithm of the progress test.
-    #[arg(long, value_enum, help = format!(
+    #[arg(long, value_parser = choice(perceptron_tree::LogBase::ALL, log_base_help), help = format!(
         "Logarithm of the progress test [default: {}]",
-        cli_name(perceptron_tree::Params::default().log_base)
+        perceptron_tree::Params::default().log_base
     ))]
     pub log_base: Option<perceptron_tree::LogBase>,
     /// Keep pocket weights (Gallant): `--pocket true|false`.
@@ -667,4 +724,15 @@ pub struct PredictArgs {
     /// weighted sums, not probabilities; empty for a class that unit does not score.
     #[arg(long)]
     pub scores: bool,
+    /// Also print each class's probability: a softmax over the deciding unit's scores with one
+    /// temperature (and one logit for the classes that unit does not score), fitted on the
+    /// labelled rows of --calibrate by minimizing log loss. Needs --calibrate.
+    #[arg(long, requires = "calibrate")]
+    pub probabilities: bool,
+    /// Labelled rows to calibrate --probabilities on: rows the model was not trained on (a
+    /// held-out or test file), read like `eval` reads data. The fit, its log loss (also 5-fold
+    /// cross-validated) and that of the class frequencies are reported on standard error (with
+    /// --json: as `calibration`).
+    #[arg(long, value_name = "FILE", requires = "probabilities")]
+    pub calibrate: Option<std::path::PathBuf>,
 }

@@ -3,6 +3,7 @@
 //! module is the command line's own: flags, files, rendering and `anyhow`.
 
 pub mod args;
+pub mod calibrate;
 pub mod inspect;
 pub mod model;
 pub mod output;

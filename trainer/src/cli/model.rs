@@ -330,6 +330,12 @@ pub struct PredictReport {
     /// `--scores`: per row, per class, the deciding unit's score (`null`: not scored by it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scores: Option<Vec<Vec<Option<f64>>>>,
+    /// `--probabilities`: per row, per class, the calibrated probability.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probabilities: Option<Vec<Vec<f64>>>,
+    /// `--calibrate`: how the probabilities were fitted and how well they do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<super::calibrate::Calibration>,
     /// Decisions the user may not expect (also printed on standard error).
     pub warnings: Vec<String>,
 }
@@ -345,7 +351,7 @@ pub(crate) fn csv_field(s: &str) -> String {
 
 impl fmt::Display for PredictReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.ids.is_none() && self.scores.is_none() {
+        if self.ids.is_none() && self.scores.is_none() && self.probabilities.is_none() {
             for (i, p) in self.predictions.iter().enumerate() {
                 if i > 0 {
                     writeln!(f)?;
@@ -354,7 +360,7 @@ impl fmt::Display for PredictReport {
             }
             return Ok(());
         }
-        // CSV with a header: [id,] class [, score:<class>...]
+        // CSV with a header: [id,] class [, score:<class>...] [, p:<class>...]
         let mut head = Vec::new();
         if let Some(name) = &self.id_column {
             head.push(csv_field(name));
@@ -362,6 +368,9 @@ impl fmt::Display for PredictReport {
         head.push("class".to_string());
         if self.scores.is_some() {
             head.extend(self.classes.iter().map(|c| csv_field(&format!("score:{c}"))));
+        }
+        if self.probabilities.is_some() {
+            head.extend(self.classes.iter().map(|c| csv_field(&format!("p:{c}"))));
         }
         write!(f, "{}", head.join(","))?;
         for (i, p) in self.predictions.iter().enumerate() {
@@ -373,18 +382,34 @@ impl fmt::Display for PredictReport {
             if let Some(scores) = &self.scores {
                 row.extend(scores[i].iter().map(|s| s.map_or_else(String::new, |v| v.to_string())));
             }
+            if let Some(probabilities) = &self.probabilities {
+                row.extend(probabilities[i].iter().map(|p| format!("{p:.6}")));
+            }
             write!(f, "\n{}", row.join(","))?;
         }
         Ok(())
     }
 }
 
-/// `ltu predict`: one class name per row (with `--id` and `--scores`, a CSV).
+/// `ltu predict`: one class name per row (with `--id`, `--scores` or `--probabilities`, a CSV).
 ///
 /// # Errors
-/// As [`eval`]. The class column may be absent or empty; it is not read.
+/// As [`eval`]. The class column may be absent or empty; it is not read. With `--calibrate`, as
+/// [`super::calibrate::calibrate`].
 pub fn predict(model_path: &Path, data_path: &Path, args: &PredictArgs) -> Result<PredictReport> {
     let loaded = LoadedModel::open(model_path)?;
+    let mut warnings = Vec::new();
+    let calibrated = match &args.calibrate {
+        Some(path) if args.probabilities => {
+            if path.as_os_str() == "-" && data_path.as_os_str() == "-" {
+                bail!("--calibrate - and data - cannot both be standard input");
+            }
+            let (softmax, calibration, w) = super::calibrate::calibrate(&loaded, path, &args.data)?;
+            warnings.extend(w);
+            Some((softmax, calibration))
+        }
+        _ => None,
+    };
     let options = LoadOptions { allow_missing_class: true, id: args.id.clone(), ..args.data.options() };
     let (data, raw, align) = read_for_model(&loaded, data_path, &options)?;
     let model = loaded.model();
@@ -392,11 +417,18 @@ pub fn predict(model_path: &Path, data_path: &Path, args: &PredictArgs) -> Resul
     let frac = 2f64.powi(model.weight_kind().frac_bits() as i32);
     let mut class_indices = Vec::with_capacity(raw.len());
     let mut scores = args.scores.then(|| Vec::with_capacity(raw.len()));
+    let mut probabilities = calibrated.as_ref().map(|_| Vec::with_capacity(raw.len()));
     let mut buffer = vec![0i64; model.n_classes()];
     for x in &raw {
-        let c = if let Some(scores) = &mut scores {
+        let c = if scores.is_some() || probabilities.is_some() {
             let c = model.predict_scores(x, &mut buffer);
-            scores.push(buffer.iter().map(|&s| (s != i64::MIN).then(|| s as f64 / frac)).collect::<Vec<_>>());
+            let row = super::calibrate::scores_of(&buffer, frac);
+            if let (Some(p), Some((softmax, _))) = (&mut probabilities, &calibrated) {
+                p.push(softmax.probabilities(&row));
+            }
+            if let Some(scores) = &mut scores {
+                scores.push(row);
+            }
             c
         } else {
             model.predict(x)
@@ -404,7 +436,7 @@ pub fn predict(model_path: &Path, data_path: &Path, args: &PredictArgs) -> Resul
         class_indices.push(c.with_context(|| format!("{}: predicting", data.source))?);
     }
     let predictions = class_indices.iter().map(|&c| classes[c].clone()).collect();
-    let warnings = align_warnings(&data.source, &align);
+    warnings.extend(align_warnings(&data.source, &align));
     Ok(PredictReport {
         predictions,
         class_indices,
@@ -413,6 +445,8 @@ pub fn predict(model_path: &Path, data_path: &Path, args: &PredictArgs) -> Resul
         ids: args.id.is_some().then_some(align.ids),
         id_column: args.id.clone(),
         scores,
+        probabilities,
+        calibration: calibrated.map(|(_, c)| c),
         warnings,
     })
 }

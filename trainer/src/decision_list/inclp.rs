@@ -376,6 +376,9 @@ pub struct Budget {
     /// Outer passes (Find_large_neg_subset iterations, mult_IncLP passes, or pocket iterations
     /// in thousands); `None` = the algorithm's own end.
     pub passes: Option<usize>,
+    /// `Find_large_neg_subset` only: stop after this many consecutive passes that found no
+    /// larger subset than the best so far (`None`: the paper's end).
+    pub patience: Option<usize>,
     /// Wall-clock deadline (benchmarks only: results then depend on the machine).
     pub deadline: Option<Instant>,
 }
@@ -395,7 +398,9 @@ impl Budget {
 /// (step 8). Ties keep the first subset found. A pass that covers no candidate of `W` ends the
 /// search (every remaining candidate is then individually inseparable, e.g. a duplicate of an
 /// excluded point). `budget.passes` caps the number of passes (`None` = until `W` is empty, as
-/// in the paper).
+/// in the paper), and `budget.patience` ends the search after that many consecutive passes
+/// without a larger subset (beyond the paper: when the target class is not convex, the paper's
+/// end costs one pass per small cluster, each an LP trial per remaining candidate).
 pub fn find_large_neg_subset(
     points: &[Vec<f64>],
     candidates: &[usize],
@@ -412,8 +417,8 @@ pub fn find_large_neg_subset(
     for &i in &w {
         in_w[i] = true;
     }
-    let mut passes = 0;
-    while !w.is_empty() && !budget.out_of(passes) {
+    let (mut passes, mut since_better) = (0, 0);
+    while !w.is_empty() && !budget.out_of(passes) && budget.patience.is_none_or(|k| since_better < k) {
         passes += 1;
         let mut inc = IncLp::new(points, exclude);
         rng.shuffle(&mut w);
@@ -442,6 +447,9 @@ pub fn find_large_neg_subset(
         }
         if cover.covered.len() > best.covered.len() {
             best = cover;
+            since_better = 0;
+        } else {
+            since_better += 1;
         }
     }
     best.covered.sort_unstable();

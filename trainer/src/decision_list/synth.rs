@@ -147,7 +147,8 @@ pub fn figure4_point(n: usize, m: usize, targets: usize, runs: usize, seed: u64)
             let t = Instant::now();
             let c = find_large_neg_subset(&x, &neg, &pos, Budget::default(), &mut rng, &mut stats);
             let spent = t.elapsed().max(Duration::from_micros(100));
-            let deadline = |t: Instant| Budget { passes: Some(usize::MAX), deadline: Some(t + spent) };
+            let deadline =
+                |t: Instant| Budget { passes: Some(usize::MAX), patience: None, deadline: Some(t + spent) };
             let mc = mult_inc_lp(&x, &neg, &pos, deadline(Instant::now()), &mut rng, &mut stats);
             let pc = pocket_ratchet(&x, &neg, &pos, deadline(Instant::now()), &mut rng);
             fl.push(c.covered.len() as f64);

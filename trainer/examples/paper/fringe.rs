@@ -1,5 +1,6 @@
-//! The synthetic Boolean targets of Pagallo (1989), section 6, seeded: used by the reproduction
-//! example (`reproduce_fringe`) and the tests.
+//! The synthetic Boolean targets of Pagallo (1989), section 6, seeded: shared by the reproduction
+//! example (`reproduce_fringe`) and the FRINGE tests, which include this file with
+//! `#[path = ...] mod`. Paper data generators are not part of the `ltu` library.
 //!
 //! Every problem has `n_attrs` Boolean attributes drawn independently and uniformly; the ones
 //! the target does not read are the paper's "additional irrelevant attributes". Rows are raw
@@ -18,8 +19,10 @@
 //! merge into a shorter term). Each named target is generated once from a fixed seed, so
 //! `dnf4` is one function, as in the paper, and only the samples change between runs.
 
-use crate::export::{InputKind, InputSpec};
-use crate::rng::Rng;
+#![allow(dead_code)] // each includer uses part of it
+
+use ltu::export::{InputKind, InputSpec};
+use ltu::rng::Rng;
 
 /// A Boolean target.
 #[derive(Debug, Clone, PartialEq, Eq)]
