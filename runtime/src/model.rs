@@ -67,7 +67,7 @@ impl<'a> Model<'a> {
     ///
     /// Checks, in order: header and version, the CRC-32, the postcard body (no trailing bytes),
     /// every table length, every index, that tree links only point forward, that every
-    /// accumulator is provably free of overflow for any input, and the optional names.
+    /// accumulator is provably free of overflow for any input, and the optional host block (one record per input, names with one line per name).
     ///
     /// ```
     /// # use ltu_runtime::{Model, Error};
@@ -877,7 +877,7 @@ fn weight(table: &[u8], kind: WeightKind, e: usize) -> i32 {
     }
 }
 
-/// The optional names block of a model.
+/// The optional names of a model (in its host block).
 #[derive(Debug, Clone, Copy)]
 pub struct Names<'a> {
     text: &'a str,
