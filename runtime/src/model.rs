@@ -527,32 +527,67 @@ impl<'a> Model<'a> {
         // The loader checked that the row (terms, then bias) lies inside the weight table.
         let row = self.repr.weights.get(rec.weight_start as usize * width..).unwrap_or(&[]);
         let mut acc = i64::from(weight(row, kind, terms));
-        let mac = |acc: &mut i64, j: usize, f: i32| {
-            let w = weight(row, kind, j);
-            *acc += if kind == WeightKind::Fixed { i64::from(w) * i64::from(f) } else { i64::from(w * f) };
-        };
         if rec.flags & unit_flags::SPARSE != 0 {
             for j in 0..terms {
-                mac(&mut acc, j, self.term_value(rec, j, src)?);
+                let (w, f) = (weight(row, kind, j), self.term_value(rec, j, src)?);
+                acc += if kind == WeightKind::Fixed { i64::from(w) * i64::from(f) } else { i64::from(w * f) };
             }
         } else {
-            // Dense: the standard features, input by input. A categorical input's `+-1` features
-            // add or subtract their weights, no multiplication.
-            let (mut j, mut scales) = (0, self.repr.scales.chunks_exact(ScaleRec::SIZE));
-            for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
-                let x = raw(src, attr)?;
-                match u16::from_le_bytes([n[0], n[1]]) {
-                    0 => {
-                        let s = scales.next().unwrap_or(&[0; ScaleRec::SIZE]);
-                        mac(&mut acc, j, scale(x, s.try_into().unwrap_or(&[0; ScaleRec::SIZE])));
-                        j += 1;
+            // One loop per weight width, so each reads its weights without a width test.
+            acc += match kind {
+                WeightKind::I8 => self.dense_dot::<1, S>(row, src)?,
+                WeightKind::I16 => self.dense_dot::<2, S>(row, src)?,
+                WeightKind::I32 => self.dense_dot::<4, S>(row, src)?,
+                WeightKind::Fixed => self.dense_dot_fixed(row, src)?,
+            };
+        }
+        Ok(acc)
+    }
+
+    /// `Σ_j w_j · f_j` over the standard features, input by input, for one row of `W`-byte integer
+    /// weights. A categorical input's `±1` features add or subtract their weights, no
+    /// multiplication. The loader's bound (`|bias| + Σ |w_j| · max|f_j| <= i32::MAX`) makes every
+    /// partial sum fit in `i32`.
+    #[inline(always)]
+    fn dense_dot<const W: usize, S: FnMut(usize) -> Option<i32>>(&self, row: &[u8], src: &mut S) -> Result<i64> {
+        let mut w = row.chunks_exact(W).map(le_int::<W>);
+        let mut scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
+        let mut acc = 0i32;
+        for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
+            let x = raw(src, attr)?;
+            match le16(n, 0) {
+                0 => {
+                    let s = scales.next().and_then(|s| s.first_chunk::<{ ScaleRec::SIZE }>());
+                    acc += w.next().unwrap_or(0) * scale(x, s.unwrap_or(&[0; ScaleRec::SIZE]));
+                }
+                n => {
+                    for v in 0..i32::from(n) {
+                        let wj = w.next().unwrap_or(0);
+                        acc += if x == v { wj } else { -wj };
                     }
-                    n => {
-                        for v in 0..i32::from(n) {
-                            let w = i64::from(weight(row, kind, j));
-                            acc += if x == v { w } else { -w };
-                            j += 1;
-                        }
+                }
+            }
+        }
+        Ok(i64::from(acc))
+    }
+
+    /// [`Model::dense_dot`] for `Fixed` weights (`I16F16` bits, accumulated in `i64`).
+    #[inline(never)]
+    fn dense_dot_fixed<S: FnMut(usize) -> Option<i32>>(&self, row: &[u8], src: &mut S) -> Result<i64> {
+        let mut w = row.chunks_exact(4).map(|b| i64::from(le_int::<4>(b)));
+        let mut scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
+        let mut acc = 0i64;
+        for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
+            let x = raw(src, attr)?;
+            match le16(n, 0) {
+                0 => {
+                    let s = scales.next().and_then(|s| s.first_chunk::<{ ScaleRec::SIZE }>());
+                    acc += w.next().unwrap_or(0) * i64::from(scale(x, s.unwrap_or(&[0; ScaleRec::SIZE])));
+                }
+                n => {
+                    for v in 0..i32::from(n) {
+                        let wj = w.next().unwrap_or(0);
+                        acc += if x == v { wj } else { -wj };
                     }
                 }
             }
