@@ -88,9 +88,14 @@ impl WeightKind {
 /// assert_eq!(row_bound(0, [(i64::MIN, u64::MAX)]), u64::MAX);
 /// ```
 pub fn row_bound(bias: i64, terms: impl IntoIterator<Item = (i64, u64)>) -> u64 {
-    terms.into_iter().fold(bias.unsigned_abs(), |acc, (w, max_abs)| {
-        acc.saturating_add(w.unsigned_abs().saturating_mul(max_abs))
-    })
+    terms.into_iter().fold(bias.unsigned_abs(), |acc, (w, max_abs)| term_bound(acc, w, max_abs))
+}
+
+/// One step of [`row_bound`]: `acc + |w| · max_abs`, saturating. The loader adds up a row's bound
+/// with it term by term.
+#[inline(always)]
+pub const fn term_bound(acc: u64, w: i64, max_abs: u64) -> u64 {
+    acc.saturating_add(w.unsigned_abs().saturating_mul(max_abs))
 }
 
 /// The model's top-level structure.

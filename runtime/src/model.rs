@@ -30,11 +30,9 @@ pub enum Kind {
 /// caller's buffers and input sources.
 #[derive(Debug, Clone, Copy)]
 pub struct Model<'a> {
+    // Only the borrowed tables: counts are recomputed from their lengths, so a `Model` stays small
+    // enough to be moved without a `memcpy` call (which costs about 900 bytes of flash).
     repr: ModelRepr<'a>,
-    n_inputs: usize,
-    n_standard: usize,
-    n_features: usize,
-    n_units: usize,
 }
 
 /// Rows of a linear machine scored together, so each feature is computed once per chunk.
@@ -159,17 +157,6 @@ impl<'a> Model<'a> {
                 1
             }
         };
-        // `max |f|` of each standard feature, in order.
-        let standard_abs = || {
-            let mut scales = repr.scales.chunks_exact(ScaleRec::SIZE);
-            repr.inputs.chunks_exact(InputRec::SIZE).flat_map(move |r| {
-                let (abs, n) = match le16(r, 0) {
-                    0 => (scales.next().map_or(0, |s| u64::from(le16(s, 6))), 1),
-                    n => (1, n as usize),
-                };
-                core::iter::repeat_n(abs, n)
-            })
-        };
         let kind = repr.weight_kind;
         let width = kind.width();
         let limit = kind.accumulator_limit();
@@ -199,15 +186,23 @@ impl<'a> Model<'a> {
             check(end.is_some_and(|end| end <= n_weights), Error::UnitInvalid)?;
             let rows = repr.weights.get(first * width..).unwrap_or(&[]);
             for row in rows.chunks_exact(row_len * width).take(rec.n_out as usize) {
-                let bias = i64::from(weight(row, kind, terms));
-                let w = (0..terms).map(|j| i64::from(weight(row, kind, j)));
-                let bound = if sparse {
-                    let abs = (term_start..term_start + terms)
-                        .map(|t| feature_abs(u16_at(repr.term_features, t) as usize));
-                    format::row_bound(bias, w.zip(abs))
-                } else {
-                    format::row_bound(bias, w.zip(standard_abs()))
-                };
+                // `format::row_bound`, term by term: a dense row's `max|f|` follows the inputs (a
+                // numeric input's scale bound once, then `1` per value of a categorical input).
+                let mut bound = format::row_bound(i64::from(weight(row, kind, terms)), []);
+                let (mut inputs, mut scales) = (repr.inputs.chunks_exact(2), repr.scales.chunks_exact(10));
+                let (mut abs, mut left) = (0u64, 0u16);
+                for j in 0..terms {
+                    if sparse {
+                        abs = feature_abs(u16_at(repr.term_features, term_start + j) as usize);
+                    } else if left == 0 {
+                        (abs, left) = match inputs.next().map_or(1, |r| le16(r, 0)) {
+                            0 => (scales.next().map_or(0, |s| u64::from(le16(s, 6))), 1),
+                            n => (1, n),
+                        };
+                    }
+                    left = left.saturating_sub(1);
+                    bound = format::term_bound(bound, i64::from(weight(row, kind, j)), abs);
+                }
                 check(bound <= limit, Error::AccumulatorMayOverflow)?;
             }
         }
@@ -295,12 +290,12 @@ impl<'a> Model<'a> {
             }
         }
 
-        Ok(Model { repr, n_inputs, n_standard, n_features, n_units })
+        Ok(Model { repr })
     }
 
     /// Number of raw inputs `predict` expects.
     pub fn n_inputs(&self) -> usize {
-        self.n_inputs
+        self.repr.inputs.len() / InputRec::SIZE
     }
 
     /// Number of classes; predictions are below this.
@@ -311,17 +306,17 @@ impl<'a> Model<'a> {
     /// Number of standard features (one per numeric input, one per value of a categorical input),
     /// which dense units read.
     pub fn n_standard_features(&self) -> usize {
-        self.n_standard
+        self.repr.inputs.chunks_exact(InputRec::SIZE).map(|r| usize::from(le16(r, 0).max(1))).sum()
     }
 
     /// Number of records in the feature table, which sparse units read.
     pub fn n_features(&self) -> usize {
-        self.n_features
+        self.repr.features.len() / FeatureRec::SIZE
     }
 
     /// Number of linear threshold units (binary LTUs and linear machines).
     pub fn n_units(&self) -> usize {
-        self.n_units
+        self.repr.units.len() / UnitRec::SIZE
     }
 
     /// The structure's kind.
@@ -345,14 +340,14 @@ impl<'a> Model<'a> {
 
     /// Descriptor of raw input `i`, if it exists.
     pub fn input(&self, i: usize) -> Option<InputRec> {
-        (i < self.n_inputs).then(|| InputRec::from_array(record(self.repr.inputs, i)))
+        (i < self.n_inputs()).then(|| InputRec::from_array(record(self.repr.inputs, i)))
     }
 
     /// What hosts need to know about raw input `i` (decimal scale, missing-value substitute), if the
     /// model has a host block and the input exists.
     pub fn host_input(&self, i: usize) -> Option<HostInputRec> {
         let host = self.repr.host?;
-        (i < self.n_inputs).then(|| HostInputRec::from_array(record(host.inputs, i)))
+        (i < self.n_inputs()).then(|| HostInputRec::from_array(record(host.inputs, i)))
     }
 
     /// The optional names (inputs, category values, classes), from the host block.
@@ -370,7 +365,7 @@ impl<'a> Model<'a> {
     /// # Errors
     /// [`Error::PredictInputLength`] if `inputs.len() != n_inputs()`.
     pub fn predict<T: Input>(&self, inputs: &[T]) -> Result<usize> {
-        check(inputs.len() == self.n_inputs, Error::PredictInputLength)?;
+        check(inputs.len() == self.n_inputs(), Error::PredictInputLength)?;
         self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), None)
     }
 
@@ -395,7 +390,7 @@ impl<'a> Model<'a> {
     /// # Errors
     /// [`Error::PredictInputLength`], or [`Error::PredictScoresBuffer`] if `scores` is too short.
     pub fn predict_scores<T: Input>(&self, inputs: &[T], scores: &mut [i64]) -> Result<usize> {
-        check(inputs.len() == self.n_inputs, Error::PredictInputLength)?;
+        check(inputs.len() == self.n_inputs(), Error::PredictInputLength)?;
         let n = self.n_classes();
         let scores = scores.get_mut(..n).ok_or(Error::PredictScoresBuffer)?;
         scores.fill(i64::MIN);
@@ -686,7 +681,8 @@ impl<'a> Model<'a> {
                 *v = self.feature(record(self.repr.features, le16(t, 0) as usize), src)? as i16;
             }
         } else {
-            if self.n_standard == self.n_inputs && self.repr.scales.len() == self.n_inputs * ScaleRec::SIZE {
+            // Every input numeric: one scale per input.
+            if self.repr.scales.len() / ScaleRec::SIZE == self.repr.inputs.len() / InputRec::SIZE {
                 // Every input numeric (the common case for sensor data): standard feature `j` is
                 // input `j` through scale `j`, no walk state needed.
                 let scales = self.repr.scales.get(j * ScaleRec::SIZE..).unwrap_or(&[]);
