@@ -174,13 +174,15 @@ pub struct ModelRepr<'a> {
     #[serde(borrow)]
     pub structure: StructureRepr<'a>,
     /// What hosts need besides the evaluator: how to turn decimal values into raw inputs, what
-    /// to substitute for a missing value, names, and a description of how the model was made.
+    /// to substitute for a missing value, names, and a description of how the model was made —
+    /// the postcard encoding of a [`HostRepr`], length-prefixed so an evaluator can skip it.
     /// Absent in a model stripped for a device.
     #[serde(borrow)]
-    pub host: Option<HostRepr<'a>>,
+    pub host: Option<&'a [u8]>,
 }
 
-/// The optional host block of a model: nothing in it changes a prediction.
+/// The optional host block of a model, decoded: nothing in it changes a prediction. The file holds
+/// its postcard encoding as one byte string ([`ModelRepr::host`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostRepr<'a> {
     /// [`HostInputRec`] table: one record per raw input.
@@ -193,6 +195,24 @@ pub struct HostRepr<'a> {
     /// version of the tool that trained it, a fingerprint of the training data).
     #[serde(borrow)]
     pub meta: Option<&'a str>,
+}
+
+impl<'a> HostRepr<'a> {
+    /// Decodes a host block (the bytes of [`ModelRepr::host`]); `None` unless it is exactly one
+    /// well-formed `HostRepr` with UTF-8 texts.
+    pub fn decode(bytes: &'a [u8]) -> Option<HostRepr<'a>> {
+        let mut body = Body(bytes);
+        let host = HostRepr { inputs: body.bytes()?, names: body.text()?, meta: body.text()? };
+        body.0.is_empty().then_some(host)
+    }
+
+    /// Writes the host block's bytes into `out`; returns how many.
+    ///
+    /// # Errors
+    /// [`Error::EncodeBufferTooSmall`] if `out` cannot hold them.
+    pub fn encode(&self, out: &mut [u8]) -> Result<usize> {
+        Ok(postcard::to_slice(self, out).map_err(|_| Error::EncodeBufferTooSmall)?.len())
+    }
 }
 
 /// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320), as used by zip and PNG.
@@ -324,7 +344,7 @@ impl<'a> Body<'a> {
         };
         let host = match self.byte()? {
             0 => None,
-            1 => Some(HostRepr { inputs: self.bytes()?, names: self.text()?, meta: self.text()? }),
+            1 => Some(self.bytes()?),
             _ => return None,
         };
         Some(ModelRepr {

@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 #[cfg(feature = "list")]
 use crate::format::ListEntryRec;
 use crate::format::{
-    self, feature_kind, literal_op, u16_at, unit_flags, FeatureRec, HostInputRec, InputRec, LiteralRec,
+    self, feature_kind, literal_op, u16_at, unit_flags, FeatureRec, HostInputRec, HostRepr, InputRec, LiteralRec,
     ModelRepr, ScaleRec, StructureRepr, UnitRec, WeightKind, MAX_COUNT, MAX_FEATURE_ABS,
 };
 #[cfg(feature = "tree")]
@@ -283,6 +283,7 @@ impl<'a> Model<'a> {
         }
 
         if let Some(host) = repr.host {
+            let host = HostRepr::decode(host).ok_or(Error::BodyDecode)?;
             check(count(host.inputs, HostInputRec::SIZE)? == n_inputs, Error::HostInvalid)?;
             if let Some(names) = host.names {
                 let lines = names.bytes().filter(|&b| b == b'\n').count() + 1;
@@ -346,18 +347,23 @@ impl<'a> Model<'a> {
     /// What hosts need to know about raw input `i` (decimal scale, missing-value substitute), if the
     /// model has a host block and the input exists.
     pub fn host_input(&self, i: usize) -> Option<HostInputRec> {
-        let host = self.repr.host?;
+        let host = self.host()?;
         (i < self.n_inputs()).then(|| HostInputRec::from_array(record(host.inputs, i)))
     }
 
     /// The optional names (inputs, category values, classes), from the host block.
     pub fn names(&self) -> Option<Names<'a>> {
-        self.repr.host?.names.map(|text| Names { text, model: *self })
+        self.host()?.names.map(|text| Names { text, model: *self })
     }
 
     /// The optional metadata text of the host block (`key=value` lines).
     pub fn meta(&self) -> Option<&'a str> {
-        self.repr.host?.meta
+        self.host()?.meta
+    }
+
+    /// The decoded host block (checked when the model was loaded).
+    pub fn host(&self) -> Option<HostRepr<'a>> {
+        HostRepr::decode(self.repr.host?)
     }
 
     /// Predicts the class of one example.

@@ -153,6 +153,13 @@ impl Builder {
         let scales = recs(&self.scales, ScaleRec::to_bytes);
         let features = recs(&self.features, FeatureRec::to_bytes);
         let host_inputs = self.host.as_ref().map(|h| recs(h, HostInputRec::to_bytes));
+        let host = host_inputs.as_deref().map(|inputs| {
+            let repr = HostRepr { inputs, names: self.names.as_deref(), meta: self.meta.as_deref() };
+            let mut buf = vec![0; 1 << 16];
+            let n = repr.encode(&mut buf).expect("host block");
+            buf.truncate(n);
+            buf
+        });
         let literals = recs(&self.literals, LiteralRec::to_bytes);
         let units = recs(&self.units, UnitRec::to_bytes);
         let term_features = self.raw_term_features.clone().unwrap_or_else(|| u16s(&self.term_features));
@@ -177,11 +184,7 @@ impl Builder {
             weights: &self.weights,
             unit_classes: &unit_classes,
             structure,
-            host: host_inputs.as_deref().map(|inputs| HostRepr {
-                inputs,
-                names: self.names.as_deref(),
-                meta: self.meta.as_deref(),
-            }),
+            host: host.as_deref(),
         };
         let mut out = vec![0; 1 << 18];
         let len = format::encode(&repr, &mut out).expect("encode");

@@ -686,11 +686,15 @@ impl ModelSpec {
             };
             host_inputs.extend_from_slice(&HostInputRec { scale_exp, missing: inp.missing }.to_bytes());
         }
-        let host_repr = (!host.strip).then(|| HostRepr {
-            inputs: &host_inputs,
-            names: names_text.as_deref(),
-            meta: host.meta.as_deref(),
-        });
+        let host_repr = HostRepr { inputs: &host_inputs, names: names_text.as_deref(), meta: host.meta.as_deref() };
+        let mut host_bytes = vec![
+            0u8;
+            16 + host_inputs.len()
+                + names_text.as_ref().map_or(0, String::len)
+                + host.meta.as_ref().map_or(0, String::len)
+        ];
+        let n = host_repr.encode(&mut host_bytes).map_err(ExportError::Rejected)?;
+        host_bytes.truncate(n);
         let repr = ModelRepr {
             n_classes: small(self.n_classes, "classes")?,
             weight_kind: kind,
@@ -703,7 +707,7 @@ impl ModelSpec {
             weights: &weights,
             unit_classes: &unit_classes,
             structure,
-            host: host_repr,
+            host: (!host.strip).then_some(&host_bytes[..]),
         };
         let cap = 64
             + inputs.len()
@@ -717,9 +721,7 @@ impl ModelSpec {
             + nodes.len()
             + children.len()
             + entries.len()
-            + host_inputs.len()
-            + names_text.as_ref().map_or(0, String::len)
-            + host.meta.as_ref().map_or(0, String::len);
+            + host_bytes.len();
         let mut out = vec![0u8; cap];
         let len = format::encode(&repr, &mut out).map_err(ExportError::Rejected)?;
         out.truncate(len);

@@ -541,9 +541,10 @@ pub fn inspect(model_path: &Path) -> Result<InspectReport> {
         }
         ltu_runtime::format::StructureRepr::Linear { .. } => {}
     }
-    table_bytes.push(("host inputs".into(), repr.host.map_or(0, |h| h.inputs.len())));
-    table_bytes.push(("names".into(), repr.host.and_then(|h| h.names).map_or(0, str::len)));
-    table_bytes.push(("metadata".into(), repr.host.and_then(|h| h.meta).map_or(0, str::len)));
+    let host = model.host();
+    table_bytes.push(("host inputs".into(), host.map_or(0, |h| h.inputs.len())));
+    table_bytes.push(("names".into(), host.and_then(|h| h.names).map_or(0, str::len)));
+    table_bytes.push(("metadata".into(), host.and_then(|h| h.meta).map_or(0, str::len)));
     let (classes, inputs, units, layout) = describe_model(&spec);
     Ok(InspectReport {
         model: model_path.display().to_string(),
