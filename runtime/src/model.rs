@@ -637,7 +637,8 @@ impl<'a> Model<'a> {
             *o = i64::from(weight(row, kind, terms));
         }
         // Feature values lie in -32767..=32767 (numeric `max_abs` <= 32767, others +-1).
-        let mut f = [0i16; TERM_CHUNK];
+        // Any fill value whose two bytes differ: a zero fill became a `memclr` call (174 bytes).
+        let mut f = [1i16; TERM_CHUNK];
         let mut j = 0;
         let mut cursor = Standard::default();
         while j < terms {
