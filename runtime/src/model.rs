@@ -4,8 +4,8 @@ use crate::error::{Error, Result};
 #[cfg(feature = "list")]
 use crate::format::ListEntryRec;
 use crate::format::{
-    self, feature_kind, literal_op, u16_at, unit_flags, FeatureRec, HostInputRec, HostRepr, InputRec, LiteralRec,
-    ModelRepr, ScaleRec, StructureRepr, UnitRec, WeightKind, MAX_COUNT, MAX_FEATURE_ABS,
+    self, feature_kind, literal_op, u16_at, unit_flags, FeatureRec, HostInputRec, HostRepr, InputRec,
+    LiteralRec, ModelRepr, ScaleRec, StructureRepr, UnitRec, WeightKind, MAX_COUNT, MAX_FEATURE_ABS,
 };
 #[cfg(feature = "tree")]
 use crate::format::{node_kind, NodeRec};
@@ -550,10 +550,21 @@ impl<'a> Model<'a> {
     /// multiplication. The loader's bound (`|bias| + Σ |w_j| · max|f_j| <= i32::MAX`) makes every
     /// partial sum fit in `i32`.
     #[inline(always)]
-    fn dense_dot<const W: usize, S: FnMut(usize) -> Option<i32>>(&self, row: &[u8], src: &mut S) -> Result<i64> {
+    fn dense_dot<const W: usize, S: FnMut(usize) -> Option<i32>>(
+        &self,
+        row: &[u8],
+        src: &mut S,
+    ) -> Result<i64> {
         let mut w = row.chunks_exact(W).map(le_int::<W>);
         let mut scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
         let mut acc = 0i32;
+        if scales.len() == self.n_inputs() {
+            // Every input numeric: input `j` through scale `j`.
+            for ((w, s), attr) in w.zip(scales).zip(0..) {
+                acc += w * scale(raw(src, attr)?, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE]));
+            }
+            return Ok(i64::from(acc));
+        }
         for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
             let x = raw(src, attr)?;
             match le16(n, 0) {
@@ -637,8 +648,7 @@ impl<'a> Model<'a> {
             *o = i64::from(weight(row, kind, terms));
         }
         // Feature values lie in -32767..=32767 (numeric `max_abs` <= 32767, others +-1).
-        // Any fill value whose two bytes differ: a zero fill became a `memclr` call (174 bytes).
-        let mut f = [1i16; TERM_CHUNK];
+        let mut f = [0i16; TERM_CHUNK];
         let mut j = 0;
         let mut cursor = Standard::default();
         while j < terms {

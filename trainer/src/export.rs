@@ -686,7 +686,8 @@ impl ModelSpec {
             };
             host_inputs.extend_from_slice(&HostInputRec { scale_exp, missing: inp.missing }.to_bytes());
         }
-        let host_repr = HostRepr { inputs: &host_inputs, names: names_text.as_deref(), meta: host.meta.as_deref() };
+        let host_repr =
+            HostRepr { inputs: &host_inputs, names: names_text.as_deref(), meta: host.meta.as_deref() };
         let mut host_bytes = vec![
             0u8;
             16 + host_inputs.len()
