@@ -418,7 +418,7 @@ const NOTES: &str = "
   verification. The `ltu train` rows add those, i16 weights in the loop, and (for `hsi` without
   `--positive`) the second list.
 * What made the difference (see `docs/DECISION_LIST.md` and `docs/SPARSE_PERCEPTRON.md`): for
-  `ndl`/`hsi`, `Find_large_neg_subset` ends after two passes without a larger subset, two-class
+  `ndl`/`hsi`, `Find_large_neg_subset` ends after three passes without a larger subset, two-class
   lists reuse the losing class's cover, `hsi` stops the longer list once the shorter is done, and
   each step searches a sample of at most 2,000 rows; for `sparse`, pair masses from histograms.
   `ptree`, `oblique` and `fringe` were not changed by this work.

@@ -174,7 +174,7 @@ impl Default for Params {
         Params {
             search: Search::FindLargeNegSubset,
             max_passes: None,
-            patience: Some(2),
+            patience: Some(3),
             max_nodes: None,
             min_cover: 1,
             validation: 0.0,
