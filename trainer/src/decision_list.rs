@@ -161,6 +161,12 @@ pub struct Params {
     /// (a non-convex region) is searched once instead of at every step. Beyond the paper, off
     /// in [`Params::unbounded_search`].
     pub reuse_two_class_covers: bool,
+    /// Search each halfspace on a seeded random sample of at most this many of the rows left
+    /// (`None`: on all of them, as the paper). Beyond the paper: the search costs about an LP
+    /// trial per candidate and pass, each checked against every excluded row, so on large data
+    /// the sample bounds a step's cost; the node then covers what its unit covers among all rows
+    /// left, which may include rows of other classes (counted in [`NodeInfo::wrong_class`]).
+    pub max_search_rows: Option<usize>,
 }
 
 impl Default for Params {
@@ -168,7 +174,7 @@ impl Default for Params {
         Params {
             search: Search::FindLargeNegSubset,
             max_passes: None,
-            patience: Some(2),
+            patience: Some(3),
             max_nodes: None,
             min_cover: 1,
             validation: 0.0,
@@ -179,6 +185,7 @@ impl Default for Params {
             relabel_duplicates: true,
             reuse_covers: true,
             reuse_two_class_covers: true,
+            max_search_rows: Some(2000),
         }
     }
 }
@@ -189,7 +196,7 @@ impl Params {
     /// classes at every step (what `reproduce_ndl` uses, so its tables stay the published
     /// procedure).
     pub fn unbounded_search() -> Self {
-        Params { patience: None, reuse_two_class_covers: false, ..Params::default() }
+        Params { patience: None, reuse_two_class_covers: false, max_search_rows: None, ..Params::default() }
     }
 }
 
@@ -520,9 +527,29 @@ fn build(
         }
         let reuse =
             p.reuse_covers && (targets.len() >= 3 || (p.reuse_two_class_covers && targets.len() == 2));
+        // Beyond the paper: with more rows left than `max_search_rows`, the halfspaces are
+        // searched on a seeded sample of them (each node then covers what its unit covers
+        // among all the rows left).
+        let pool: Vec<usize> = match p.max_search_rows {
+            Some(k) if alive.len() > k => {
+                let mut v = alive.clone();
+                for i in 0..k {
+                    let j = i + rng.below(v.len() - i);
+                    v.swap(i, j);
+                }
+                v.truncate(k);
+                v.sort_unstable();
+                v
+            }
+            _ => alive.clone(),
+        };
+        let mut pool_count = vec![0usize; q];
+        for &i in &pool {
+            pool_count[s.y[i]] += 1;
+        }
         let mut ranked: Vec<(usize, Cover, Vec<usize>)> = Vec::new();
         for &t in &targets {
-            let excl: Vec<usize> = alive.iter().copied().filter(|&i| s.y[i] != t).collect();
+            let excl: Vec<usize> = pool.iter().copied().filter(|&i| s.y[i] != t).collect();
             // A cover found at an earlier step still excludes every remaining example of other
             // classes (that set only shrinks); reuse it while all it covered is still there.
             let cached = cache[t].take().filter(|c: &Cover| reuse && c.covered.iter().all(|&i| is_alive[i]));
@@ -532,7 +559,7 @@ fn build(
                     c
                 }
                 None => {
-                    let cands: Vec<usize> = alive.iter().copied().filter(|&i| s.y[i] == t).collect();
+                    let cands: Vec<usize> = pool.iter().copied().filter(|&i| s.y[i] == t).collect();
                     search(s, &cands, &excl, p, rng, &mut stats)
                 }
             };
@@ -544,7 +571,7 @@ fn build(
         // Best first: larger covered fraction (cross-multiplied), then larger count, then lower
         // class (the stable sort keeps the class order of `targets`).
         ranked.sort_by(|(ta, ca, _), (tb, cb, _)| {
-            let (a, b) = (ca.covered.len() * count[*tb], cb.covered.len() * count[*ta]);
+            let (a, b) = (ca.covered.len() * pool_count[*tb], cb.covered.len() * pool_count[*ta]);
             b.cmp(&a).then(cb.covered.len().cmp(&ca.covered.len()))
         });
         let Some((_, first, _)) = ranked.first() else { break Stop::Inseparable };

@@ -214,7 +214,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Cv { data, folds, jobs, learn } => {
             let jobs = jobs
                 .map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
-            let report = commands::cv(&data, folds as usize, jobs, &learn)?;
+            let bar = show_progress.then(|| {
+                let style =
+                    indicatif::ProgressStyle::with_template("cv folds {bar:30} {pos}/{len} {elapsed}")
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+                indicatif::ProgressBar::new(u64::from(folds)).with_style(style)
+            });
+            let progress = |done: u64, total: u64| {
+                if let Some(bar) = &bar {
+                    bar.set_length(total);
+                    bar.set_position(done);
+                }
+            };
+            let report = commands::cv(&data, folds as usize, jobs, &learn, &progress);
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            let report = report?;
             print(&report, &report.warnings, cli.json)
         }
         Command::Predict { model, data, args } => {

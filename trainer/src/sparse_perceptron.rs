@@ -440,6 +440,15 @@ struct Search<'s, 'a> {
     rows: Vec<Vec<u32>>,
     /// Per depth: bucket masses then their prefix sums, for the largest group.
     prefix: Vec<Vec<Mass>>,
+    /// Per depth: the number of rows the current path covers.
+    count: Vec<usize>,
+    /// `k = 2`: the last level reads pair masses from [`Search::pair_masses`] instead of
+    /// filtering rows (the same masses, summed in another order).
+    pairs: bool,
+    /// Per group `a` (when built this round): for every group `q >= a`, the masses of the rows
+    /// in bucket `ba` of `a` and `bq` of `q`, at `offsets[a][q - a] + ba * n_buckets(q) + bq`.
+    pair_masses: Vec<Option<Vec<Mass>>>,
+    offsets: Vec<Vec<usize>>,
     path: Vec<usize>,
     best: Choice,
 }
@@ -449,6 +458,19 @@ impl<'s, 'a> Search<'s, 'a> {
         let widest = space.groups.iter().map(|g| g.n_buckets).max().unwrap_or(0);
         let mut rows = vec![Vec::with_capacity(space.m); k.max(1)];
         rows[0].extend(0..space.m as u32);
+        let mut count = vec![0; k.max(1)];
+        count[0] = space.m;
+        let n_groups = space.groups.len();
+        let offsets = (0..n_groups)
+            .map(|a| {
+                let na = space.groups[a].n_buckets;
+                let mut offsets = vec![0];
+                for q in a..n_groups {
+                    offsets.push(offsets[offsets.len() - 1] + na * space.groups[q].n_buckets);
+                }
+                offsets
+            })
+            .collect();
         Search {
             space,
             g: vec![0.0; space.m],
@@ -457,6 +479,10 @@ impl<'s, 'a> Search<'s, 'a> {
             factor,
             rows,
             prefix: vec![vec![Mass::default(); widest + 1]; k],
+            count,
+            pairs: k == 2,
+            pair_masses: vec![None; n_groups],
+            offsets,
             path: Vec::with_capacity(k),
             best: Choice { path: Vec::with_capacity(k), corr: 0.0, score: 0.0 },
         }
@@ -467,6 +493,8 @@ impl<'s, 'a> Search<'s, 'a> {
         self.best.path.clear();
         self.best.corr = self.total;
         self.best.score = self.total.abs();
+        // The weights changed: pair masses are rebuilt on demand.
+        self.pair_masses.iter_mut().for_each(|h| *h = None);
         if self.k > 0 && !self.space.literals.is_empty() {
             self.extend(0, 0);
         }
@@ -477,23 +505,45 @@ impl<'s, 'a> Search<'s, 'a> {
     fn extend(&mut self, depth: usize, from: usize) {
         let space = self.space;
         let parent = std::mem::take(&mut self.rows[depth]);
+        let n_parent = self.count[depth];
         let mut prefix = std::mem::take(&mut self.prefix[depth]);
         let order = depth + 1;
+        // The second literal of a pair: the first literal's buckets of the pair masses.
+        let first = (self.pairs && depth == 1).then(|| self.path[0]);
+        if let Some(l0) = first {
+            self.build_pair_masses(space.group_of[l0]);
+        }
         for q in space.group_of[from]..space.groups.len() {
             let group = &space.groups[q];
             // Bucket masses of the parent's rows, then prefix sums: prefix[b] = Σ buckets < b.
             let nb = group.n_buckets;
             prefix[..=nb].fill(Mass::default());
-            let buckets = &space.bucket[q * space.m..(q + 1) * space.m];
-            for &i in &parent {
-                let v = self.g[i as usize];
-                let b = &mut prefix[buckets[i as usize] as usize + 1];
-                if v > 0.0 {
-                    b.pos += v;
-                } else {
-                    b.neg -= v;
+            match first {
+                Some(l0) => {
+                    let a = space.group_of[l0];
+                    let masses = self.pair_masses[a].as_deref().expect("built above");
+                    let block = &masses[self.offsets[a][q - a]..self.offsets[a][q - a + 1]];
+                    for ba in (0..space.groups[a].n_buckets).filter(|&b| space.tests[l0].holds(b as u32)) {
+                        for (p, c) in prefix[1..=nb].iter_mut().zip(&block[ba * nb..(ba + 1) * nb]) {
+                            p.pos += c.pos;
+                            p.neg += c.neg;
+                            p.n += c.n;
+                        }
+                    }
                 }
-                b.n += 1;
+                None => {
+                    let buckets = &space.bucket[q * space.m..(q + 1) * space.m];
+                    for &i in &parent {
+                        let v = self.g[i as usize];
+                        let b = &mut prefix[buckets[i as usize] as usize + 1];
+                        if v > 0.0 {
+                            b.pos += v;
+                        } else {
+                            b.neg -= v;
+                        }
+                        b.n += 1;
+                    }
+                }
             }
             for b in 1..=nb {
                 let (lo, hi) = (prefix[b - 1], &mut prefix[b]);
@@ -521,7 +571,7 @@ impl<'s, 'a> Search<'s, 'a> {
                     Test::Le(c) => range(0, c as usize + 1),
                 };
                 // Empty: the constant −1; everything: the parent again. Both tried already.
-                if mass.n == 0 || mass.n == parent.len() {
+                if mass.n == 0 || mass.n == n_parent {
                     continue;
                 }
                 let corr = 2.0 * (mass.pos - mass.neg) - self.total;
@@ -539,7 +589,10 @@ impl<'s, 'a> Search<'s, 'a> {
                 if order < self.k && bound > self.best.score && l + 1 < space.literals.len() {
                     let child = &mut self.rows[depth + 1];
                     child.clear();
-                    child.extend(parent.iter().copied().filter(|&i| space.holds(l, i as usize)));
+                    if !(self.pairs && depth == 0) {
+                        child.extend(parent.iter().copied().filter(|&i| space.holds(l, i as usize)));
+                    }
+                    self.count[depth + 1] = mass.n;
                     self.extend(depth + 1, l + 1);
                 }
                 self.path.pop();
@@ -547,6 +600,33 @@ impl<'s, 'a> Search<'s, 'a> {
         }
         self.rows[depth] = parent;
         self.prefix[depth] = prefix;
+    }
+
+    /// Builds this round's pair masses of group `a` (one pass over the rows per group `q >= a`)
+    /// unless they exist.
+    fn build_pair_masses(&mut self, a: usize) {
+        if self.pair_masses[a].is_some() {
+            return;
+        }
+        let space = self.space;
+        let m = space.m;
+        let mut masses = vec![Mass::default(); *self.offsets[a].last().expect("one offset per group")];
+        let first = &space.bucket[a * m..(a + 1) * m];
+        for q in a..space.groups.len() {
+            let nb = space.groups[q].n_buckets;
+            let block = &mut masses[self.offsets[a][q - a]..self.offsets[a][q - a + 1]];
+            let second = &space.bucket[q * m..(q + 1) * m];
+            for ((&ba, &bq), &v) in first.iter().zip(second).zip(&self.g) {
+                let c = &mut block[ba as usize * nb + bq as usize];
+                if v > 0.0 {
+                    c.pos += v;
+                } else {
+                    c.neg -= v;
+                }
+                c.n += 1;
+            }
+        }
+        self.pair_masses[a] = Some(masses);
     }
 }
 

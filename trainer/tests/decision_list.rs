@@ -454,3 +454,29 @@ fn ndl_reports_rows_covered_as_progress() {
     assert!(seen.iter().all(|&(d, t)| t == data.n_rows() as u64 && d <= t));
     assert_eq!(seen.last().unwrap().0, data.n_rows() as u64);
 }
+
+/// `Params::max_search_rows`: on more rows than that, each step searches a seeded sample; the
+/// list still ends, is deterministic, and every training row is accounted for by its nodes.
+#[test]
+fn searching_a_sample_of_the_rows_is_deterministic_and_accounts_for_every_row() {
+    let mut rng = Rng::new(21);
+    let normals = synth::orthogonal_normals(5, &mut rng);
+    let (x, mut y) = synth::orthogonal_intersection(&normals, 600, 600, &mut rng);
+    // 5 % label noise: exact covers would memorise it.
+    for c in y.iter_mut() {
+        if rng.f64() < 0.05 {
+            *c = 1 - *c;
+        }
+    }
+    let data = numeric_dataset(&x, &y);
+    let p = Params { max_search_rows: Some(200), ..Params::default() };
+    let fit = |seed| dl::fit(&Context::new(&data, seed, None), Some(Shape::Ndl), &p).unwrap();
+    let (a, b) = (fit(4), fit(4));
+    assert_eq!(a.spec, b.spec);
+    let r = a.report();
+    assert!(r.nodes >= 1);
+    let covered: usize = r.node_info.iter().map(|n| n.covered).sum();
+    assert!(covered <= data.n_rows());
+    let trained = algo::finish(a.spec.clone(), &Context::new(&data, 4, None), false).unwrap();
+    assert!(trained.train_accuracy > 0.8, "{}", trained.train_accuracy);
+}

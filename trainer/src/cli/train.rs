@@ -421,11 +421,18 @@ pub(crate) fn heldout(
     })
 }
 
-/// `ltu cv`: stratified k-fold cross-validation, folds in parallel on up to `jobs` threads.
+/// `ltu cv`: stratified k-fold cross-validation, folds in parallel on up to `jobs` threads;
+/// reports `(folds done, folds)` to `progress` as each fold finishes.
 ///
 /// # Errors
 /// Bad data or options, or a training failure in any fold (the first is reported).
-pub fn cv(data_path: &Path, folds: usize, jobs: usize, learn: &LearnArgs) -> Result<CvReport> {
+pub fn cv(
+    data_path: &Path,
+    folds: usize,
+    jobs: usize,
+    learn: &LearnArgs,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<CvReport> {
     learn.check_applicable()?;
     let (data, mut warnings) = load(data_path, &learn.data)?;
     learn.options(&data.schema)?;
@@ -441,6 +448,8 @@ pub fn cv(data_path: &Path, folds: usize, jobs: usize, learn: &LearnArgs) -> Res
         }
     }
     let n = data.n_rows();
+    let done = std::sync::atomic::AtomicU64::new(0);
+    progress(0, fold_rows.len() as u64);
     let results: Vec<Result<Heldout>> = std::thread::scope(|s| {
         let jobs = jobs.max(1);
         let chunks: Vec<Vec<usize>> =
@@ -448,21 +457,21 @@ pub fn cv(data_path: &Path, folds: usize, jobs: usize, learn: &LearnArgs) -> Res
         let handles: Vec<_> = chunks
             .into_iter()
             .map(|mine| {
-                let (data, fold_rows) = (&data, &fold_rows);
+                let (data, fold_rows, done) = (&data, &fold_rows, &done);
                 s.spawn(move || {
                     mine.into_iter()
                         .map(|f| {
                             let train_rows = split::complement(&fold_rows[f], n);
-                            (
-                                f,
-                                heldout(data, &train_rows, &fold_rows[f], learn).with_context(|| {
-                                    format!(
-                                        "cross-validation fold {} of {folds} ({} training rows)",
-                                        f + 1,
-                                        train_rows.len()
-                                    )
-                                }),
-                            )
+                            let h = heldout(data, &train_rows, &fold_rows[f], learn).with_context(|| {
+                                format!(
+                                    "cross-validation fold {} of {folds} ({} training rows)",
+                                    f + 1,
+                                    train_rows.len()
+                                )
+                            });
+                            let finished = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                            progress(finished, fold_rows.len() as u64);
+                            (f, h)
                         })
                         .collect::<Vec<_>>()
                 })
