@@ -4,7 +4,7 @@
 //! ```text
 //! cargo build --release -p ltu
 //! cargo run --release -p ltu --example train_speed [-- --quick] [--cap SECONDS] [--only CASE]
-//!     [--ltu PATH] [--before JSON] [--json JSON] [--out MD]
+//!     [--ltu PATH] [--before JSON] [--json JSON] [--out MD] [--from JSON]
 //! ```
 //!
 //! Every data set is generated here from a fixed seed and written as CSV under
@@ -27,7 +27,10 @@
 //!   one case per learner with its defaults.
 //!
 //! `--json` writes the measured rows; `--before` reads such a file from an earlier commit and adds
-//! its times as a "before" column.
+//! its times as a "before" column; `--from` writes the report of such a file without measuring.
+//! The committed report is
+//! `... --example train_speed -- --from docs/training-speed.json --before docs/training-speed-before.json`,
+//! and `docs/training-speed.json` came from `... -- --json docs/training-speed.json`.
 
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write as _};
@@ -273,6 +276,11 @@ fn machine() -> String {
     format!("{cpu}, {cores} cores visible, {} {}", std::env::consts::OS, std::env::consts::ARCH)
 }
 
+fn read_results(path: &str) -> Results {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}")))
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned()
 }
@@ -305,7 +313,11 @@ fn main() {
     );
     let dir = root.join("target/train-speed");
     std::fs::create_dir_all(&dir).expect("target/train-speed");
-    let wanted = |case: &str| only.as_deref().is_none_or(|o| case.starts_with(o));
+    // `--from JSON`: no measuring, the report of an earlier `--json` file.
+    let from: Option<Results> = arg(&args, "--from").map(|p| read_results(&p));
+    let wanted = |case: &str| from.is_none() && only.as_deref().is_none_or(|o| case.starts_with(o));
+    // The commit at the start: a long run must not record one committed while it ran.
+    let commit = git_commit();
     let mut rows: Vec<Measured> = Vec::new();
 
     // Table 1, n = 10, m = 3000 (run 0 of the reproduction example).
@@ -342,15 +354,12 @@ fn main() {
         }
     }
 
-    let results = Results { commit: git_commit(), cap: cap.as_secs_f64(), rows };
+    let results = from.unwrap_or(Results { commit, cap: cap.as_secs_f64(), rows });
     if let Some(path) = arg(&args, "--json") {
         std::fs::write(&path, serde_json::to_string_pretty(&results).expect("json")).expect("--json PATH");
         eprintln!("wrote {path}");
     }
-    let before: Option<Results> = arg(&args, "--before").map(|p| {
-        serde_json::from_str(&std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}")))
-            .unwrap_or_else(|e| panic!("{p}: {e}"))
-    });
+    let before: Option<Results> = arg(&args, "--before").map(|p| read_results(&p));
     let mut out = String::new();
     writeln!(out, "# Training speed and scale\n").unwrap();
     writeln!(
@@ -398,10 +407,50 @@ fn main() {
         )
         .unwrap();
     }
+    targets(&mut out, &results);
     out.push_str(NOTES);
     let out_path = arg(&args, "--out").map_or_else(|| root.join("docs/TRAINING_SPEED.md"), PathBuf::from);
     std::fs::write(&out_path, out).unwrap_or_else(|e| panic!("{}: {e}", out_path.display()));
     eprintln!("wrote {}", out_path.display());
+}
+
+/// Issue 12's targets, checked against this run's CPU times (wall time when CPU is unknown).
+fn targets(out: &mut String, results: &Results) {
+    let row = |case: &str| results.rows.iter().find(|r| r.case == case);
+    let time = |r: &Measured| r.cpu_seconds.or(r.seconds);
+    writeln!(out, "\n## Issue 12's targets in this run (CPU time)\n").unwrap();
+    if let Some(example) = row("table1-n10-example").and_then(time) {
+        for case in
+            ["table1-n10-hsi-no-estimate", "table1-n10-hsi", "table1-n10-ndl-no-estimate", "table1-n10-ndl"]
+        {
+            if let Some(t) = row(case).and_then(time) {
+                let ratio = t / example;
+                writeln!(
+                    out,
+                    "* `{case}` within 2× of the reproduction example's {example:.2} s: {:.1}× — {}",
+                    ratio,
+                    if ratio <= 2.0 { "met" } else { "not met" }
+                )
+                .unwrap();
+            }
+        }
+    }
+    let cases: Vec<&Measured> = results
+        .rows
+        .iter()
+        .filter(|r| r.case == "table1-n50-ndl" || r.case.starts_with("numeric-"))
+        .collect();
+    for r in cases {
+        let t = time(r);
+        writeln!(
+            out,
+            "* `{}` under 60 s (`ltu train` with its held-out estimate: two trainings): {} — {}",
+            r.case,
+            t.map_or_else(|| secs(None, &r.note), |t| format!("{t:.1} s")),
+            if t.is_some_and(|t| t < 60.0) { "met" } else { "not met" }
+        )
+        .unwrap();
+    }
 }
 
 /// How to read the table (independent of any particular run's numbers).
