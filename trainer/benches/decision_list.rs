@@ -10,8 +10,12 @@
 
 use std::time::Instant;
 
-use ltu::decision_list::{self as dl, synth, HsiShape, Params, Sample, Shape};
+use ltu::decision_list::{self as dl, HsiShape, Params, Sample, Shape};
 use ltu::rng::Rng;
+
+// Paper data generators, shared with the reproduction example (not part of the library).
+#[path = "../examples/paper/ndl.rs"]
+mod synth;
 
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` does not: run tiny then.

@@ -16,9 +16,13 @@ use std::time::Instant;
 
 use ltu::algo::Context;
 use ltu::data::{self, Dataset, LoadOptions};
-use ltu::decision_list::{self as dl, synth, HsiShape, Learned, Params, Sample, Shape};
+use ltu::decision_list::{self as dl, HsiShape, Learned, Params, Sample, Shape};
 use ltu::encode;
 use ltu::rng::Rng;
+
+// Paper data generators, shared with the tests (not part of the library).
+#[path = "paper/ndl.rs"]
+mod synth;
 
 fn mean_sd(v: &[f64]) -> (f64, f64) {
     let n = v.len().max(1) as f64;

@@ -38,9 +38,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ltu::decision_list::{self as dl, synth, HsiShape, Params, Sample, Shape};
+use ltu::decision_list::{self as dl, HsiShape, Params, Sample, Shape};
 use ltu::rng::Rng;
 use serde::{Deserialize, Serialize};
+
+// Paper data generators, shared with the tests (not part of the library).
+#[path = "paper/ndl.rs"]
+mod synth;
 
 /// One measured command.
 #[derive(Debug, Clone, Serialize, Deserialize)]

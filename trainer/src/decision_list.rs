@@ -67,7 +67,6 @@
 //! `docs/DECISION_LIST.md`.
 
 pub mod inclp;
-pub mod synth;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;

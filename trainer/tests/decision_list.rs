@@ -8,9 +8,13 @@ use std::path::PathBuf;
 use ltu::algo::{self, Context, TrainError};
 use ltu::data::{self, AttrKind, Attribute, Dataset, LoadOptions, Schema};
 use ltu::decision_list::inclp::{self, IncLp, MARGIN, TOLERANCE};
-use ltu::decision_list::{self as dl, synth, Budget, HsiShape, LpStats, Params, Sample, Shape, Stop};
+use ltu::decision_list::{self as dl, Budget, HsiShape, LpStats, Params, Sample, Shape, Stop};
 use ltu::export::{Structure, WeightKind};
 use ltu::rng::Rng;
+
+// Paper data generators, shared with the reproduction example (not part of the library).
+#[path = "../examples/paper/ndl.rs"]
+mod synth;
 
 fn load(name: &str, ignore: &[&str]) -> Dataset {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data").join(name);

@@ -1,7 +1,13 @@
-//! The paper's synthetic targets (section 6), seeded: used by the reproduction example, the
-//! benchmark and the tests. Every generator returns rows and classes (`1` = positive).
+//! The synthetic targets of Marchand & Golea (1993), section 6, seeded: shared by the
+//! reproduction example (`reproduce_ndl`), the training-speed example (`train_speed`), the
+//! decision-list benchmark and tests, which include this file with `#[path = ...] mod`. Paper
+//! data generators are not part of the `ltu` library.
+//!
+//! Every generator returns rows and classes (`1` = positive).
 
-use crate::rng::Rng;
+#![allow(dead_code)] // each includer uses part of it
+
+use ltu::rng::Rng;
 
 /// A random unit vector in `R^n` (normal components, normalised).
 pub fn unit_vector(n: usize, rng: &mut Rng) -> Vec<f64> {
@@ -127,7 +133,7 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 /// set, `Find_large_neg_subset` runs first and its wall time is then given to `mult_IncLP` and to
 /// the pocket algorithm (so the two baselines' figures depend on the machine's speed).
 pub fn figure4_point(n: usize, m: usize, targets: usize, runs: usize, seed: u64) -> Figure4Point {
-    use super::inclp::{find_large_neg_subset, mult_inc_lp, pocket_ratchet, Budget, LpStats};
+    use ltu::decision_list::inclp::{find_large_neg_subset, mult_inc_lp, pocket_ratchet, Budget, LpStats};
     use std::time::{Duration, Instant};
     let mut rng = Rng::new(seed);
     let (mut fl, mut ml, mut pk, mut negs, mut secs) = (vec![], vec![], vec![], vec![], vec![]);
