@@ -2,8 +2,10 @@
 //! the `ltu-runtime` format that microcontrollers evaluate from flash.
 //!
 //! The pipeline: [`data`] loads CSV/ARFF, [`encode`] turns values into the integers a model reads,
-//! an algorithm ([`perceptron_tree`], [`decision_list`]) learns a [`export::ModelSpec`], and
-//! [`algo::finish`] exports it and checks that the runtime predicts exactly what the trainer does.
+//! a learner (one module each, registered in [`algo`], implementing [`learner::Learner`]) learns
+//! an [`ir::ModelSpec`], [`quantize`] fits its weights to the runtime's proven accumulator bound,
+//! and [`algo::finish`] encodes it ([`export`]) and checks that the runtime predicts exactly what
+//! the IR's reference evaluator does.
 #![deny(missing_docs)]
 
 pub mod algo;
@@ -14,6 +16,7 @@ pub mod encode;
 pub mod evaluate;
 pub mod export;
 pub mod fringe;
+pub mod ir;
 pub mod learner;
 pub mod names;
 pub mod oblique;

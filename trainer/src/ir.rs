@@ -1,0 +1,407 @@
+//! The trainer's owned description of a model — its intermediate representation — with the
+//! reference evaluator and size figures.
+//!
+//! Every learning algorithm produces a [`ModelSpec`]. [`ModelSpec::predict`] is a straightforward
+//! evaluator with the runtime's integer semantics, used to check the runtime (and, through it, the
+//! firmware and generated code) bit for bit; [`ModelSpec::stats`] gives what a prediction costs.
+//! The byte codec is [`crate::export`] (`ModelSpec::to_bytes`, `ModelSpec::from_model`).
+
+pub use ltu_runtime::WeightKind;
+
+use crate::quantize;
+
+/// One raw input of a model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputSpec {
+    /// Numeric or categorical.
+    pub kind: InputKind,
+    /// Raw value substituted for a missing value.
+    pub missing: i32,
+}
+
+/// Kind of a raw input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    /// Number; a decimal value `v` is `round(v * 10^scale_exp)` raw units.
+    Numeric {
+        /// Decimal exponent of the raw unit.
+        scale_exp: i8,
+    },
+    /// Value index `0..n_values`.
+    Categorical {
+        /// Number of values.
+        n_values: u16,
+    },
+}
+
+/// Comparison of a conjunction literal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LiteralOp {
+    /// `x == value`
+    Eq,
+    /// `x != value`
+    Ne,
+    /// `x > value`
+    Gt,
+    /// `x <= value`
+    Le,
+}
+
+/// One literal of a conjunction feature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Literal {
+    /// Raw input index.
+    pub attr: usize,
+    /// Comparison.
+    pub op: LiteralOp,
+    /// Compared raw value.
+    pub value: i32,
+}
+
+impl Literal {
+    /// Whether the literal holds for raw inputs `x`.
+    pub fn holds(&self, x: &[i32]) -> bool {
+        let v = x[self.attr];
+        match self.op {
+            LiteralOp::Eq => v == self.value,
+            LiteralOp::Ne => v != self.value,
+            LiteralOp::Gt => v > self.value,
+            LiteralOp::Le => v <= self.value,
+        }
+    }
+}
+
+/// A feature that units read, computed from raw inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Feature {
+    /// `clamp(((x - offset) * mul) >> shift, -max_abs, max_abs)`.
+    Numeric {
+        /// Raw input.
+        attr: usize,
+        /// Subtracted first.
+        offset: i32,
+        /// Multiplier.
+        mul: i16,
+        /// Arithmetic right shift, `0..=32`.
+        shift: u8,
+        /// Clamp bound, `1..=32767`.
+        max_abs: u16,
+    },
+    /// `+1` if `x == value` else `-1`.
+    Equals {
+        /// Raw input.
+        attr: usize,
+        /// Compared value.
+        value: i32,
+    },
+    /// `+1` if `x > value` else `-1`.
+    Greater {
+        /// Raw input.
+        attr: usize,
+        /// Compared value.
+        value: i32,
+    },
+    /// `+1` if every literal holds else `-1`.
+    Conjunction(Vec<Literal>),
+}
+
+impl Feature {
+    /// The feature's value for raw inputs `x` (same arithmetic as the runtime).
+    pub fn value(&self, x: &[i32]) -> i32 {
+        let sign = |b: bool| if b { 1 } else { -1 };
+        match self {
+            Feature::Numeric { attr, offset, mul, shift, max_abs } => {
+                let q = ((i64::from(x[*attr]) - i64::from(*offset)) * i64::from(*mul)) >> shift;
+                q.clamp(-i64::from(*max_abs), i64::from(*max_abs)) as i32
+            }
+            Feature::Equals { attr, value } => sign(x[*attr] == *value),
+            Feature::Greater { attr, value } => sign(x[*attr] > *value),
+            Feature::Conjunction(lits) => sign(lits.iter().all(|l| l.holds(x))),
+        }
+    }
+
+    /// Largest absolute value the feature can take.
+    pub fn max_abs(&self) -> i64 {
+        match self {
+            Feature::Numeric { max_abs, .. } => i64::from(*max_abs),
+            _ => 1,
+        }
+    }
+}
+
+/// A linear threshold unit: a binary LTU (one row) or a linear machine (one row per class).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unit {
+    /// Feature index of each term.
+    pub terms: Vec<usize>,
+    /// Rows of `terms.len() + 1` stored weights (bias last): integers, or `I16F16` bits for
+    /// [`WeightKind::Fixed`].
+    pub rows: Vec<Vec<i64>>,
+    /// Binary unit: `[negative, positive]`; machine: the class of each row.
+    pub classes: Vec<usize>,
+}
+
+impl Unit {
+    /// Score of row `o` for feature values `f` (indexed by feature).
+    pub fn row_score(&self, o: usize, f: &[i32]) -> i64 {
+        let row = &self.rows[o];
+        let bias = row[self.terms.len()];
+        self.terms.iter().zip(row).fold(bias, |acc, (&t, &w)| acc + w * i64::from(f[t]))
+    }
+
+    /// The class the unit chooses: binary, positive iff score > 0; machine, argmax with ties to
+    /// the lowest row.
+    pub fn decide(&self, f: &[i32]) -> usize {
+        if self.rows.len() == 1 {
+            return if self.row_score(0, f) > 0 { self.classes[1] } else { self.classes[0] };
+        }
+        let mut best = (i64::MIN, self.classes[0]);
+        for o in 0..self.rows.len() {
+            let s = self.row_score(o, f);
+            if o == 0 || s > best.0 {
+                best = (s, self.classes[o]);
+            }
+        }
+        best.1
+    }
+
+    /// Non-zero weights, biases excluded.
+    pub fn nonzero_weights(&self) -> usize {
+        self.rows.iter().map(|r| r[..self.terms.len()].iter().filter(|w| **w != 0).count()).sum()
+    }
+}
+
+/// A tree node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    /// Leaf with a constant class.
+    Class(usize),
+    /// Leaf decided by a unit.
+    Unit(usize),
+    /// One child per value of a categorical input; `default` for unknown values.
+    Categorical {
+        /// Raw input.
+        attr: usize,
+        /// Child per value.
+        children: Vec<usize>,
+        /// Child for a value outside `0..n_values`.
+        default: usize,
+    },
+    /// `x <= threshold` goes left.
+    Threshold {
+        /// Raw input.
+        attr: usize,
+        /// Threshold in raw units.
+        threshold: i32,
+        /// Child when `x <= threshold`.
+        left: usize,
+        /// Child otherwise.
+        right: usize,
+    },
+    /// Binary unit: score `<= 0` goes left.
+    UnitSplit {
+        /// Binary unit.
+        unit: usize,
+        /// Child when the score is `<= 0`.
+        left: usize,
+        /// Child otherwise.
+        right: usize,
+    },
+}
+
+/// How the units are arranged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Structure {
+    /// Node 0 is the root; children have larger indices.
+    Tree(Vec<Node>),
+    /// `(binary unit, class)` entries tried in order, then `default`.
+    List {
+        /// Entries.
+        entries: Vec<(usize, usize)>,
+        /// Class when no entry fires.
+        default: usize,
+    },
+    /// One unit.
+    Linear(usize),
+}
+
+/// Human-readable names stored with a model (optional in the file).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Names {
+    /// One per input.
+    pub inputs: Vec<String>,
+    /// Per input: its category names (empty for numeric inputs).
+    pub values: Vec<Vec<String>>,
+    /// One per class.
+    pub classes: Vec<String>,
+}
+
+/// A complete model, owned, before encoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelSpec {
+    /// Number of classes.
+    pub n_classes: usize,
+    /// Storage of weights.
+    pub weight_kind: WeightKind,
+    /// Raw inputs.
+    pub inputs: Vec<InputSpec>,
+    /// Features.
+    pub features: Vec<Feature>,
+    /// Units.
+    pub units: Vec<Unit>,
+    /// Arrangement.
+    pub structure: Structure,
+    /// Optional names.
+    pub names: Option<Names>,
+}
+
+/// Size figures of a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Stats {
+    /// Decision (split) nodes of a tree.
+    pub decision_nodes: usize,
+    /// Leaves of a tree, or entries plus default of a list.
+    pub leaves: usize,
+    /// Units (binary LTUs and linear machines).
+    pub ltus: usize,
+    /// Non-zero weights, biases excluded.
+    pub weights_nonzero: usize,
+    /// Worst-case multiply-accumulates of one prediction.
+    pub max_macs: u64,
+    /// Longest path (tree levels; list entries + 1).
+    pub max_depth: usize,
+}
+
+impl ModelSpec {
+    /// Feature values for raw inputs `x`.
+    pub fn feature_values(&self, x: &[i32]) -> Vec<i32> {
+        self.features.iter().map(|f| f.value(x)).collect()
+    }
+
+    /// Reference prediction for raw inputs `x` (`x.len()` must equal the number of inputs).
+    pub fn predict(&self, x: &[i32]) -> usize {
+        let f = self.feature_values(x);
+        match &self.structure {
+            Structure::Linear(u) => self.units[*u].decide(&f),
+            Structure::List { entries, default } => entries
+                .iter()
+                .find(|(u, _)| self.units[*u].row_score(0, &f) > 0)
+                .map_or(*default, |&(_, c)| c),
+            Structure::Tree(nodes) => {
+                let mut i = 0;
+                loop {
+                    i = match &nodes[i] {
+                        Node::Class(c) => return *c,
+                        Node::Unit(u) => return self.units[*u].decide(&f),
+                        Node::Categorical { attr, children, default } => usize::try_from(x[*attr])
+                            .ok()
+                            .and_then(|v| children.get(v))
+                            .copied()
+                            .unwrap_or(*default),
+                        Node::Threshold { attr, threshold, left, right } => {
+                            if x[*attr] <= *threshold {
+                                *left
+                            } else {
+                                *right
+                            }
+                        }
+                        Node::UnitSplit { unit, left, right } => {
+                            if self.units[*unit].row_score(0, &f) <= 0 {
+                                *left
+                            } else {
+                                *right
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Size and cost figures.
+    pub fn stats(&self) -> Stats {
+        let macs = |u: usize| {
+            let unit = &self.units[u];
+            (unit.rows.len() * unit.terms.len()) as u64
+        };
+        let mut s = Stats {
+            ltus: self.units.len(),
+            weights_nonzero: self.units.iter().map(Unit::nonzero_weights).sum(),
+            ..Stats::default()
+        };
+        match &self.structure {
+            Structure::Linear(u) => {
+                s.max_macs = macs(*u);
+                s.max_depth = 1;
+                s.leaves = 1;
+            }
+            Structure::List { entries, .. } => {
+                s.max_macs = entries.iter().map(|(u, _)| macs(*u)).sum();
+                s.max_depth = entries.len() + 1;
+                s.leaves = entries.len() + 1;
+            }
+            Structure::Tree(nodes) => {
+                // Links point forward: fill costs from the last node back.
+                let mut cost = vec![(0u64, 0usize); nodes.len()];
+                for i in (0..nodes.len()).rev() {
+                    let kids: Vec<usize> = match &nodes[i] {
+                        Node::Class(_) | Node::Unit(_) => vec![],
+                        Node::Categorical { children, default, .. } => {
+                            children.iter().copied().chain([*default]).collect()
+                        }
+                        Node::Threshold { left, right, .. } | Node::UnitSplit { left, right, .. } => {
+                            vec![*left, *right]
+                        }
+                    };
+                    let own = match &nodes[i] {
+                        Node::Unit(u) | Node::UnitSplit { unit: u, .. } => macs(*u),
+                        _ => 0,
+                    };
+                    if kids.is_empty() {
+                        s.leaves += 1;
+                    } else {
+                        s.decision_nodes += 1;
+                    }
+                    let (m, d) =
+                        kids.iter().map(|&k| cost[k]).fold((0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+                    cost[i] = (own + m, d + 1);
+                }
+                (s.max_macs, s.max_depth) = cost.first().copied().unwrap_or_default();
+            }
+        }
+        s
+    }
+
+    /// The smallest integer weight kind that holds every weight and passes the runtime's
+    /// accumulator bound, or `None` if even `i32` does not (then use [`ModelSpec::rescale`]).
+    pub fn smallest_integer_kind(&self) -> Option<WeightKind> {
+        [WeightKind::I8, WeightKind::I16, WeightKind::I32].into_iter().find(|&k| self.fits(k))
+    }
+
+    /// Whether every weight fits `kind` and every accumulator bound holds
+    /// ([`quantize::rows_fit`] for each unit).
+    pub fn fits(&self, kind: WeightKind) -> bool {
+        self.units.iter().all(|u| quantize::rows_fit(&u.rows, &self.term_bounds(u), kind))
+    }
+
+    /// Scales each unit's weights down by a common power of two (per unit, rounding to nearest) so
+    /// that the model fits `kind` ([`quantize::rescale`]); returns how many units were scaled.
+    /// Scaling can change predictions where scores were close to a decision boundary: callers
+    /// re-measure accuracy.
+    pub fn rescale(&mut self, kind: WeightKind) -> usize {
+        let mut scaled = 0;
+        for i in 0..self.units.len() {
+            let bounds = self.term_bounds(&self.units[i]);
+            if quantize::rescale(&mut self.units[i].rows, &bounds, kind) > 0 {
+                scaled += 1;
+            }
+        }
+        self.weight_kind = kind;
+        scaled
+    }
+
+    /// Largest absolute value of each term of `unit` (its feature's [`Feature::max_abs`]).
+    pub fn term_bounds(&self, unit: &Unit) -> Vec<i64> {
+        unit.terms.iter().map(|&t| self.features[t].max_abs()).collect()
+    }
+}
