@@ -498,6 +498,20 @@ pub struct NdlArgs {
         decision_list::Params::default().reuse_covers
     ))]
     pub reuse_covers: Option<bool>,
+    /// Passes of Find_large_neg_subset without a larger subset before it stops (0: the paper's end).
+    #[arg(long, value_name = "N", help = format!(
+        "Passes of Find_large_neg_subset without a larger subset before it stops; 0 searches to the \
+         paper's end [default: {}]",
+        decision_list::Params::default().patience.unwrap_or(0)
+    ))]
+    pub patience: Option<usize>,
+    /// Rows each step's halfspace search samples when more are left (0: all rows, as the paper).
+    #[arg(long, value_name = "N", help = format!(
+        "Rows each step's halfspace search samples (seeded) when more are left; 0 searches all of \
+         them, as the paper [default: {}]",
+        decision_list::Params::default().max_search_rows.unwrap_or(0)
+    ))]
+    pub max_search_rows: Option<usize>,
 }
 
 pub(crate) fn sparse_default() -> sparse_perceptron::Params {
@@ -602,6 +616,12 @@ impl NdlArgs {
         if let Some(v) = self.reuse_covers {
             p.reuse_covers = v;
         }
+        if let Some(v) = self.patience {
+            p.patience = (v > 0).then_some(v);
+        }
+        if let Some(v) = self.max_search_rows {
+            p.max_search_rows = (v > 0).then_some(v);
+        }
         if let Some(shape) = self.hsi_shape {
             p.hsi_shape = match shape {
                 HsiShapeArg::Intersection => decision_list::HsiShape::Intersection,
@@ -627,7 +647,7 @@ impl LearnArgs {
         use Algo::{Fringe, Hsi, Ndl, Oblique, Ptree, Sparse};
         const TREE_LIST: &[Algo] = &[Ptree, Ndl, Hsi, Oblique];
         let (p, n, s) = (&self.ptree, &self.ndl, &self.sparse);
-        let given: [(&str, bool, &[Algo]); 25] = [
+        let given: [(&str, bool, &[Algo]); 27] = [
             ("--prune-fraction", self.prune_fraction.is_some(), &[Ptree, Ndl, Hsi, Oblique, Fringe]),
             ("--numeric-max-abs", self.numeric_max_abs.is_some(), TREE_LIST),
             ("--paper", p.paper, &[Ptree]),
@@ -649,6 +669,8 @@ impl LearnArgs {
             ("--positive", n.positive.is_some(), &[Hsi]),
             ("--relabel-duplicates", n.relabel_duplicates.is_some(), &[Ndl, Hsi]),
             ("--reuse-covers", n.reuse_covers.is_some(), &[Ndl, Hsi]),
+            ("--patience", n.patience.is_some(), &[Ndl, Hsi]),
+            ("--max-search-rows", n.max_search_rows.is_some(), &[Ndl, Hsi]),
             ("--max-literals", s.max_literals.is_some(), &[Sparse]),
             ("--rounds", s.rounds.is_some(), &[Sparse]),
             ("--validation-folds", s.validation_folds.is_some(), &[Sparse]),
