@@ -48,9 +48,10 @@ pub enum Error {
     NamesInvalid,
     /// The host block does not have exactly one record per input.
     HostInvalid,
-    /// The model is a tree or a decision list and this build of the runtime leaves that structure
-    /// out (cargo features `tree`, `list`).
-    StructureUnsupported,
+    /// This build of the runtime leaves out something the model needs: its structure (cargo
+    /// features `tree`, `list`), its weight kind (`i8`, `i16`, `i32`, `fixed`) or units over the
+    /// feature table (`sparse`). `ltu inspect` lists the features a model needs.
+    Unsupported,
     /// `predict` was given a slice whose length is not `n_inputs()`.
     PredictInputLength,
     /// A lazy input source returned `None` for an input the evaluation needed.
@@ -86,7 +87,7 @@ impl core::fmt::Display for Error {
             Error::AccumulatorMayOverflow => "a unit's accumulator could overflow",
             Error::NamesInvalid => "model names do not match the model's shape",
             Error::HostInvalid => "model host block does not have one record per input",
-            Error::StructureUnsupported => "this runtime build leaves out the model's structure",
+            Error::Unsupported => "this runtime build leaves out a kind of model this one needs",
             Error::PredictInputLength => "wrong number of inputs",
             Error::PredictInputUnavailable => "an input needed by the model was unavailable",
             Error::PredictScoresBuffer => "scores buffer shorter than the number of classes",

@@ -31,11 +31,24 @@
 //!
 //! # Cargo features
 //!
-//! - `tree` (default): evaluate trees. Without it, [`Model::from_bytes`] rejects tree models with
-//!   [`Error::StructureUnsupported`] and the tree code is not linked.
-//! - `list` (default): the same for decision lists. A firmware that only runs a single unit
-//!   (sparse perceptron, linear machine) uses `default-features = false`.
+//! Every kind of model has a feature, all on by default; a firmware that runs one known model
+//! turns the defaults off and names what that model needs (`ltu inspect` lists it), so nothing
+//! else is linked. A model the build leaves out is rejected by [`Model::from_bytes`] with
+//! [`Error::Unsupported`].
+//!
+//! - `tree`: trees (perceptron, oblique and decision trees); `list`: decision lists. A single
+//!   unit (perceptron, sparse perceptron, linear machine) needs neither.
+//! - `sparse`: units over the feature table (sparse perceptrons, conjunctions); dense units, which
+//!   read every standard feature, need nothing.
+//! - `i8`, `i16`, `i32`, `fixed`: the weight kinds.
+//! - `host`: check the optional host block at load and read it ([`Model::names`],
+//!   [`Model::meta`], [`Model::host_input`]); without it the block is skipped (the CRC still
+//!   covers it).
 //! - `defmt`: `defmt::Format` for the public types.
+//!
+//! ```toml
+//! ltu-runtime = { version = "0.1", default-features = false, features = ["tree", "i16"] }
+//! ```
 //!
 //! # Example
 //!
@@ -83,4 +96,6 @@ pub mod window;
 pub use error::{Error, Result};
 pub use format::WeightKind;
 pub use input::{Input, InputsRead};
-pub use model::{Kind, Model, Names};
+#[cfg(feature = "host")]
+pub use model::Names;
+pub use model::{Kind, Model};

@@ -4,11 +4,13 @@ use crate::error::{Error, Result};
 #[cfg(feature = "list")]
 use crate::format::ListEntryRec;
 use crate::format::{
-    self, feature_kind, literal_op, u16_at, unit_flags, FeatureRec, HostInputRec, HostRepr, InputRec,
-    LiteralRec, ModelRepr, ScaleRec, StructureRepr, UnitRec, WeightKind, MAX_COUNT, MAX_FEATURE_ABS,
+    self, feature_kind, literal_op, u16_at, unit_flags, FeatureRec, InputRec, LiteralRec, ModelRepr,
+    ScaleRec, StructureRepr, UnitRec, WeightKind, MAX_COUNT, MAX_FEATURE_ABS,
 };
 #[cfg(feature = "tree")]
 use crate::format::{node_kind, NodeRec};
+#[cfg(feature = "host")]
+use crate::format::{HostInputRec, HostRepr};
 use crate::input::Input;
 
 /// What kind of structure a model has.
@@ -30,16 +32,12 @@ pub enum Kind {
 /// caller's buffers and input sources.
 #[derive(Debug, Clone, Copy)]
 pub struct Model<'a> {
-    // Only the borrowed tables: counts are recomputed from their lengths, so a `Model` stays small
-    // enough to be moved without a `memcpy` call (which costs about 900 bytes of flash).
     repr: ModelRepr<'a>,
+    /// Number of inputs (the loader bounds it by 65 535).
+    n_inputs: u16,
+    /// Every input is numeric and has a scale record: standard feature `j` is input `j`'s.
+    all_numeric: bool,
 }
-
-/// Rows of a linear machine scored together, so each feature is computed once per chunk.
-const ROW_CHUNK: usize = 4;
-/// Terms whose feature values are computed together into a stack buffer before the rows' dot
-/// products run over them.
-const TERM_CHUNK: usize = 16;
 
 fn count(table: &[u8], size: usize) -> Result<usize> {
     if table.len() % size != 0 {
@@ -85,11 +83,19 @@ impl<'a> Model<'a> {
     /// # Errors
     /// As [`Model::from_bytes`], minus the header and checksum checks.
     pub fn from_repr(repr: ModelRepr<'a>) -> Result<Model<'a>> {
-        check(structure_enabled(&repr.structure), Error::StructureUnsupported)?;
+        check(structure_enabled(&repr.structure) && kind_enabled(repr.weight_kind), Error::Unsupported)?;
+        // Without `sparse`, a model has no feature table, literals or terms (and no sparse unit,
+        // checked with the units).
+        check(
+            cfg!(feature = "sparse")
+                || (repr.features.is_empty() && repr.literals.is_empty() && repr.term_features.is_empty()),
+            Error::Unsupported,
+        )?;
         let n_classes = repr.n_classes as usize;
         check(n_classes >= 1, Error::ClassOutOfRange)?;
         let n_inputs = count(repr.inputs, InputRec::SIZE)?;
         let n_features = count(repr.features, FeatureRec::SIZE)?;
+        #[cfg_attr(not(feature = "sparse"), allow(unused_variables))]
         let n_literals = count(repr.literals, LiteralRec::SIZE)?;
         let n_units = count(repr.units, UnitRec::SIZE)?;
         let n_terms = count(repr.term_features, 2)?;
@@ -117,12 +123,14 @@ impl<'a> Model<'a> {
             )?;
         }
 
+        #[cfg(feature = "sparse")]
         for l in 0..n_literals {
             let (rec, pad) = LiteralRec::from_array(record(repr.literals, l));
             check(pad == 0 && rec.op <= literal_op::LE, Error::LiteralInvalid)?;
             check((rec.attr as usize) < n_inputs, Error::LiteralInvalid)?;
         }
 
+        #[cfg(feature = "sparse")]
         for f in 0..n_features {
             let rec = FeatureRec::from_array(record(repr.features, f));
             let ok = match rec.kind {
@@ -165,6 +173,7 @@ impl<'a> Model<'a> {
             check(pad == 0 && rec.flags & !unit_flags::SPARSE == 0 && rec.n_out >= 1, Error::UnitInvalid)?;
             let terms = rec.n_terms as usize;
             let sparse = rec.flags & unit_flags::SPARSE != 0;
+            check(!sparse || cfg!(feature = "sparse"), Error::Unsupported)?;
             let term_start = rec.term_start as usize;
             if sparse {
                 check(term_start + terms <= n_terms, Error::UnitInvalid)?;
@@ -279,9 +288,10 @@ impl<'a> Model<'a> {
             }
             // Rejected above (`structure_enabled`).
             #[allow(unreachable_patterns)]
-            _ => return Err(Error::StructureUnsupported),
+            _ => return Err(Error::Unsupported),
         }
 
+        #[cfg(feature = "host")]
         if let Some(host) = repr.host {
             let host = HostRepr::decode(host).ok_or(Error::BodyDecode)?;
             check(count(host.inputs, HostInputRec::SIZE)? == n_inputs, Error::HostInvalid)?;
@@ -291,12 +301,13 @@ impl<'a> Model<'a> {
             }
         }
 
-        Ok(Model { repr })
+        let all_numeric = n_scales == n_inputs;
+        Ok(Model { repr, n_inputs: n_inputs as u16, all_numeric })
     }
 
     /// Number of raw inputs `predict` expects.
     pub fn n_inputs(&self) -> usize {
-        self.repr.inputs.len() / InputRec::SIZE
+        usize::from(self.n_inputs)
     }
 
     /// Number of classes; predictions are below this.
@@ -334,6 +345,31 @@ impl<'a> Model<'a> {
         self.repr.weight_kind
     }
 
+    /// The cargo features of this crate a build needs to load and evaluate this model: its
+    /// structure (`tree`, `list`; a single unit needs none), its weight kind (`i8`, `i16`, `i32`,
+    /// `fixed`) and `sparse` if it has a feature table. Add `host` to read names and metadata.
+    ///
+    /// A firmware that runs only this model builds the runtime with exactly these
+    /// (`default-features = false`), and links nothing else.
+    pub fn features_needed(&self) -> impl Iterator<Item = &'static str> {
+        let structure = match self.repr.structure {
+            StructureRepr::Tree { .. } => Some("tree"),
+            StructureRepr::List { .. } => Some("list"),
+            StructureRepr::Linear { .. } => None,
+        };
+        let kind = match self.repr.weight_kind {
+            WeightKind::I8 => "i8",
+            WeightKind::I16 => "i16",
+            WeightKind::I32 => "i32",
+            WeightKind::Fixed => "fixed",
+        };
+        let sparse = !(self.repr.features.is_empty()
+            && self.repr.literals.is_empty()
+            && self.repr.term_features.is_empty()
+            && self.repr.units.chunks_exact(UnitRec::SIZE).all(|u| u[0] & unit_flags::SPARSE == 0));
+        [structure, sparse.then_some("sparse"), Some(kind)].into_iter().flatten()
+    }
+
     /// The raw body, for tools that inspect the model's tables.
     pub fn repr(&self) -> &ModelRepr<'a> {
         &self.repr
@@ -344,6 +380,7 @@ impl<'a> Model<'a> {
         (i < self.n_inputs()).then(|| InputRec::from_array(record(self.repr.inputs, i)))
     }
 
+    #[cfg(feature = "host")]
     /// What hosts need to know about raw input `i` (decimal scale, missing-value substitute), if the
     /// model has a host block and the input exists.
     pub fn host_input(&self, i: usize) -> Option<HostInputRec> {
@@ -351,16 +388,19 @@ impl<'a> Model<'a> {
         (i < self.n_inputs()).then(|| HostInputRec::from_array(record(host.inputs, i)))
     }
 
+    #[cfg(feature = "host")]
     /// The optional names (inputs, category values, classes), from the host block.
     pub fn names(&self) -> Option<Names<'a>> {
         self.host()?.names.map(|text| Names { text, model: *self })
     }
 
+    #[cfg(feature = "host")]
     /// The optional metadata text of the host block (`key=value` lines).
     pub fn meta(&self) -> Option<&'a str> {
         self.host()?.meta
     }
 
+    #[cfg(feature = "host")]
     /// The decoded host block (checked when the model was loaded).
     pub fn host(&self) -> Option<HostRepr<'a>> {
         HostRepr::decode(self.repr.host?)
@@ -409,13 +449,22 @@ impl<'a> Model<'a> {
         src: &mut S,
         mut scores: Option<&mut [i64]>,
     ) -> Result<usize> {
+        let mut ev = Eval {
+            repr: &self.repr,
+            src,
+            n_inputs: usize::from(self.n_inputs),
+            all_numeric: self.all_numeric,
+            num: heapless::Vec::new(),
+            cached: false,
+        };
         match self.repr.structure {
-            StructureRepr::Linear { unit } => Ok(self.decide(unit as usize, src, scores)?.0),
+            StructureRepr::Linear { unit } => Ok(ev.decide(unit as usize, scores)?.0),
             #[cfg(feature = "list")]
             StructureRepr::List { entries, default_class } => {
                 for e in entries.chunks_exact(ListEntryRec::SIZE) {
                     let (unit, class) = (le16(e, 0) as usize, le16(e, 2) as usize);
-                    let (_, s) = self.decide(unit, src, None)?;
+                    // The loader checked that every entry's unit is binary.
+                    let s = ev.row_score(&ev.unit(unit), 0)?;
                     if s > 0 {
                         set_score(&mut scores, class, s);
                         return Ok(class);
@@ -433,14 +482,14 @@ impl<'a> Model<'a> {
                     let (a, value, b, c) = (le16(n, 2), le32(n, 4), le16(n, 8), le16(n, 10));
                     i = match n[0] {
                         node_kind::THRESHOLD => {
-                            if raw(src, a as usize)? <= value {
+                            if ev.raw(a as usize)? <= value {
                                 b
                             } else {
                                 c
                             }
                         }
                         node_kind::CATEGORICAL => {
-                            let v = raw(src, a as usize)?;
+                            let v = ev.raw(a as usize)?;
                             if v >= 0 && v < i32::from(c) {
                                 let k = value as usize + v as usize;
                                 u16::from_le_bytes(*record(children, k))
@@ -448,14 +497,15 @@ impl<'a> Model<'a> {
                                 b
                             }
                         }
+                        // The loader checked that a split's unit is binary.
                         node_kind::UNIT_SPLIT => {
-                            if self.decide(a as usize, src, None)?.1 <= 0 {
+                            if ev.row_score(&ev.unit(a as usize), 0)? <= 0 {
                                 b
                             } else {
                                 c
                             }
                         }
-                        node_kind::UNIT => return Ok(self.decide(a as usize, src, scores)?.0),
+                        node_kind::UNIT => return Ok(ev.decide(a as usize, scores)?.0),
                         // CLASS: the loader rejected every other kind.
                         _ => {
                             set_score(&mut scores, a as usize, 0);
@@ -464,10 +514,39 @@ impl<'a> Model<'a> {
                     } as usize;
                 }
             }
-            // A structure this build leaves out never loads (`Error::StructureUnsupported`).
+            // A structure this build leaves out never loads (`Error::Unsupported`).
             #[allow(unreachable_patterns)]
             _ => Ok(0),
         }
+    }
+}
+
+/// Numeric inputs whose standard features one prediction computes once and keeps (64 bytes of
+/// stack): a decision list's entries, a tree's unit splits and its leaf, and the rows of a linear
+/// machine all read them from here. A numeric input beyond these is scaled where it is read.
+const NUM_CACHE: usize = 32;
+
+/// The state of one prediction: the input source and the numeric inputs' standard features.
+struct Eval<'r, 'a, S> {
+    repr: &'r ModelRepr<'a>,
+    src: &'r mut S,
+    n_inputs: usize,
+    all_numeric: bool,
+    /// Standard features of the first `NUM_CACHE` numeric inputs, in input order, once a dense
+    /// unit needed them (`cached`). A `heapless::Vec`: nothing is cleared before it is written.
+    num: heapless::Vec<i16, NUM_CACHE>,
+    cached: bool,
+}
+
+impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
+    #[inline(always)]
+    fn raw(&mut self, i: usize) -> Result<i32> {
+        (self.src)(i).ok_or(Error::PredictInputUnavailable)
+    }
+
+    #[inline(always)]
+    fn unit(&self, u: usize) -> UnitRec {
+        UnitRec::from_array(record(self.repr.units, u)).0
     }
 
     fn unit_class(&self, rec: &UnitRec, k: usize) -> usize {
@@ -477,126 +556,149 @@ impl<'a> Model<'a> {
     /// The class unit `u` chooses (binary: score > 0 is positive; machine: argmax, lowest row on
     /// ties) and the score of the chosen row (a binary unit's score `s`, whatever it decides).
     /// With `scores`, writes the per-class scores `predict_scores` documents.
-    ///
-    /// The only caller of [`Model::row_scores`], which is inlined here: one stack frame for a
-    /// unit's whole evaluation.
-    fn decide<S: FnMut(usize) -> Option<i32>>(
-        &self,
-        u: usize,
-        src: &mut S,
-        mut scores: Option<&mut [i64]>,
-    ) -> Result<(usize, i64)> {
-        let rec = UnitRec::from_array(record(self.repr.units, u)).0;
-        let n_out = rec.n_out as usize;
-        if n_out == 1 {
-            let s = self.binary_score(&rec, src)?;
+    fn decide(&mut self, u: usize, mut scores: Option<&mut [i64]>) -> Result<(usize, i64)> {
+        let rec = self.unit(u);
+        if rec.n_out == 1 {
+            let s = self.row_score(&rec, 0)?;
             let (neg, pos) = (self.unit_class(&rec, 0), self.unit_class(&rec, 1));
             set_score(&mut scores, neg, -s);
             set_score(&mut scores, pos, s);
             return Ok((if s > 0 { pos } else { neg }, s));
         }
         let mut best = (i64::MIN, 0);
-        // Every score is written before it is read. A fill value whose bytes differ is stored
-        // inline, where zeros became a `memset` call that the compiler hoisted above the binary
-        // unit's early return (binary units 15-40 instructions faster, 188 bytes less flash).
-        let mut chunk = [i64::MIN; ROW_CHUNK];
-        let mut first = 0;
-        while first < n_out {
-            let n = ROW_CHUNK.min(n_out - first);
-            let chunk = &mut chunk[..n];
-            self.row_scores(&rec, first, chunk, src)?;
-            for (o, &s) in (first..).zip(&*chunk) {
-                if s > best.0 || o == 0 {
-                    best = (s, o);
-                }
-                if let Some(c) = scores.as_deref_mut().and_then(|out| out.get_mut(self.unit_class(&rec, o))) {
-                    *c = (*c).max(s);
-                }
+        for o in 0..rec.n_out as usize {
+            let s = self.row_score(&rec, o)?;
+            if s > best.0 || o == 0 {
+                best = (s, o);
             }
-            first += n;
+            if let Some(c) = scores.as_deref_mut().and_then(|out| out.get_mut(self.unit_class(&rec, o))) {
+                *c = (*c).max(s);
+            }
         }
         Ok((self.unit_class(&rec, best.1), best.0))
     }
 
-    /// Score of a binary unit's single row, streamed: each term's value is multiplied into the
-    /// accumulator as soon as it is computed (no buffer to clear, no chunking). The loader's bound
-    /// makes every product and partial sum of an integer row fit in `i32`.
-    fn binary_score<S: FnMut(usize) -> Option<i32>>(&self, rec: &UnitRec, src: &mut S) -> Result<i64> {
+    /// Score of row `o` of a unit: bias plus the dot product of its weights with its terms. The
+    /// loader's bound makes every product and partial sum of an integer row fit in `i32`.
+    #[inline(never)] // one copy, shared by lists, splits, leaves and machine rows
+    fn row_score(&mut self, rec: &UnitRec, o: usize) -> Result<i64> {
         let kind = self.repr.weight_kind;
         let width = kind.width();
         let terms = rec.n_terms as usize;
-        // The loader checked that the row (terms, then bias) lies inside the weight table.
-        let row = self.repr.weights.get(rec.weight_start as usize * width..).unwrap_or(&[]);
-        let mut acc = i64::from(weight(row, kind, terms));
-        if rec.flags & unit_flags::SPARSE != 0 {
-            for j in 0..terms {
-                let (w, f) = (weight(row, kind, j), self.term_value(rec, j, src)?);
-                acc += if kind == WeightKind::Fixed { i64::from(w) * i64::from(f) } else { i64::from(w * f) };
-            }
-        } else {
-            // One loop per weight width, so each reads its weights without a width test.
-            acc += match kind {
-                WeightKind::I8 => self.dense_dot::<1, S>(row, src)?,
-                WeightKind::I16 => self.dense_dot::<2, S>(row, src)?,
-                WeightKind::I32 => self.dense_dot::<4, S>(row, src)?,
-                WeightKind::Fixed => self.dense_dot_fixed(row, src)?,
-            };
-        }
-        Ok(acc)
-    }
-
-    /// `Σ_j w_j · f_j` over the standard features, input by input, for one row of `W`-byte integer
-    /// weights. A categorical input's `±1` features add or subtract their weights, no
-    /// multiplication. The loader's bound (`|bias| + Σ |w_j| · max|f_j| <= i32::MAX`) makes every
-    /// partial sum fit in `i32`.
-    #[inline(always)]
-    fn dense_dot<const W: usize, S: FnMut(usize) -> Option<i32>>(
-        &self,
-        row: &[u8],
-        src: &mut S,
-    ) -> Result<i64> {
-        let mut w = row.chunks_exact(W).map(le_int::<W>);
-        let mut scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
-        let mut acc = 0i32;
-        if scales.len() == self.n_inputs() {
-            // Every input numeric: input `j` through scale `j`.
-            for ((w, s), attr) in w.zip(scales).zip(0..) {
-                acc += w * scale(raw(src, attr)?, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE]));
-            }
-            return Ok(i64::from(acc));
-        }
-        for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
-            let x = raw(src, attr)?;
-            match le16(n, 0) {
-                0 => {
-                    let s = scales.next().and_then(|s| s.first_chunk::<{ ScaleRec::SIZE }>());
-                    acc += w.next().unwrap_or(0) * scale(x, s.unwrap_or(&[0; ScaleRec::SIZE]));
-                }
-                n => {
-                    for v in 0..i32::from(n) {
-                        let wj = w.next().unwrap_or(0);
-                        acc += if x == v { wj } else { -wj };
+        // The loader checked that the unit's rows (terms, then bias) lie inside the weight table.
+        let start = (rec.weight_start as usize + o * (terms + 1)) * width;
+        let row = self.repr.weights.get(start..).unwrap_or(&[]);
+        let bias = i64::from(weight(row, kind, terms));
+        if cfg!(feature = "sparse") && rec.flags & unit_flags::SPARSE != 0 {
+            let at = rec.term_start as usize * 2;
+            let features = self.repr.term_features.get(at..at + 2 * terms).unwrap_or(&[]);
+            return Ok(bias
+                + match kind {
+                    WeightKind::I8 if cfg!(feature = "i8") => self.sparse_dot::<1, false>(row, features)?,
+                    WeightKind::I16 if cfg!(feature = "i16") => self.sparse_dot::<2, false>(row, features)?,
+                    WeightKind::I32 if cfg!(feature = "i32") => self.sparse_dot::<4, false>(row, features)?,
+                    WeightKind::Fixed if cfg!(feature = "fixed") => {
+                        self.sparse_dot::<4, true>(row, features)?
                     }
-                }
-            }
+                    _ => 0,
+                });
         }
-        Ok(i64::from(acc))
+        self.fill()?;
+        // One loop per weight width, so each reads its weights without a width test. A kind this
+        // build leaves out never loads; its arm is not compiled in.
+        Ok(bias
+            + match kind {
+                WeightKind::I8 if cfg!(feature = "i8") => i64::from(self.dense_dot::<1>(row)?),
+                WeightKind::I16 if cfg!(feature = "i16") => i64::from(self.dense_dot::<2>(row)?),
+                WeightKind::I32 if cfg!(feature = "i32") => i64::from(self.dense_dot::<4>(row)?),
+                WeightKind::Fixed if cfg!(feature = "fixed") => self.dense_dot_fixed(row)?,
+                _ => 0,
+            })
     }
 
-    /// [`Model::dense_dot`] for `Fixed` weights (`I16F16` bits, accumulated in `i64`).
-    #[inline(never)]
-    fn dense_dot_fixed<S: FnMut(usize) -> Option<i32>>(&self, row: &[u8], src: &mut S) -> Result<i64> {
-        let mut w = row.chunks_exact(4).map(|b| i64::from(le_int::<4>(b)));
-        let mut scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
+    /// Dot product of a sparse row's term weights (width `W`; `I16F16` bits if `FIXED`) with the
+    /// features its terms name. A zero weight costs no feature (a sparse machine's rows read few
+    /// of their terms). The loader's bound makes an integer row's products and sums fit in `i32`.
+    #[inline(always)]
+    fn sparse_dot<const W: usize, const FIXED: bool>(&mut self, row: &[u8], terms: &[u8]) -> Result<i64> {
         let mut acc = 0i64;
+        for (w, t) in row.chunks_exact(W).zip(terms.chunks_exact(2)) {
+            let w = le_int::<W>(w);
+            if w != 0 {
+                let f = self.feature(record(self.repr.features, le16(t, 0) as usize))?;
+                acc += if FIXED { i64::from(w) * i64::from(f) } else { i64::from(w * f) };
+            }
+        }
+        Ok(acc)
+    }
+
+    /// Scales the first `NUM_CACHE` numeric inputs into `num`, once per prediction (a dense unit
+    /// reads every input, so nothing is read that the prediction would not read anyway).
+    fn fill(&mut self) -> Result<()> {
+        if self.cached {
+            return Ok(());
+        }
+        self.cached = true;
+        let (src, num) = (&mut self.src, &mut self.num);
+        let scales = self.repr.scales.chunks_exact(ScaleRec::SIZE).take(NUM_CACHE);
+        if self.all_numeric {
+            // Every input numeric: input `j` through scale `j`.
+            for (j, s) in scales.enumerate() {
+                let x = src(j).ok_or(Error::PredictInputUnavailable)?;
+                // `take` keeps this within the capacity.
+                let _ = num.push(scale(x, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE])) as i16);
+            }
+            return Ok(());
+        }
+        let mut scales = scales;
         for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
-            let x = raw(src, attr)?;
+            if le16(n, 0) == 0 {
+                let Some(s) = scales.next() else { break };
+                let x = src(attr).ok_or(Error::PredictInputUnavailable)?;
+                let _ = num.push(scale(x, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE])) as i16);
+            }
+        }
+        Ok(())
+    }
+
+    /// Standard feature of numeric input `attr`, the `k`-th numeric input.
+    #[inline(always)]
+    fn numeric(&mut self, k: usize, attr: usize) -> Result<i32> {
+        match self.num.get(k) {
+            Some(&v) => Ok(i32::from(v)),
+            None => Ok(scale(self.raw(attr)?, record(self.repr.scales, k))),
+        }
+    }
+
+    /// Dot product of a dense row's term weights (width `W`) with the standard features.
+    #[inline(always)]
+    fn dense_dot<const W: usize>(&mut self, row: &[u8]) -> Result<i32> {
+        let n_inputs = self.n_inputs;
+        let mut acc = 0i32;
+        if self.all_numeric {
+            // Every input numeric (the common case for sensor data): feature `j` is input `j`'s.
+            let cached = n_inputs.min(NUM_CACHE);
+            let (head, tail) = row.split_at_checked(cached * W).unwrap_or((row, &[]));
+            let num = self.num.get(..cached).unwrap_or(&[]);
+            for (w, &f) in head.chunks_exact(W).zip(num) {
+                acc += le_int::<W>(w) * i32::from(f);
+            }
+            for (j, w) in (cached..n_inputs).zip(tail.chunks_exact(W)) {
+                acc += le_int::<W>(w) * self.numeric(j, j)?;
+            }
+            return Ok(acc);
+        }
+        let mut w = row.chunks_exact(W).map(le_int::<W>);
+        let mut k = 0;
+        for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
             match le16(n, 0) {
                 0 => {
-                    let s = scales.next().and_then(|s| s.first_chunk::<{ ScaleRec::SIZE }>());
-                    acc += w.next().unwrap_or(0) * i64::from(scale(x, s.unwrap_or(&[0; ScaleRec::SIZE])));
+                    acc += w.next().unwrap_or(0) * self.numeric(k, attr)?;
+                    k += 1;
                 }
+                // Utgoff's symmetric encoding: +1 for the input's value, -1 for the others.
                 n => {
+                    let x = self.raw(attr)?;
                     for v in 0..i32::from(n) {
                         let wj = w.next().unwrap_or(0);
                         acc += if x == v { wj } else { -wj };
@@ -607,145 +709,52 @@ impl<'a> Model<'a> {
         Ok(acc)
     }
 
-    /// Value of term `j` of a sparse unit.
-    #[inline(always)]
-    fn term_value<S: FnMut(usize) -> Option<i32>>(
-        &self,
-        rec: &UnitRec,
-        j: usize,
-        src: &mut S,
-    ) -> Result<i32> {
-        let f = u16_at(self.repr.term_features, rec.term_start as usize + j) as usize;
-        self.feature(record(self.repr.features, f), src)
-    }
-
-    /// Scores of rows `first..first + out.len()` of a unit (at most [`ROW_CHUNK`]): bias plus the
-    /// weighted features. Features are computed [`TERM_CHUNK`] terms at a time into a stack buffer,
-    /// each once per chunk of rows, and every row of the chunk then takes one multiply-accumulate
-    /// loop over exactly sized slices (no bounds checks inside).
-    ///
-    /// The loader proved `|bias| + sum |w_j| * max|f_j| <= i32::MAX` for every row of an integer
-    /// kind, so every partial sum fits in `i32`: each chunk's dot product runs in `i32` (a 32-bit
-    /// multiply-accumulate) and is added to the row's `i64` score. `Fixed` weight bits times an
-    /// integer feature are `I48F16` bits, accumulated in `i64` (bound `i64::MAX`).
-    #[inline(always)]
-    fn row_scores<S: FnMut(usize) -> Option<i32>>(
-        &self,
-        rec: &UnitRec,
-        first: usize,
-        out: &mut [i64],
-        src: &mut S,
-    ) -> Result<()> {
-        let kind = self.repr.weight_kind;
-        let width = kind.width();
-        let terms = rec.n_terms as usize;
-        let stride = (terms + 1) * width;
-        let start = (rec.weight_start as usize + first * (terms + 1)) * width;
-        let n = out.len().min(ROW_CHUNK);
-        // In range: the loader checked every unit's weights against the table.
-        let w = self.repr.weights.get(start..start + n * stride).unwrap_or(&[]);
-        for (o, row) in out.iter_mut().zip(w.chunks_exact(stride)) {
-            *o = i64::from(weight(row, kind, terms));
-        }
-        // Feature values lie in -32767..=32767 (numeric `max_abs` <= 32767, others +-1).
-        let mut f = [0i16; TERM_CHUNK];
-        let mut j = 0;
-        let mut cursor = Standard::default();
-        while j < terms {
-            let len = TERM_CHUNK.min(terms - j);
-            let f = &mut f[..len];
-            self.features_into(rec, j, f, &mut cursor, src)?;
-            let cols = j * width..(j + len) * width;
-            for (o, row) in out.iter_mut().zip(w.chunks_exact(stride)) {
-                let w = row.get(cols.clone()).unwrap_or(&[]);
-                *o += match kind {
-                    WeightKind::I8 => i64::from(
-                        w.iter().zip(&*f).fold(0i32, |a, (&w, &f)| a + i32::from(w as i8) * i32::from(f)),
-                    ),
-                    WeightKind::I16 => i64::from(w.chunks_exact(2).zip(&*f).fold(0i32, |a, (w, &f)| {
-                        a + i32::from(i16::from_le_bytes([w[0], w[1]])) * i32::from(f)
-                    })),
-                    WeightKind::I32 => i64::from(
-                        w.chunks_exact(4).zip(&*f).fold(0i32, |a, (w, &f)| a + le32(w, 0) * i32::from(f)),
-                    ),
-                    WeightKind::Fixed => w
-                        .chunks_exact(4)
-                        .zip(&*f)
-                        .fold(0i64, |a, (w, &f)| a + i64::from(le32(w, 0)) * i64::from(f)),
-                };
-            }
-            j += len;
-        }
-        Ok(())
-    }
-
-    /// Values of terms `j..j + out.len()` of a unit: a dense unit takes the next standard features
-    /// from `cursor`, a sparse one looks each up through its term list. Inlined into `decide`: one
-    /// frame less on the stack (8-32 bytes painted on the device).
-    #[inline(always)]
-    fn features_into<S: FnMut(usize) -> Option<i32>>(
-        &self,
-        rec: &UnitRec,
-        j: usize,
-        out: &mut [i16],
-        cursor: &mut Standard,
-        src: &mut S,
-    ) -> Result<()> {
-        if rec.flags & unit_flags::SPARSE != 0 {
-            let at = (rec.term_start as usize + j) * 2;
-            let terms = self.repr.term_features.get(at..).unwrap_or(&[]);
-            for (v, t) in out.iter_mut().zip(terms.chunks_exact(2)) {
-                *v = self.feature(record(self.repr.features, le16(t, 0) as usize), src)? as i16;
-            }
-        } else {
-            // Every input numeric: one scale per input.
-            if self.repr.scales.len() / ScaleRec::SIZE == self.repr.inputs.len() / InputRec::SIZE {
-                // Every input numeric (the common case for sensor data): standard feature `j` is
-                // input `j` through scale `j`, no walk state needed.
-                let scales = self.repr.scales.get(j * ScaleRec::SIZE..).unwrap_or(&[]);
-                for ((v, s), i) in out.iter_mut().zip(scales.chunks_exact(ScaleRec::SIZE)).zip(j..) {
-                    *v = scale(raw(src, i)?, s.try_into().unwrap_or(&[0; ScaleRec::SIZE])) as i16;
+    /// [`Eval::dense_dot`] for `I16F16` weights, accumulated in `i64`.
+    #[inline(never)]
+    fn dense_dot_fixed(&mut self, row: &[u8]) -> Result<i64> {
+        let mut w = row.chunks_exact(4).map(|b| i64::from(le_int::<4>(b)));
+        let mut acc = 0i64;
+        let mut k = 0;
+        for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
+            match le16(n, 0) {
+                0 => {
+                    acc += w.next().unwrap_or(0) * i64::from(self.numeric(k, attr)?);
+                    k += 1;
                 }
-            } else {
-                for v in out.iter_mut() {
-                    *v = cursor.next(&self.repr, src)? as i16;
+                n => {
+                    let x = self.raw(attr)?;
+                    for v in 0..i32::from(n) {
+                        let wj = w.next().unwrap_or(0);
+                        acc += if x == v { wj } else { -wj };
+                    }
                 }
             }
         }
-        Ok(())
+        Ok(acc)
     }
 
     /// Value of the feature of record `rec` for the current input.
     #[inline(always)]
-    fn feature<S: FnMut(usize) -> Option<i32>>(
-        &self,
-        rec: &[u8; FeatureRec::SIZE],
-        src: &mut S,
-    ) -> Result<i32> {
+    fn feature(&mut self, rec: &[u8; FeatureRec::SIZE]) -> Result<i32> {
         let (attr, value) = (le16(rec, 2) as usize, le32(rec, 4));
         let sign = |b: bool| if b { 1 } else { -1 };
         Ok(match rec[0] {
             feature_kind::NUMERIC => {
-                quantize(raw(src, attr)?, value, le16(rec, 8) as i16, rec[1], le16(rec, 10))
+                quantize(self.raw(attr)?, value, le16(rec, 8) as i16, rec[1], le16(rec, 10))
             }
-            feature_kind::EQUALS => sign(raw(src, attr)? == value),
-            feature_kind::GREATER => sign(raw(src, attr)? > value),
+            feature_kind::EQUALS => sign(self.raw(attr)? == value),
+            feature_kind::GREATER => sign(self.raw(attr)? > value),
             // CONJUNCTION: the loader rejected every other kind.
-            _ => self.conjunction(value as usize, attr, src)?,
+            _ => self.conjunction(value as usize, attr)?,
         })
     }
 
     /// `+1` if literals `first..first + n` all hold, else `-1` (stops at the first that fails).
     #[inline(never)]
-    fn conjunction<S: FnMut(usize) -> Option<i32>>(
-        &self,
-        first: usize,
-        n: usize,
-        src: &mut S,
-    ) -> Result<i32> {
+    fn conjunction(&mut self, first: usize, n: usize) -> Result<i32> {
         let lits = self.repr.literals.get(first * LiteralRec::SIZE..(first + n) * LiteralRec::SIZE);
         for lit in lits.unwrap_or(&[]).chunks_exact(LiteralRec::SIZE) {
-            let (x, v) = (raw(src, le16(lit, 0) as usize)?, le32(lit, 4));
+            let (x, v) = (self.raw(le16(lit, 0) as usize)?, le32(lit, 4));
             let holds = match lit[2] {
                 literal_op::EQ => x == v,
                 literal_op::NE => x != v,
@@ -757,48 +766,6 @@ impl<'a> Model<'a> {
             }
         }
         Ok(1)
-    }
-}
-
-/// Position in the standard features of a model (see [`ModelRepr`]), walked in order: four
-/// words of state (a stack frame, not a pair of iterators).
-#[derive(Default)]
-struct Standard {
-    /// Index of the next input.
-    attr: usize,
-    /// Index of the next numeric input's scale record.
-    scale: usize,
-    /// Current categorical input's raw value, next value index and number of values.
-    x: i32,
-    v: u16,
-    n: u16,
-}
-
-impl Standard {
-    /// The next standard feature's value. The loader proved that a dense unit has exactly as many
-    /// terms as there are standard features, so this never runs past the inputs of a loaded model
-    /// (if it did, the source would report the input unavailable).
-    #[inline(always)]
-    fn next<S: FnMut(usize) -> Option<i32>>(&mut self, repr: &ModelRepr<'_>, src: &mut S) -> Result<i32> {
-        if self.v < self.n {
-            let f = if self.x == i32::from(self.v) { 1 } else { -1 };
-            self.v += 1;
-            return Ok(f);
-        }
-        let attr = self.attr;
-        self.attr += 1;
-        let x = raw(src, attr)?;
-        match u16_at(repr.inputs, attr) {
-            0 => {
-                let f = scale(x, record(repr.scales, self.scale));
-                self.scale += 1;
-                Ok(f)
-            }
-            n => {
-                (self.x, self.v, self.n) = (x, 1, n);
-                Ok(if x == 0 { 1 } else { -1 })
-            }
-        }
     }
 }
 
@@ -861,16 +828,21 @@ fn quantize_wide(x: i32, offset: i32, mul: i16, shift: u8, m: i32) -> i32 {
 
 /// Whether this build evaluates `structure` (cargo features `tree` and `list`; a single unit is
 /// always supported).
+fn kind_enabled(kind: WeightKind) -> bool {
+    match kind {
+        WeightKind::I8 => cfg!(feature = "i8"),
+        WeightKind::I16 => cfg!(feature = "i16"),
+        WeightKind::I32 => cfg!(feature = "i32"),
+        WeightKind::Fixed => cfg!(feature = "fixed"),
+    }
+}
+
 fn structure_enabled(structure: &StructureRepr<'_>) -> bool {
     match structure {
         StructureRepr::Tree { .. } => cfg!(feature = "tree"),
         StructureRepr::List { .. } => cfg!(feature = "list"),
         StructureRepr::Linear { .. } => true,
     }
-}
-
-fn raw<S: FnMut(usize) -> Option<i32>>(src: &mut S, i: usize) -> Result<i32> {
-    src(i).ok_or(Error::PredictInputUnavailable)
 }
 
 fn set_score(scores: &mut Option<&mut [i64]>, class: usize, s: i64) {
@@ -919,19 +891,24 @@ fn le_int<const W: usize>(b: &[u8]) -> i32 {
 #[inline]
 fn weight(table: &[u8], kind: WeightKind, e: usize) -> i32 {
     match kind {
-        WeightKind::I8 => le_int::<1>(table.get(e..).unwrap_or(&[])),
-        WeightKind::I16 => le_int::<2>(table.get(2 * e..).unwrap_or(&[])),
-        WeightKind::I32 | WeightKind::Fixed => le_int::<4>(table.get(4 * e..).unwrap_or(&[])),
+        WeightKind::I8 if cfg!(feature = "i8") => le_int::<1>(table.get(e..).unwrap_or(&[])),
+        WeightKind::I16 if cfg!(feature = "i16") => le_int::<2>(table.get(2 * e..).unwrap_or(&[])),
+        WeightKind::I32 | WeightKind::Fixed if cfg!(any(feature = "i32", feature = "fixed")) => {
+            le_int::<4>(table.get(4 * e..).unwrap_or(&[]))
+        }
+        _ => 0,
     }
 }
 
 /// The optional names of a model (in its host block).
+#[cfg(feature = "host")]
 #[derive(Debug, Clone, Copy)]
 pub struct Names<'a> {
     text: &'a str,
     model: Model<'a>,
 }
 
+#[cfg(feature = "host")]
 impl<'a> Names<'a> {
     fn line(&self, k: usize) -> &'a str {
         // Byte scan instead of `str::split`, which links a panic path into the firmware.

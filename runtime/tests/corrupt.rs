@@ -219,8 +219,11 @@ fn base_model_is_valid_and_predicts_as_drawn() {
     let m = Model::from_bytes(&bytes).unwrap();
     assert_eq!((m.n_inputs(), m.n_classes(), m.n_features(), m.n_units()), (2, 3, 2, 2));
     assert_eq!(m.n_standard_features(), 4);
-    assert_eq!(m.host_input(0), Some(HostInputRec { scale_exp: 1, missing: 10 }));
-    assert_eq!((m.host_input(2), m.meta()), (None, None));
+    #[cfg(feature = "host")]
+    {
+        assert_eq!(m.host_input(0), Some(HostInputRec { scale_exp: 1, missing: 10 }));
+        assert_eq!((m.host_input(2), m.meta()), (None, None));
+    }
     // Left subtree: categorical split.
     assert_eq!(m.predict(&[10i32, 0]).unwrap(), 0);
     assert_eq!(m.predict(&[10i32, 2]).unwrap(), 1);
@@ -595,6 +598,7 @@ fn accumulator_bound() {
 }
 
 #[test]
+#[cfg(feature = "host")]
 fn names() {
     rejects_model(Builder::tree().with(|b| b.names = Some("x0\nx1".into())), Error::NamesInvalid);
     rejects_model(Builder::tree().with(|b| b.names.as_mut().unwrap().push('\n')), Error::NamesInvalid);
@@ -713,20 +717,60 @@ fn every_bit_flip_truncation_and_extension_is_rejected() {
     }
 }
 
-/// A build without the `tree` or `list` feature rejects those structures before anything else;
-/// with them (the default) the same models load.
+/// A build that leaves out a kind of model (cargo features `tree`, `list`, `sparse`, `i8`, `i16`,
+/// `i32`, `fixed`) rejects it before anything else; with the defaults every kind loads. CI runs
+/// this test without default features and with a few single features.
 #[test]
-fn structure_unsupported() {
-    for (shape, enabled) in [(Shape::Tree, cfg!(feature = "tree")), (Shape::List, cfg!(feature = "list"))] {
-        let bytes = Builder::tree().with(|b| b.shape = shape).bytes();
+fn unsupported() {
+    let check = |b: &Builder, enabled: bool| {
+        let bytes = b.bytes();
         if enabled {
             assert!(Model::from_bytes(&bytes).is_ok());
         } else {
-            rejects(&bytes, Error::StructureUnsupported);
+            rejects(&bytes, Error::Unsupported);
+        }
+    };
+    // `Builder::tree` has i8 weights and a sparse unit.
+    let base = cfg!(feature = "i8") && cfg!(feature = "sparse");
+    for (shape, enabled) in
+        [(Shape::Tree, cfg!(feature = "tree")), (Shape::List, cfg!(feature = "list")), (Shape::Linear, true)]
+    {
+        check(&Builder::tree().with(|b| b.shape = shape), base && enabled);
+    }
+    // One dense unit of each weight kind: the kind's feature is all it needs.
+    for (kind, enabled) in [
+        (WeightKind::I8, cfg!(feature = "i8")),
+        (WeightKind::I16, cfg!(feature = "i16")),
+        (WeightKind::I32, cfg!(feature = "i32")),
+        (WeightKind::Fixed, cfg!(feature = "fixed")),
+    ] {
+        let dense = Builder::tree().with(|b| {
+            b.weight_kind = kind;
+            b.weights = [1i8, 0, 0, 0, -20]
+                .iter()
+                .flat_map(|&w| i32::from(w).to_le_bytes()[..kind.width()].to_vec())
+                .collect();
+            b.units.truncate(1);
+            b.features.clear();
+            b.literals.clear();
+            b.term_features.clear();
+            (b.shape, b.linear_unit) = (Shape::Linear, 0);
+        });
+        check(&dense, enabled);
+        if enabled {
+            let bytes = dense.bytes();
+            let model = Model::from_bytes(&bytes).unwrap();
+            // 1 * (x0 - 10) - 20 > 0 (for Fixed, 1 and -20 are raw I16F16 bits: the same sign).
+            assert_eq!(model.predict(&[31i32, 0]).unwrap(), 1);
+            assert_eq!(model.predict(&[30i32, 0]).unwrap(), 2);
         }
     }
-    let linear = Builder::tree().with(|b| b.shape = Shape::Linear).bytes();
-    assert!(Model::from_bytes(&linear).is_ok(), "a single unit is always supported");
+    // Without `sparse`, a feature table (even unused) is not accepted either.
+    let unused_features = Builder::tree().with(|b| {
+        b.units.truncate(1);
+        (b.shape, b.linear_unit) = (Shape::Linear, 0);
+    });
+    check(&unused_features, cfg!(feature = "i8") && cfg!(feature = "sparse"));
 }
 
 #[test]
@@ -742,6 +786,7 @@ fn zzz_every_error_variant_has_a_vector() {
     nodes_and_links();
     list_entries();
     accumulator_bound();
+    #[cfg(feature = "host")]
     names();
     predict_errors();
     encode_errors();
@@ -755,12 +800,20 @@ fn zzz_every_error_variant_has_a_vector() {
         .map(|l| l.trim_end_matches(',').to_string())
         .collect();
     assert!(variants.len() >= 20, "parsed {variants:?}");
-    structure_unsupported();
+    unsupported();
     let mut seen = SEEN.lock().unwrap().clone();
-    if cfg!(all(feature = "tree", feature = "list")) {
-        // Only a build without `tree` or `list` produces it (`structure_unsupported` checks that
-        // such a build rejects exactly those models).
-        seen.insert("StructureUnsupported".to_string());
+    if cfg!(all(
+        feature = "tree",
+        feature = "list",
+        feature = "sparse",
+        feature = "i8",
+        feature = "i16",
+        feature = "i32",
+        feature = "fixed"
+    )) {
+        // Only a build that leaves something out produces it (`unsupported` checks that such a
+        // build rejects exactly those models; CI runs it so).
+        seen.insert("Unsupported".to_string());
     }
     let missing: Vec<_> = variants.difference(&seen).collect();
     assert!(

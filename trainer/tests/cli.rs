@@ -1023,7 +1023,10 @@ fn metadata_and_stripped_models() {
     assert_eq!(meta["rows"], "150");
     assert_eq!(meta["data_fnv1a64"].as_str().unwrap().len(), 16);
     assert_eq!(i["host_block"], true);
+    // A tree of dense units with the default weights: the runtime features a firmware needs.
+    assert_eq!(i["runtime_features"], serde_json::json!(["tree", "i16"]));
     let text = stdout(&ltu(d, &["inspect", "full.ltu"]));
+    assert!(text.contains(r#"features = ["tree", "i16"]"#), "{text}");
     assert!(
         text.contains("algo: ptree") && text.contains("options: --algo ptree --seed 7 --max-depth 2"),
         "{text}"

@@ -494,6 +494,11 @@ fn ltu_models(
                 (bytes, spec, inputs, host, accuracy, folds_failed)
             }
         };
+        // The runtime as a firmware that runs only this model builds it: just the model's kinds.
+        let features: Vec<&str> = ltu_runtime::Model::from_bytes(&bytes)
+            .context("the trainer verified its own bytes")?
+            .features_needed()
+            .collect();
         let dir = base.join(variant.label.replace([' ', '-'], "_").trim_matches('_'));
         fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let rows_src = rows_rs(&inputs);
@@ -530,14 +535,14 @@ fn ltu_models(
                     let twin_dir = base.join(format!("twin-{}", twins.len()));
                     fs::create_dir_all(&twin_dir)?;
                     fs::write(twin_dir.join("rows.rs"), &rows_src)?;
-                    let elf = build_rust(root, target, &twin_dir, &cargo_dir, Build::Null)?;
+                    let elf = build_rust(root, target, &twin_dir, &cargo_dir, Build::Null, &[])?;
                     let f = firmware::sizes(&fs::read(&elf)?)?.flash;
                     twins.insert(key, f);
                     f
                 }
             };
             for build in [Build::Runtime, Build::Codegen] {
-                let elf = build_rust(root, target, &dir, &cargo_dir, build)?;
+                let elf = build_rust(root, target, &dir, &cargo_dir, build, &features)?;
                 let flash = firmware::sizes(&fs::read(&elf)?)?.flash - twin_flash;
                 let run = firmware::run(&elf, target.machine, Some(plugin))?;
                 let codegen = build == Build::Codegen;
@@ -616,13 +621,23 @@ enum Build {
     Codegen,
 }
 
-fn build_rust(root: &Path, target: Target, dir: &Path, cargo_dir: &Path, build: Build) -> Result<PathBuf> {
+/// Builds the bench firmware; through the runtime, with only the cargo features `features` (the
+/// model's [`ltu_runtime::Model::features_needed`]), as a firmware that runs one model would.
+fn build_rust(
+    root: &Path,
+    target: Target,
+    dir: &Path,
+    cargo_dir: &Path,
+    build: Build,
+    features: &[&str],
+) -> Result<PathBuf> {
     let options = BuildOptions {
         model_dir: Some(dir),
         target_dir: Some(cargo_dir),
         example: Some("bench"),
         null_twin: build == Build::Null,
         codegen: build == Build::Codegen,
+        runtime_features: (build == Build::Runtime).then_some(features),
     };
     let elf = firmware::build(root, target, &options)?;
     let suffix = if build == Build::Codegen { "-codegen" } else { "" };
@@ -853,6 +868,7 @@ fn reference_guard(root: &Path, plugin: &Path, update: bool) -> Result<(Guard, O
         example: Some("bench"),
         null_twin: false,
         codegen: false,
+        runtime_features: None,
     };
     let elf = firmware::build(root, target, &options)?;
     let run = firmware::run(&elf, target.machine, Some(plugin))?;
@@ -961,7 +977,10 @@ fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String {
          - **ltu** (`firmware-example/examples/bench.rs`, Rust, `opt-level = \"s\"`, LTO, one codegen unit): \
          `Model::from_bytes` measured once as its own region (\"load\"), then `predict` through an \
          `#[inline(never)]` function with `black_box` on model and row. Models are trained on all rows with seed 0 \
-         without the host block (`--strip`: no names, input scales or metadata); the budget variants are the size options the learners offer today.\n\
+         without the host block (`--strip`: no names, input scales or metadata); the budget variants are the size options the learners offer today. \
+         The runtime is built as a firmware that runs only that model would build it: `default-features = false` and \
+         the cargo features `ltu inspect` lists for the model (`Model::features_needed`: its structure, weight kind \
+         and `sparse` if it has a feature table), so code for other kinds of models is not linked.\n\
          - **emlearn** (`bench/c/harness.c`, `arm-none-eabi-gcc -Os -ffunction-sections -fdata-sections`, \
          `--gc-sections`, no LTO): `DecisionTreeClassifier(random_state=0)` and \
          `RandomForestClassifier(n_estimators=10, max_depth=10, random_state=0)` trained on all rows of the int16 \

@@ -64,6 +64,9 @@ pub struct BuildOptions<'a> {
     pub null_twin: bool,
     /// Build the bench example over the generated Rust source `model.rs` (`LTU_BENCH_CODEGEN=1`).
     pub codegen: bool,
+    /// Build the runtime with only these model kinds (`--no-default-features --features ...`,
+    /// what [`ltu_runtime::Model::features_needed`] lists); `None`: every kind.
+    pub runtime_features: Option<&'a [&'a str]>,
 }
 
 /// Builds the firmware in release mode for `target`; returns the ELF's path.
@@ -78,6 +81,9 @@ pub fn build(root: &Path, target: Target, options: &BuildOptions) -> Result<Path
     }
     if let Some(example) = options.example {
         cargo.args(["--example", example]);
+    }
+    if let Some(features) = options.runtime_features {
+        cargo.args(["--no-default-features", "--features", &features.join(",")]);
     }
     for (var, on) in [("LTU_BENCH_NULL", options.null_twin), ("LTU_BENCH_CODEGEN", options.codegen)] {
         if on {

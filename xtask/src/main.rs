@@ -141,31 +141,39 @@ fn test(root: &Path) -> ExitCode {
         cmd::run(cmd::cargo(root).args(["test", "--workspace", "--no-fail-fast"]))
     });
     for target in prereq::CROSS_TARGETS {
-        // Default features, plus defmt, and the single-unit build (no `tree`, no `list`).
-        for (features, what) in
-            [(None, ""), (Some("defmt"), " with defmt"), (Some(""), " without tree and list")]
-        {
+        // Default features, plus defmt, a one-model build (a tree of i16 units) and the build
+        // with no model kind at all.
+        for (features, what) in [
+            (None, ""),
+            (Some("defmt"), " with defmt"),
+            (Some("-tree,i16"), " with only tree and i16"),
+            (Some("-"), " without default features"),
+        ] {
             let mut cargo = cmd::cargo(root);
             cargo.args(["build", "--release", "-p", "ltu-runtime", "--target", target]);
-            match features {
-                Some("") => _ = cargo.arg("--no-default-features"),
-                Some(f) => _ = cargo.args(["--features", f]),
-                None => {}
+            // `-` first: without the default features.
+            if let Some(f) = features {
+                let (no_default, f) = f.strip_prefix('-').map_or((false, f), |f| (true, f));
+                if no_default {
+                    cargo.arg("--no-default-features");
+                }
+                if !f.is_empty() {
+                    cargo.args(["--features", f]);
+                }
             }
             steps.run(&format!("ltu-runtime builds for {target}{what}"), || cmd::run(&mut cargo));
         }
     }
-    steps.run("ltu-runtime without tree and list rejects those structures", || {
-        cmd::run(cmd::cargo(root).args([
-            "test",
-            "-p",
-            "ltu-runtime",
-            "--no-default-features",
-            "--test",
-            "corrupt",
-            "structure_unsupported",
-        ]))
-    });
+    for features in ["", "tree,i16", "list,sparse,i8", "fixed,host"] {
+        steps.run(&format!("ltu-runtime with only [{features}] rejects every other kind of model"), || {
+            let mut cargo = cmd::cargo(root);
+            cargo.args(["test", "-p", "ltu-runtime", "--no-default-features"]);
+            if !features.is_empty() {
+                cargo.args(["--features", features]);
+            }
+            cmd::run(cargo.args(["--test", "corrupt", "unsupported"]))
+        });
+    }
     steps.run("runtime on thumbv7m: no soft-float reachable from evaluation; stack bounds", || {
         cmd::run(std::process::Command::new("bash").arg(root.join("tests/thumbv7m/check.sh")))
     });

@@ -35,6 +35,9 @@ pub struct InspectReport {
     pub table_bytes: Vec<(String, usize)>,
     /// Whether the file has a host block (absent in a model trained with `--strip`).
     pub host_block: bool,
+    /// The `ltu-runtime` cargo features a firmware needs for this model
+    /// ([`ltu_runtime::Model::features_needed`]).
+    pub runtime_features: Vec<&'static str>,
     /// The metadata of the host block (`ltu`, `algo`, `seed`, `options`, `data`, `rows`,
     /// `data_fnv1a64` from `ltu train`), by key, in file order; empty if there is none.
     #[serde(serialize_with = "as_str_map")]
@@ -181,6 +184,12 @@ impl fmt::Display for InspectReport {
         if !self.host_block {
             writeln!(f, "no host block (stripped): no names, input scales or metadata")?;
         }
+        let features: Vec<String> = self.runtime_features.iter().map(|f| format!("\"{f}\"")).collect();
+        writeln!(
+            f,
+            "runtime features it needs: ltu-runtime = {{ default-features = false, features = [{}] }} (add \"host\" to read names)",
+            features.join(", ")
+        )?;
         for (k, v) in &self.metadata {
             writeln!(f, "{k}: {v}")?;
         }
@@ -557,6 +566,7 @@ pub fn inspect(model_path: &Path) -> Result<InspectReport> {
         stats: spec.stats(),
         table_bytes,
         host_block: repr.host.is_some(),
+        runtime_features: model.features_needed().collect(),
         metadata: model
             .meta()
             .unwrap_or("")
