@@ -603,7 +603,6 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
                     _ => 0,
                 });
         }
-        self.fill()?;
         // One loop per weight width, so each reads its weights without a width test. A kind this
         // build leaves out never loads; its arm is not compiled in.
         Ok(bias
@@ -677,6 +676,21 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
         let mut acc = 0i32;
         if self.all_numeric {
             // Every input numeric (the common case for sensor data): feature `j` is input `j`'s.
+            if !self.cached {
+                // The first dense unit of the prediction scales the inputs as it reads them and
+                // keeps the first `NUM_CACHE` for the units after it.
+                self.cached = true;
+                let (src, num) = (&mut self.src, &mut self.num);
+                let scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
+                for ((j, s), w) in scales.enumerate().zip(row.chunks_exact(W)) {
+                    let x = src(j).ok_or(Error::PredictInputUnavailable)?;
+                    let f = scale(x, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE]));
+                    // Full after `NUM_CACHE`: later units scale the rest again.
+                    let _ = num.push(f as i16);
+                    acc += le_int::<W>(w) * f;
+                }
+                return Ok(acc);
+            }
             let cached = n_inputs.min(NUM_CACHE);
             let (head, tail) = row.split_at_checked(cached * W).unwrap_or((row, &[]));
             let num = self.num.get(..cached).unwrap_or(&[]);
@@ -688,6 +702,7 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
             }
             return Ok(acc);
         }
+        self.fill()?;
         let mut w = row.chunks_exact(W).map(le_int::<W>);
         let mut k = 0;
         for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
@@ -712,6 +727,7 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
     /// [`Eval::dense_dot`] for `I16F16` weights, accumulated in `i64`.
     #[inline(never)]
     fn dense_dot_fixed(&mut self, row: &[u8]) -> Result<i64> {
+        self.fill()?;
         let mut w = row.chunks_exact(4).map(|b| i64::from(le_int::<4>(b)));
         let mut acc = 0i64;
         let mut k = 0;
