@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peer side of `cargo xtask compare`: scikit-learn's CART on ltu's exact folds.
+"""The peer side of `cargo xtask compare`: scikit-learn's CART and other peers on ltu's exact folds.
 
 Input: the JSON that `cargo xtask compare` writes (target/compare/folds.json). For every
 dataset it holds the data exactly as ltu loaded it (attribute kinds, values as numbers with
@@ -12,6 +12,9 @@ For each fold this script
     (ltu's "unknown": every one of its equality features is off);
   - fits DecisionTreeClassifier(random_state=0) with default parameters and predicts the
     test rows, timing encode + fit + predict with time.perf_counter;
+  - fits and times the other peers (`PEERS`: logistic regression and an MLP on standardized
+    inputs, a 10-tree random forest) the same way, on the same encoded inputs, recording
+    whether each fit converged (no ConvergenceWarning) and its iteration count;
   - measures the size of the same tree as emlearn C code ("loadable" method, emlearn's
     default int16 node layout): generates the C, compiles it with `gcc -Os -c` and sums the
     sizes of the model's arrays (nodes, tree roots, leaves) read with `nm -S`; their element
@@ -32,10 +35,18 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 
 import numpy as np
 import sklearn
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
 try:
     import emlearn
@@ -50,6 +61,20 @@ NODE_BYTES = 8
 ROOT_BYTES = 4
 DESCRIPTOR_BYTES = 28
 MAX_LOADABLE_FEATURES = 127
+
+# numpy's default floating-point error handling (see peer_fold).
+NUMPY_DEFAULTS = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
+
+# The peers besides CART: (key, label, constructor). Everything not named is scikit-learn's
+# default; max_iter is raised so that the fits converge (each fold records whether it did).
+PEERS = [
+    ("lr", "logistic regression",
+     lambda: make_pipeline(StandardScaler(), LogisticRegression(max_iter=10000, random_state=0))),
+    ("mlp", "MLP",
+     lambda: make_pipeline(StandardScaler(), MLPClassifier(max_iter=5000, random_state=0))),
+    ("rf", "random forest",
+     lambda: RandomForestClassifier(n_estimators=10, random_state=0)),
+]
 
 
 def layout_estimate(clf):
@@ -137,7 +162,47 @@ def run_dataset(ds, workdir):
                 "emlearn_note": why,
             }
         )
-    return {"name": ds["name"], "folds": folds}
+    peers = {}
+    for key, _, make in PEERS:
+        peers[key] = [peer_fold(ds, y, fold, make) for fold in ds["folds"]]
+    return {"name": ds["name"], "folds": folds, "peers": peers}
+
+
+def n_iter(model):
+    """The iteration count of a fitted pipeline's last step, if it has one."""
+    last = model.steps[-1][1] if hasattr(model, "steps") else model
+    it = getattr(last, "n_iter_", None)
+    if it is None:
+        return None
+    return int(np.max(it))
+
+
+def peer_fold(ds, y, fold, make):
+    """One fold of a peer: encode (as for CART), fit, predict; timed together."""
+    train, test = np.array(fold["train"]), np.array(fold["test"])
+    # emlearn's import sets numpy.seterr(all="raise"); the peers run under numpy's defaults, as
+    # in a plain scikit-learn session (an underflow in adam's moment update is not an error).
+    with warnings.catch_warnings(record=True) as caught, np.errstate(**NUMPY_DEFAULTS):
+        warnings.simplefilter("always", ConvergenceWarning)
+        start = time.perf_counter()
+        xtr = encode(ds, train, fold["numeric_means"])
+        xte = encode(ds, test, fold["numeric_means"])
+        model = make()
+        model.fit(xtr, y[train])
+        pred = model.predict(xte)
+        seconds = time.perf_counter() - start
+    converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    return {
+        "accuracy": float(np.mean(pred == y[test])),
+        "seconds": seconds,
+        "converged": converged,
+        "n_iter": n_iter(model),
+    }
+
+
+def one_line(model):
+    """scikit-learn's repr of an unfitted model, on one line."""
+    return " ".join(repr(model).split())
 
 
 def main():
@@ -148,11 +213,18 @@ def main():
     with open(args.folds) as f:
         spec = json.load(f)
     results = []
-    with tempfile.TemporaryDirectory() as workdir:
+    # One thread for BLAS and OpenMP, like one ltu fold: on a shared machine, numpy's default of
+    # one thread per core made the MLP several times slower, not faster.
+    with tempfile.TemporaryDirectory() as workdir, threadpool_limits(limits=1):
         for ds in spec["datasets"]:
             start = time.perf_counter()
-            results.append(run_dataset(ds, workdir))
-            print(f"  CART on {ds['name']}: {len(ds['folds'])} folds in {time.perf_counter() - start:.1f} s",
+            result = run_dataset(ds, workdir)
+            results.append(result)
+            accs = ", ".join(
+                f"{key} {100 * np.mean([f['accuracy'] for f in result['peers'][key]]):.2f}%" for key, _, _ in PEERS
+            )
+            print(f"  peers on {ds['name']}: {len(ds['folds'])} folds in {time.perf_counter() - start:.1f} s "
+                  f"(CART {100 * np.mean([f['accuracy'] for f in result['folds']]):.2f}%, {accs})",
                   flush=True)
     out = {
         "python": platform.python_version(),
@@ -160,6 +232,9 @@ def main():
         "sklearn": sklearn.__version__,
         "emlearn": emlearn.__version__ if emlearn is not None else None,
         "classifier": "DecisionTreeClassifier(random_state=0)",
+        "threads": 1,
+        # The exact settings: scikit-learn's repr lists every parameter that differs from its default.
+        "peers": [{"key": key, "label": label, "classifier": one_line(make())} for key, label, make in PEERS],
         "datasets": results,
     }
     with open(args.out, "w") as f:

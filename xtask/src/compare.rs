@@ -1,5 +1,6 @@
-//! `cargo xtask compare`: ltu's learners against scikit-learn's CART on the same folds, and the
-//! size of that CART tree as emlearn C code. Writes `docs/BENCHMARKS.md`.
+//! `cargo xtask compare`: ltu's learners against scikit-learn's CART, logistic regression, MLP and
+//! random forest on the same folds, the size of that CART tree as emlearn C code, and issue 12's
+//! accuracy goals checked on the run. Writes `docs/BENCHMARKS.md`.
 //!
 //! The flow: load each dataset with the trainer library, make 10 stratified folds with
 //! `ltu::split` (MONK's problems: their fixed train/test files), train and test every ltu
@@ -167,7 +168,7 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     let ltu_seconds = ltu_started.elapsed().as_secs_f64();
     write_json(&out_dir.join("ltu.json"), &ltu_json(&prepared, algos, &outcomes))?;
 
-    println!("peers: scikit-learn CART and emlearn on the same folds");
+    println!("peers: scikit-learn CART (and its emlearn size), logistic regression, MLP, random forest on the same folds");
     let peers_path = out_dir.join("peers.json");
     let peers_started = Instant::now();
     // emlearn compiles its C models under `tmp/` of the working directory: keep that in target/.
@@ -191,6 +192,7 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     }
 
     let run = RunInfo {
+        full,
         command: command_line(),
         jobs,
         ltu_seconds,
@@ -198,13 +200,17 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
         total_seconds: started.elapsed().as_secs_f64(),
         env_notes,
     };
-    let report = render(root, &prepared, algos, &outcomes, &peers, &run)?;
+    let (report, goal_lines) = render(root, &prepared, algos, &outcomes, &peers, &run)?;
     let out = match &args.out {
         Some(p) => p.clone(),
         None if full => root.join(REPORT),
         None => out_dir.join("BENCHMARKS.md"),
     };
     std::fs::write(&out, report).with_context(|| format!("writing {}", out.display()))?;
+    println!("goals (issue 12):");
+    for g in goal_lines {
+        println!("  {}", g.replace("**", ""));
+    }
     println!("wrote {} in {:.0} s", out.display(), run.total_seconds);
     Ok(())
 }
@@ -546,7 +552,94 @@ fn peer_folds(peers: &Value, name: &str) -> Result<Vec<PeerFold>> {
         .collect()
 }
 
+/// A peer other than CART, as `bench/peers.py` describes it.
+struct OtherPeer {
+    key: String,
+    /// Its name in the report.
+    label: String,
+    /// scikit-learn's repr of the unfitted model: every setting that differs from the default.
+    classifier: String,
+}
+
+fn other_peers(peers: &Value) -> Result<Vec<OtherPeer>> {
+    peers["peers"]
+        .as_array()
+        .context("the peers' results list no `peers`")?
+        .iter()
+        .map(|p| {
+            let text =
+                |k: &str| p[k].as_str().map(str::to_string).with_context(|| format!("peer without `{k}`"));
+            Ok(OtherPeer { key: text("key")?, label: text("label")?, classifier: text("classifier")? })
+        })
+        .collect()
+}
+
+/// One fold of a peer other than CART.
+struct PeerRun {
+    accuracy: f64,
+    seconds: f64,
+    converged: bool,
+    n_iter: Option<u64>,
+}
+
+/// A dataset's folds of every other peer, indexed `[peer][fold]`.
+fn peer_runs(peers: &Value, name: &str, others: &[OtherPeer]) -> Result<Vec<Vec<PeerRun>>> {
+    let ds = peers["datasets"]
+        .as_array()
+        .and_then(|a| a.iter().find(|d| d["name"] == name))
+        .with_context(|| format!("the peers' results have no dataset `{name}`"))?;
+    others
+        .iter()
+        .map(|o| {
+            let num = |v: &Value, k: &str| {
+                v[k].as_f64().with_context(|| format!("{name}: {} fold without `{k}`", o.label))
+            };
+            ds["peers"][&o.key]
+                .as_array()
+                .with_context(|| format!("{name}: no results of {}", o.label))?
+                .iter()
+                .map(|f| {
+                    Ok(PeerRun {
+                        accuracy: num(f, "accuracy")?,
+                        seconds: num(f, "seconds")?,
+                        converged: f["converged"].as_bool().unwrap_or(false),
+                        n_iter: f["n_iter"].as_u64(),
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A peer's figures on one dataset, against CART on the same folds.
+struct PeerStats {
+    acc_mean: f64,
+    acc_std: f64,
+    /// Mean of (peer − CART) accuracy over the folds.
+    delta: f64,
+    seconds: f64,
+    time_ratio: f64,
+    not_converged: usize,
+    max_iter: Option<u64>,
+}
+
+fn peer_stats(runs: &[PeerRun], cart: &[PeerFold]) -> PeerStats {
+    let (acc_mean, acc_std) = mean_std(&runs.iter().map(|r| r.accuracy).collect::<Vec<_>>());
+    let seconds = mean(runs.iter().map(|r| r.seconds));
+    PeerStats {
+        acc_mean,
+        acc_std,
+        delta: mean(runs.iter().zip(cart).map(|(r, c)| r.accuracy - c.accuracy)),
+        seconds,
+        time_ratio: seconds / mean(cart.iter().map(|c| c.seconds)),
+        not_converged: runs.iter().filter(|r| !r.converged).count(),
+        max_iter: runs.iter().filter_map(|r| r.n_iter).max(),
+    }
+}
+
 struct RunInfo {
+    /// Every dataset (not `--quick`, not `--datasets`).
+    full: bool,
     command: String,
     jobs: usize,
     ltu_seconds: f64,
@@ -657,6 +750,37 @@ struct Tally {
     deltas: Vec<f64>,
 }
 
+impl Tally {
+    /// One dataset's Δ vs CART in percentage points, and the bytes ratio for ltu.
+    fn record(&mut self, delta_pp: f64, bytes_ratio: Option<f64>) {
+        if delta_pp > 1e-10 {
+            self.better += 1;
+        } else if delta_pp < -1e-10 {
+            self.worse += 1;
+        } else {
+            self.equal += 1;
+        }
+        self.bytes_ratios.extend(bytes_ratio);
+        self.deltas.push(delta_pp);
+    }
+
+    /// "more accurate than CART on …, equal on …, less accurate on … (mean Δ …)".
+    fn against_cart(&self) -> String {
+        let mut sorted = self.deltas.clone();
+        sorted.sort_by(f64::total_cmp);
+        format!(
+            "more accurate than CART on {}, equal on {}, less accurate on {} (mean Δ {:+.2} pp, worst {:+.2} pp, \
+             best {:+.2} pp)",
+            self.better,
+            self.equal,
+            self.worse,
+            mean(self.deltas.iter().copied()),
+            sorted.first().copied().unwrap_or(0.0),
+            sorted.last().copied().unwrap_or(0.0),
+        )
+    }
+}
+
 fn geomean(xs: &[f64]) -> f64 {
     (xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len().max(1) as f64).exp()
 }
@@ -668,9 +792,14 @@ fn render(
     outcomes: &[Vec<Vec<Outcome>>],
     peers: &Value,
     run: &RunInfo,
-) -> Result<String> {
+) -> Result<(String, Vec<String>)> {
     let cart: Vec<Vec<PeerFold>> =
         prepared.iter().map(|p| peer_folds(peers, p.name)).collect::<Result<_>>()?;
+    let others = other_peers(peers)?;
+    // [dataset][peer][fold]
+    let runs: Vec<Vec<Vec<PeerRun>>> =
+        prepared.iter().map(|p| peer_runs(peers, p.name, &others)).collect::<Result<_>>()?;
+    let labels: Vec<&str> = others.iter().map(|o| o.label.as_str()).collect();
     let git = |args: &[&str]| capture(Command::new("git").current_dir(root).args(args));
     let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
     let dirty = git(&["status", "--porcelain"]).is_some_and(|s| !s.is_empty());
@@ -683,7 +812,7 @@ fn render(
 
     let mut r = String::new();
     let w = &mut r;
-    writeln!(w, "# Benchmarks: ltu against scikit-learn's CART and emlearn")?;
+    writeln!(w, "# Benchmarks: ltu against scikit-learn's CART, {} and emlearn", labels.join(", "))?;
     writeln!(w)?;
     writeln!(w, "Generated by `{}`; do not edit by hand, rerun the command.", run.command)?;
     writeln!(w, "Regenerate the full report with `cargo xtask compare` (a quick check: `cargo xtask compare --quick`).")?;
@@ -708,14 +837,46 @@ fn render(
         w,
         "- ltu: every fold through `ltu::evaluate::holdout` (train on the training rows with the algorithm's \
          default options and seed {SEED}, export, then predict the held-out rows with `ltu-runtime`), \
-         {} folds at a time. Peer: `{}` on **the same folds** (`target/compare/folds.json`, written by the \
-         command and read by `bench/peers.py`), one fold at a time after ltu finished.",
+         {} folds at a time. Peers, on **the same folds** (`target/compare/folds.json`, written by the \
+         command and read by `bench/peers.py`), one fold at a time after ltu finished, with BLAS and OpenMP \
+         limited to {} thread (`threadpoolctl`): CART `{}`{}.",
         run.jobs,
-        s("classifier")
+        peers["threads"].as_u64().map_or_else(|| "an unrecorded number of".into(), |n| n.to_string()),
+        s("classifier"),
+        others.iter().map(|o| format!("; {} `{}`", o.label, o.classifier)).collect::<String>()
     )?;
     writeln!(
         w,
-        "- Inputs: CART sees ltu's data exactly as ltu loaded it. Categorical attributes are one-hot; a missing \
+        "- Peer settings: scikit-learn's defaults except what the settings above name (its repr lists exactly \
+         the parameters that differ from the defaults). Logistic regression and the MLP standardize their \
+         inputs with a `StandardScaler` fitted on the training fold, inside the pipeline; their `max_iter` is \
+         raised so that the fits converge, and a fold whose fit still raised scikit-learn's \
+         `ConvergenceWarning` is listed under its dataset."
+    )?;
+    let iterations: Vec<String> = others
+        .iter()
+        .enumerate()
+        .filter_map(|(o, peer)| {
+            let all = runs.iter().flat_map(|r| &r[o]);
+            let most = all.clone().filter_map(|f| f.n_iter).max()?;
+            let stuck = all.clone().filter(|f| !f.converged).count();
+            let folds = all.count();
+            Some(if stuck == 0 {
+                format!("{} converged on all {folds} folds, in at most {most} iterations", peer.label)
+            } else {
+                format!(
+                    "{} did not converge on {stuck} of {folds} folds (at most {most} iterations on any fold)",
+                    peer.label
+                )
+            })
+        })
+        .collect();
+    if !iterations.is_empty() {
+        writeln!(w, "- Convergence in this run: {}.", iterations.join("; "))?;
+    }
+    writeln!(
+        w,
+        "- Inputs: every peer sees ltu's data exactly as ltu loaded it, encoded the same way for all of them. Categorical attributes are one-hot; a missing \
          number becomes the training fold's mean (ltu's substitute, computed by `ltu::encode`); a missing \
          category becomes all zeros, which is what ltu's model sees for an unknown category (every equality \
          feature off). So there is no mode imputation on either side."
@@ -723,7 +884,8 @@ fn render(
     writeln!(
         w,
         "- Accuracy: held-out accuracy, mean ± sample standard deviation over folds, in percent. \
-         Δ is the mean over folds of (ltu − CART) in percentage points, on the folds where ltu finished."
+         Δ is the mean over folds of (model − CART) in percentage points, on the folds where the model finished \
+         (the peers run every fold)."
     )?;
     writeln!(
         w,
@@ -737,8 +899,8 @@ fn render(
     writeln!(
         w,
         "- Time: wall clock per fold. ltu: encoding, training, export, the runtime check on every training \
-         row, and predicting the test rows. CART: one-hot encoding, `fit`, `predict` (not the emlearn \
-         conversion)."
+         row, and predicting the test rows. Peers: one-hot encoding, `fit` (with the scaling, for the \
+         pipelines), `predict` (for CART not the emlearn conversion)."
     )?;
     writeln!(
         w,
@@ -761,22 +923,36 @@ fn render(
     // Summary.
     writeln!(w, "## Summary")?;
     writeln!(w)?;
-    writeln!(w, "Each ltu cell: accuracy (Δ vs CART), model bytes (× CART's emlearn bytes).")?;
+    writeln!(
+        w,
+        "Each peer cell: accuracy (Δ vs CART). Each ltu cell: accuracy (Δ vs CART), model bytes (× CART's \
+         emlearn bytes). Issue 12's goals are checked on these figures in the next section."
+    )?;
     writeln!(w)?;
     let mut head = String::from("| dataset | rows | CART accuracy, emlearn bytes |");
     let mut rule = String::from("|---|---:|---|");
+    for l in &labels {
+        let _ = write!(head, " {l} |");
+        rule.push_str("---|");
+    }
     for a in algos {
         let _ = write!(head, " ltu {a} |");
         rule.push_str("---|");
     }
     writeln!(w, "{head}\n{rule}")?;
     let mut per_algo: Vec<Tally> = (0..algos.len()).map(|_| Tally::default()).collect();
+    let mut per_peer: Vec<Tally> = (0..others.len()).map(|_| Tally::default()).collect();
     for (d, p) in prepared.iter().enumerate() {
         let c = &cart[d];
         let (cm, _) = mean_std(&c.iter().map(|f| f.accuracy).collect::<Vec<_>>());
         let cb = mean(c.iter().map(|f| f.bytes));
         let star = if c.iter().any(|f| f.estimated) { "*" } else { "" };
         let mut line = format!("| {} | {} | {}%, {cb:.0}{star} B |", p.name, p.data.n_rows(), pct(cm));
+        for (o, r) in runs[d].iter().enumerate() {
+            let x = peer_stats(r, c);
+            let _ = write!(line, " {}% ({:+.2} pp) |", pct(x.acc_mean), 100.0 * x.delta);
+            per_peer[o].record(100.0 * x.delta, None);
+        }
         for (a, _) in algos.iter().enumerate() {
             match paired(&outcomes[d][a], c) {
                 Some(x) => {
@@ -790,16 +966,7 @@ fn render(
                         x.bytes,
                         x.bytes_ratio
                     );
-                    let t = &mut per_algo[a];
-                    if x.delta > 1e-12 {
-                        t.better += 1;
-                    } else if x.delta < -1e-12 {
-                        t.worse += 1;
-                    } else {
-                        t.equal += 1;
-                    }
-                    t.bytes_ratios.push(x.bytes_ratio);
-                    t.deltas.push(100.0 * x.delta);
+                    per_algo[a].record(100.0 * x.delta, Some(x.bytes_ratio));
                 }
                 None => {
                     let why = problem(&outcomes[d][a]).unwrap_or_default();
@@ -812,30 +979,32 @@ fn render(
         writeln!(w, "{line}")?;
     }
     writeln!(w)?;
-    for (a, Tally { better: win, equal: tie, worse: loss, bytes_ratios: ratios, deltas }) in
-        algos.iter().zip(&per_algo)
-    {
+    for (o, t) in others.iter().zip(&per_peer) {
+        if t.deltas.is_empty() {
+            continue;
+        }
+        writeln!(w, "- **{}** on {} datasets: {}.", o.label, t.deltas.len(), t.against_cart())?;
+    }
+    for (a, t) in algos.iter().zip(&per_algo) {
+        let Tally { bytes_ratios: ratios, .. } = t;
         if ratios.is_empty() {
             writeln!(w, "- **ltu {a}**: no results on any dataset (see below).")?;
             continue;
         }
-        let mut sorted = deltas.clone();
-        sorted.sort_by(f64::total_cmp);
         writeln!(
             w,
-            "- **ltu {a}** on {} datasets: more accurate than CART on {win}, equal on {tie}, less accurate on \
-             {loss} (mean Δ {:+.2} pp, worst {:+.2} pp, best {:+.2} pp); model bytes {:.2}× CART's emlearn \
-             bytes (geometric mean; range {:.2}× to {:.2}×).",
+            "- **ltu {a}** on {} datasets: {}; model bytes {:.2}× CART's emlearn bytes (geometric mean; range \
+             {:.2}× to {:.2}×).",
             ratios.len(),
-            mean(deltas.iter().copied()),
-            sorted[0],
-            sorted[sorted.len() - 1],
+            t.against_cart(),
             geomean(ratios),
             ratios.iter().copied().fold(f64::INFINITY, f64::min),
             ratios.iter().copied().fold(0.0, f64::max),
         )?;
     }
     writeln!(w)?;
+
+    let goal_lines = goals(w, prepared, algos, outcomes, &cart, &others, &runs, run.full)?;
 
     // Per dataset.
     writeln!(w, "## Per dataset")?;
@@ -904,12 +1073,38 @@ fn render(
             mean(c.iter().map(|f| f.nodes)),
             ms(mean(c.iter().map(|f| f.seconds)))
         )?;
-        let problems: Vec<String> = algos
+        for (o, r) in others.iter().zip(&runs[d]) {
+            let x = peer_stats(r, c);
+            writeln!(
+                w,
+                "| {} | {} ± {} | {:+.2} pp | — | — | — | {} | {:.2} |",
+                o.label,
+                pct(x.acc_mean),
+                pct(x.acc_std),
+                100.0 * x.delta,
+                ms(x.seconds),
+                x.time_ratio
+            )?;
+        }
+        let mut problems: Vec<String> = algos
             .iter()
             .enumerate()
             .filter(|(a, _)| paired(&outcomes[d][*a], c).is_some())
             .filter_map(|(a, algo)| problem(&outcomes[d][a]).map(|p| format!("ltu {algo}: {p}")))
             .collect();
+        for (o, r) in others.iter().zip(&runs[d]) {
+            let x = peer_stats(r, c);
+            if x.not_converged > 0 {
+                problems.push(format!(
+                    "{}: scikit-learn's `ConvergenceWarning` on {} of {} folds (up to {} iterations); those folds \
+                     are counted as they are",
+                    o.label,
+                    x.not_converged,
+                    r.len(),
+                    x.max_iter.map_or_else(|| "?".into(), |n| n.to_string())
+                ));
+            }
+        }
         let mut notes: Vec<String> = c.iter().filter_map(|f| f.note.clone()).collect();
         notes.dedup();
         if c.iter().any(|f| !f.estimated && (f.bytes - f.layout_bytes).abs() > 0.5) {
@@ -950,12 +1145,337 @@ fn render(
     writeln!(
         w,
         "- Every ltu algorithm runs with its default options; CART with scikit-learn's defaults (fully grown, \
-         no pruning). Neither side was tuned per dataset."
+         no pruning), the other peers with the settings above. Neither side was tuned per dataset. The \
+         random forest's 10 trees and the MLP's 100 hidden units are not microcontroller-sized models: they \
+         are accuracy references, and their sizes were not measured."
     )?;
     writeln!(
         w,
         "- zoo and led7digit keep their 0/1 columns numeric, as `ltu::data::load` infers them (for a binary \
          column this gives CART the same splits as one-hot); MONK's a1..a6 are read as categorical codes."
     )?;
-    Ok(r)
+    Ok((r, goal_lines))
+}
+
+/// Accuracies (fractions) this close count as equal when a goal is checked: fold accuracies are
+/// ratios of counts, and their means differ from exact ties by rounding only.
+const TIE: f64 = 1e-9;
+/// Issue 12: no dataset more than this many percentage points under CART, for any learner.
+const MAX_PP_UNDER_CART: f64 = 2.0;
+
+fn met(ok: bool) -> &'static str {
+    if ok {
+        "**met**"
+    } else {
+        "**not met**"
+    }
+}
+
+/// One ltu learner's figures for the goals: its datasets, and the peers on the same datasets and
+/// folds.
+struct LearnerMeans {
+    datasets: usize,
+    /// Datasets where some folds did not finish.
+    partial: usize,
+    /// Datasets without any result.
+    missing: Vec<&'static str>,
+    ltu: f64,
+    lr: f64,
+    mlp: f64,
+    cart: f64,
+}
+
+fn learner_means(
+    prepared: &[Prepared],
+    outcomes: &[Vec<Vec<Outcome>>],
+    a: usize,
+    cart: &[Vec<PeerFold>],
+    runs: &[Vec<Vec<PeerRun>>],
+    lr: usize,
+    mlp: usize,
+) -> LearnerMeans {
+    let (mut ltu, mut lrs, mut mlps, mut carts) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut partial, mut missing) = (0, Vec::new());
+    for (d, p) in prepared.iter().enumerate() {
+        let folds = &outcomes[d][a];
+        let Some(x) = paired(folds, &cart[d]) else {
+            missing.push(p.name);
+            continue;
+        };
+        if x.folds < x.of {
+            partial += 1;
+        }
+        let done: Vec<usize> =
+            (0..folds.len()).filter(|&f| matches!(folds[f], Outcome::Done { .. })).collect();
+        ltu.push(x.acc_mean);
+        lrs.push(mean(done.iter().map(|&f| runs[d][lr][f].accuracy)));
+        mlps.push(mean(done.iter().map(|&f| runs[d][mlp][f].accuracy)));
+        carts.push(mean(done.iter().map(|&f| cart[d][f].accuracy)));
+    }
+    LearnerMeans {
+        datasets: ltu.len(),
+        partial,
+        missing,
+        ltu: mean(ltu),
+        lr: mean(lrs),
+        mlp: mean(mlps),
+        cart: mean(carts),
+    }
+}
+
+/// "over the same 17 datasets" or "over the 8 datasets where hsi has results (none on …)".
+fn over(algo: Algo, m: &LearnerMeans) -> String {
+    let mut s = if m.missing.is_empty() {
+        format!("over the same {} datasets", m.datasets)
+    } else {
+        format!(
+            "over the {} datasets where {algo} has results (of {}; none on {})",
+            m.datasets,
+            m.datasets + m.missing.len(),
+            m.missing.join(", ")
+        )
+    };
+    if m.partial > 0 {
+        let _ = write!(
+            s,
+            "; on {} of them {algo} finished only some folds, and the peers are averaged over those",
+            m.partial
+        );
+    }
+    s
+}
+
+/// The "Goals (issue 12)" section; returns its goal lines for the console.
+#[allow(clippy::too_many_arguments)]
+fn goals(
+    w: &mut String,
+    prepared: &[Prepared],
+    algos: &[Algo],
+    outcomes: &[Vec<Vec<Outcome>>],
+    cart: &[Vec<PeerFold>],
+    others: &[OtherPeer],
+    runs: &[Vec<Vec<PeerRun>>],
+    full: bool,
+) -> Result<Vec<String>> {
+    let find = |key: &str| {
+        others.iter().position(|o| o.key == key).with_context(|| format!("the peers' results lack `{key}`"))
+    };
+    let (lr, mlp) = (find("lr")?, find("mlp")?);
+    let (lr_label, mlp_label) = (&others[lr].label, &others[mlp].label);
+    let means: Vec<LearnerMeans> =
+        (0..algos.len()).map(|a| learner_means(prepared, outcomes, a, cart, runs, lr, mlp)).collect();
+    let mut lines = Vec::new();
+
+    writeln!(w, "## Goals (issue 12)")?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "> Accuracy, 10-fold CV on the shared datasets: the mean of ptree and the mean of ndl each ≥ logistic \
+         regression's, the mean over datasets of the best ltu learner on each ≥ the MLP's mean, and no dataset \
+         more than 2 points under CART for any learner's default."
+    )?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "Checked on this run's figures. A dataset's accuracy is its mean over folds (MONK's: the one fixed \
+         split), and a mean over datasets weighs every dataset equally. A learner is compared with the peers \
+         on the datasets and folds where it has results. Means that agree to within {TIE:e} count as equal \
+         (met)."
+    )?;
+    if !full {
+        writeln!(w)?;
+        writeln!(
+            w,
+            "**A partial run** ({} of {} datasets): the lines below check the goal on these datasets only.",
+            prepared.len(),
+            DATASETS.len()
+        )?;
+    }
+    writeln!(w)?;
+    writeln!(
+        w,
+        "| ltu learner | datasets | ltu mean | {lr_label} mean | {mlp_label} mean | CART mean | ≥ {lr_label} | ≥ {mlp_label} |"
+    )?;
+    writeln!(w, "|---|---:|---:|---:|---:|---:|---|---|")?;
+    let yes = |ok: bool| if ok { "yes" } else { "no" };
+    for (algo, m) in algos.iter().zip(&means) {
+        if m.datasets == 0 {
+            writeln!(w, "| {algo} | 0 | no result | | | | | |")?;
+            continue;
+        }
+        writeln!(
+            w,
+            "| {algo} | {}{} | {}% | {}% | {}% | {}% | {} ({:+.2} pp) | {} ({:+.2} pp) |",
+            m.datasets,
+            if m.missing.is_empty() { String::new() } else { format!(" of {}", prepared.len()) },
+            pct(m.ltu),
+            pct(m.lr),
+            pct(m.mlp),
+            pct(m.cart),
+            yes(m.ltu >= m.lr - TIE),
+            100.0 * (m.ltu - m.lr),
+            yes(m.ltu >= m.mlp - TIE),
+            100.0 * (m.ltu - m.mlp),
+        )?;
+    }
+    let fewer: Vec<String> = algos
+        .iter()
+        .zip(&means)
+        .filter(|(_, m)| !m.missing.is_empty() && m.datasets > 0)
+        .map(|(algo, m)| {
+            format!("{algo} has results on {} datasets only (none on {})", m.datasets, m.missing.join(", "))
+        })
+        .collect();
+    writeln!(w)?;
+    if !fewer.is_empty() {
+        writeln!(w, "The peers' means in a row are over that learner's datasets: {}.", fewer.join("; "))?;
+        writeln!(w)?;
+    }
+
+    // Goal 1: ptree's and ndl's means against logistic regression's.
+    for name in ["ptree", "ndl"] {
+        let line = match algos.iter().position(|a| a.to_string() == name) {
+            None => {
+                format!("{name} mean ≥ {lr_label}'s: not checked, {name} was not among this run's algorithms")
+            }
+            Some(a) if means[a].datasets == 0 => {
+                format!("{name} mean ≥ {lr_label}'s: **not met**, {name} has no result on any dataset")
+            }
+            Some(a) => {
+                let m = &means[a];
+                format!(
+                    "{name} mean ≥ {lr_label}'s: {} — {name} {}% vs {lr_label} {}% ({:+.2} pp), {}",
+                    met(m.ltu >= m.lr - TIE),
+                    pct(m.ltu),
+                    pct(m.lr),
+                    100.0 * (m.ltu - m.lr),
+                    over(algos[a], m)
+                )
+            }
+        };
+        lines.push(line);
+    }
+
+    // Goal 2: the best ltu learner on each dataset, averaged, against the MLP's mean.
+    let mut best: Vec<(&str, f64, Vec<String>, bool)> = Vec::new(); // dataset, accuracy, learners, partial
+    let mut no_ltu = Vec::new();
+    for (d, p) in prepared.iter().enumerate() {
+        let results: Vec<(Algo, Paired)> = algos
+            .iter()
+            .enumerate()
+            .filter_map(|(a, algo)| paired(&outcomes[d][a], &cart[d]).map(|x| (*algo, x)))
+            .collect();
+        let Some(top) = results.iter().map(|(_, x)| x.acc_mean).max_by(f64::total_cmp) else {
+            no_ltu.push(p.name);
+            continue;
+        };
+        let winners: Vec<&(Algo, Paired)> = results.iter().filter(|(_, x)| x.acc_mean >= top - TIE).collect();
+        best.push((
+            p.name,
+            top,
+            winners.iter().map(|(a, _)| a.to_string()).collect(),
+            winners.iter().any(|(_, x)| x.folds < x.of),
+        ));
+    }
+    let mlp_means: Vec<f64> = prepared
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !no_ltu.contains(&p.name))
+        .map(|(d, _)| mean(runs[d][mlp].iter().map(|r| r.accuracy)))
+        .collect();
+    let line = if best.is_empty() {
+        format!(
+            "best ltu learner per dataset, mean ≥ {mlp_label}'s: **not met**, no ltu learner has a result"
+        )
+    } else {
+        let b = mean(best.iter().map(|x| x.1));
+        let m = mean(mlp_means.iter().copied());
+        let mut line = format!(
+            "best ltu learner per dataset, mean ≥ {mlp_label}'s: {} — {}% vs {mlp_label} {}% ({:+.2} pp), over {} \
+             datasets",
+            met(b >= m - TIE),
+            pct(b),
+            pct(m),
+            100.0 * (b - m),
+            best.len()
+        );
+        if !no_ltu.is_empty() {
+            let _ = write!(line, " (no ltu result on {})", no_ltu.join(", "));
+        }
+        let partial = best.iter().filter(|x| x.3).count();
+        if partial > 0 {
+            let _ = write!(line, "; {partial} of the best results are over only some folds");
+        }
+        line
+    };
+    lines.push(line);
+
+    // Goal 3: no dataset more than 2 points under CART, for any learner's default.
+    let mut under_lines = Vec::new();
+    let mut all_ok = true;
+    let mut counts = Vec::new();
+    for (a, algo) in algos.iter().enumerate() {
+        let mut under = Vec::new();
+        let mut missing = Vec::new();
+        let mut n = 0;
+        for (d, p) in prepared.iter().enumerate() {
+            match paired(&outcomes[d][a], &cart[d]) {
+                Some(x) => {
+                    n += 1;
+                    if 100.0 * x.delta < -MAX_PP_UNDER_CART - 100.0 * TIE {
+                        under.push(format!("{} {:+.2} pp", p.name, 100.0 * x.delta));
+                    }
+                }
+                None => missing.push(p.name),
+            }
+        }
+        let ok = under.is_empty() && n > 0;
+        all_ok &= ok;
+        counts.push(format!("{algo} {}", under.len()));
+        let mut line = if n == 0 {
+            format!("{algo}: **not met**, no result on any dataset")
+        } else if under.is_empty() {
+            format!("{algo}: {} on the {n} datasets where it has results", met(true))
+        } else {
+            format!(
+                "{algo}: {} — {} of {n} datasets more than {MAX_PP_UNDER_CART} points under CART: {}",
+                met(false),
+                under.len(),
+                under.join(", ")
+            )
+        };
+        if !missing.is_empty() && n > 0 {
+            let _ = write!(line, " (no result on {}: {}; not counted)", missing.len(), missing.join(", "));
+        }
+        under_lines.push(line);
+    }
+    lines.push(format!(
+        "no dataset more than {MAX_PP_UNDER_CART} points under CART for any learner's default: {} — datasets \
+         under, per learner: {}",
+        met(all_ok && !algos.is_empty()),
+        counts.join(", ")
+    ));
+
+    writeln!(w, "Goals:")?;
+    writeln!(w)?;
+    for l in &lines {
+        writeln!(w, "- {l}")?;
+    }
+    writeln!(w)?;
+    writeln!(
+        w,
+        "Best ltu learner per dataset: {}.",
+        best.iter()
+            .map(|(name, acc, who, _)| format!("{name} {}% ({})", pct(*acc), who.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    )?;
+    writeln!(w)?;
+    writeln!(w, "More than {MAX_PP_UNDER_CART} points under CART (Δ over the same folds, as in the tables), per learner:")?;
+    writeln!(w)?;
+    for l in &under_lines {
+        writeln!(w, "- {l}")?;
+    }
+    writeln!(w)?;
+    Ok(lines)
 }
