@@ -449,32 +449,13 @@ impl<'a> Model<'a> {
         src: &mut S,
         mut scores: Option<&mut [i64]>,
     ) -> Result<usize> {
-        let mut ev = Eval {
-            repr: &self.repr,
-            src,
-            n_inputs: usize::from(self.n_inputs),
-            all_numeric: self.all_numeric,
-            num: heapless::Vec::new(),
-            cached: false,
-        };
         match self.repr.structure {
-            StructureRepr::Linear { unit } => Ok(ev.decide(unit as usize, scores)?.0),
+            StructureRepr::Linear { unit } => Ok(self.unit(src, unit as usize, scores)?.0),
             #[cfg(feature = "list")]
-            StructureRepr::List { entries, default_class } => {
-                for e in entries.chunks_exact(ListEntryRec::SIZE) {
-                    let (unit, class) = (le16(e, 0) as usize, le16(e, 2) as usize);
-                    // The loader checked that every entry's unit is binary.
-                    let s = ev.row_score(&ev.unit(unit), 0)?;
-                    if s > 0 {
-                        set_score(&mut scores, class, s);
-                        return Ok(class);
-                    }
-                }
-                set_score(&mut scores, default_class as usize, 0);
-                Ok(default_class as usize)
-            }
+            StructureRepr::List { entries, default_class } => self.list(src, entries, default_class, scores),
             #[cfg(feature = "tree")]
             StructureRepr::Tree { nodes, children } => {
+                let raw = |src: &mut S, i: usize| src(i).ok_or(Error::PredictInputUnavailable);
                 let mut i = 0;
                 // Every link points forward, so this visits at most `n_nodes` nodes.
                 loop {
@@ -482,14 +463,14 @@ impl<'a> Model<'a> {
                     let (a, value, b, c) = (le16(n, 2), le32(n, 4), le16(n, 8), le16(n, 10));
                     i = match n[0] {
                         node_kind::THRESHOLD => {
-                            if ev.raw(a as usize)? <= value {
+                            if raw(src, a as usize)? <= value {
                                 b
                             } else {
                                 c
                             }
                         }
                         node_kind::CATEGORICAL => {
-                            let v = ev.raw(a as usize)?;
+                            let v = raw(src, a as usize)?;
                             if v >= 0 && v < i32::from(c) {
                                 let k = value as usize + v as usize;
                                 u16::from_le_bytes(*record(children, k))
@@ -497,15 +478,15 @@ impl<'a> Model<'a> {
                                 b
                             }
                         }
-                        // The loader checked that a split's unit is binary.
+                        // The loader checked that a split's unit is binary: its score decides.
                         node_kind::UNIT_SPLIT => {
-                            if ev.row_score(&ev.unit(a as usize), 0)? <= 0 {
+                            if self.unit(src, a as usize, None)?.1 <= 0 {
                                 b
                             } else {
                                 c
                             }
                         }
-                        node_kind::UNIT => return Ok(ev.decide(a as usize, scores)?.0),
+                        node_kind::UNIT => return Ok(self.unit(src, a as usize, scores)?.0),
                         // CLASS: the loader rejected every other kind.
                         _ => {
                             set_score(&mut scores, a as usize, 0);
@@ -518,6 +499,56 @@ impl<'a> Model<'a> {
             #[allow(unreachable_patterns)]
             _ => Ok(0),
         }
+    }
+
+    /// The state of a prediction's units. Built where a unit is evaluated, in that function's
+    /// frame, so a tree walk that ends at a class leaf never holds the numeric cache on its stack.
+    #[inline(always)]
+    fn eval<'r, S: FnMut(usize) -> Option<i32>>(&'r self, src: &'r mut S) -> Eval<'r, 'a, S> {
+        Eval {
+            repr: &self.repr,
+            src,
+            n_inputs: usize::from(self.n_inputs),
+            all_numeric: self.all_numeric,
+            num: heapless::Vec::new(),
+            cached: false,
+        }
+    }
+
+    /// [`Eval::decide`] for unit `u` (a tree's leaf or split, or a linear model).
+    #[inline(never)]
+    fn unit<S: FnMut(usize) -> Option<i32>>(
+        &self,
+        src: &mut S,
+        u: usize,
+        scores: Option<&mut [i64]>,
+    ) -> Result<(usize, i64)> {
+        self.eval(src).decide(u, scores)
+    }
+
+    /// A decision list: the first entry whose unit fires answers. Every entry reads the same
+    /// numeric cache.
+    #[cfg(feature = "list")]
+    #[inline(never)]
+    fn list<S: FnMut(usize) -> Option<i32>>(
+        &self,
+        src: &mut S,
+        entries: &[u8],
+        default_class: u16,
+        mut scores: Option<&mut [i64]>,
+    ) -> Result<usize> {
+        let mut ev = self.eval(src);
+        for e in entries.chunks_exact(ListEntryRec::SIZE) {
+            let (unit, class) = (le16(e, 0) as usize, le16(e, 2) as usize);
+            // The loader checked that every entry's unit is binary.
+            let s = ev.row_score(&ev.unit(unit), 0)?;
+            if s > 0 {
+                set_score(&mut scores, class, s);
+                return Ok(class);
+            }
+        }
+        set_score(&mut scores, default_class as usize, 0);
+        Ok(default_class as usize)
     }
 }
 
