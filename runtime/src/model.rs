@@ -443,7 +443,7 @@ impl<'a> Model<'a> {
         self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), Some(scores))
     }
 
-    #[cfg_attr(not(any(feature = "tree", feature = "list")), allow(unused_mut))]
+    #[cfg_attr(not(feature = "tree"), allow(unused_mut))]
     fn evaluate<S: FnMut(usize) -> Option<i32>>(
         &self,
         src: &mut S,
