@@ -25,3 +25,4 @@ pub mod quantize;
 pub mod rng;
 pub mod sparse_perceptron;
 pub mod split;
+pub mod unit_fit;

@@ -46,6 +46,12 @@
 //!   error-based estimate on the training rows ([`Params::prune_z`],
 //!   [`PerceptronTree::prune_pessimistic`]), or on a hold-out of [`Params::prune_fraction`] of
 //!   the data; a decision subtree is replaced by the LTU it replaced (or a class leaf).
+//! - **Leaf fit** ([`Params::leaf_fit`], default [`LeafFit::Auto`]): once the tree is grown,
+//!   every unit (the leaves, and the units decision nodes replaced) can be refitted on the
+//!   training rows reaching it by L2-regularised logistic regression and rounded to integers
+//!   ([`crate::unit_fit`]) before pruning; `Auto` keeps the perceptron's weights instead when they
+//!   are more accurate on a quarter of the training rows held out. [`Params::paper`] keeps the
+//!   perceptron's weights.
 //!
 //! See `docs/PERCEPTRON_TREE.md` for the reproduction of section 4.3 and measurements.
 
@@ -99,6 +105,30 @@ pub enum LogBase {
 crate::names::names!(Order, "order" { Cyclic => "cyclic", Shuffled => "shuffled" });
 crate::names::names!(SplitRule, "split rule" { Progress => "progress", Corollary1 => "corollary1" });
 crate::names::names!(LogBase, "log base" { E => "e", Two => "two", Ten => "ten" });
+crate::names::names!(LeafFit, "leaf fit" { Perceptron => "perceptron", Logistic => "logistic", Auto => "auto" });
+
+/// How the units' weights are finally set (beyond the paper).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LeafFit {
+    /// As trained by the error correction procedure (the pocket's weights with
+    /// [`Params::pocket`]); the paper's.
+    Perceptron,
+    /// Once the tree is grown, every unit (the leaves, and the units that decision nodes replaced,
+    /// which pruning may restore) is refitted on the training rows reaching it by L2-regularised
+    /// logistic regression ([`crate::unit_fit`]) and rounded to integers; pruning then compares
+    /// the refitted units. The penalty is [`Params::leaf_l2`].
+    Logistic,
+    /// Chooses between the two on a seeded, stratified quarter of the training rows held out:
+    /// a tree is grown on the other rows and finished with the perceptron's weights and with
+    /// logistic refits at each penalty of [`AUTO_L2`]; the one most accurate on the held-out
+    /// rows (ties: the earlier, logistic with the strongest penalty first, the perceptron last)
+    /// is then used on every row.
+    #[default]
+    Auto,
+}
+
+/// The L2 penalties [`LeafFit::Auto`] tries, strongest first.
+pub const AUTO_L2: [f64; 3] = [1.0, 0.1, 0.01];
 
 impl LogBase {
     /// `⌊log dim⌋`, exact (for an integer `C`, `C > log d ⇔ C > ⌊log d⌋`).
@@ -160,6 +190,12 @@ pub struct Params {
     /// classes that never reached it (two rows left become one binary LTU, row difference).
     /// Off in [`Params::paper`].
     pub compact_leaves: bool,
+    /// How the units' weights are finally set (beyond the paper): [`LeafFit::Auto`] by default,
+    /// [`LeafFit::Perceptron`] in [`Params::paper`].
+    pub leaf_fit: LeafFit,
+    /// L2 penalty of [`LeafFit::Logistic`]'s refit ([`crate::unit_fit::Params::l2`]: the mean log
+    /// loss plus `l2 / (2n) · ‖w‖²` over features scaled to `[-1, 1]`).
+    pub leaf_l2: f64,
 }
 
 impl Default for Params {
@@ -177,6 +213,8 @@ impl Default for Params {
             numeric_max_abs: 32,
             numeric_bins: 16,
             compact_leaves: true,
+            leaf_fit: LeafFit::Auto,
+            leaf_l2: 0.1,
         }
     }
 }
@@ -194,6 +232,7 @@ impl Params {
             prune_fraction: 0.0,
             prune_z: 0.0,
             compact_leaves: false,
+            leaf_fit: LeafFit::Perceptron,
             ..Params::default()
         }
     }
@@ -215,6 +254,9 @@ impl Params {
         }
         if self.numeric_max_abs == 0 || self.numeric_max_abs > 32767 {
             return bad(format!("ptree numeric max_abs must be in 1..=32767, got {}", self.numeric_max_abs));
+        }
+        if !(self.leaf_l2 > 0.0 && self.leaf_l2 <= 1e6) {
+            return bad(format!("ptree leaf l2 must be in (0, 1e6], got {}", self.leaf_l2));
         }
         if !(2..=1024).contains(&self.numeric_bins) {
             return bad(format!("ptree numeric bins must be in 2..=1024, got {}", self.numeric_bins));
@@ -540,6 +582,9 @@ struct Decision {
     /// back to it, and projected to initialise children when the pocket is on.
     prior_active: Vec<u32>,
     prior_w: Vec<Weight>,
+    /// Class counts of the training rows reaching the node, once the prior unit was refitted on
+    /// them ([`LeafFit::Logistic`]); the restored unit then knows which classes it saw.
+    prior_counts: Option<Vec<u64>>,
     /// Children's features, eligible attributes, initial weights.
     child_active: Vec<u32>,
     child_attrs: Vec<u32>,
@@ -858,6 +903,7 @@ impl PerceptronTree {
             fallback: argmax(&ltu.class_counts),
             prior_active: ltu.active.clone(),
             prior_w,
+            prior_counts: None,
             child_active,
             child_attrs,
             child_w,
@@ -1086,6 +1132,112 @@ impl PerceptronTree {
         pruned
     }
 
+    /// Refits every unit on the training `rows` reaching it ([`LeafFit::Logistic`]): each leaf
+    /// LTU, and the unit each decision node replaced (the candidate pruning restores). A unit's
+    /// class counts become those of the rows reaching it. Returns the number of units refitted.
+    pub fn refit_units(
+        &mut self,
+        rows: &[Vec<i32>],
+        labels: &[usize],
+        fit: crate::unit_fit::Params,
+    ) -> usize {
+        let reach = self.reach(rows);
+        let mut refitted = 0;
+        for (id, here) in reach.iter().enumerate() {
+            if here.is_empty() {
+                continue;
+            }
+            let active = match &self.nodes[id] {
+                NodeState::Ltu(l) => &l.active,
+                NodeState::Decision(d) => &d.prior_active,
+                NodeState::Empty { .. } => continue,
+            };
+            let (w, counts) = self.fit_unit(active, here, rows, labels, fit);
+            match &mut self.nodes[id] {
+                NodeState::Ltu(l) => {
+                    l.pocket.clone_from(&w);
+                    l.w = w;
+                    l.pocket_current = true;
+                    l.class_counts = counts;
+                }
+                NodeState::Decision(d) => {
+                    d.prior_w = w;
+                    d.prior_counts = Some(counts);
+                }
+                NodeState::Empty { .. } => unreachable!(),
+            }
+            refitted += 1;
+        }
+        refitted
+    }
+
+    /// Weights (this tree's unit layout) of a unit over features `active` fitted to the rows
+    /// `here`, and those rows' class counts.
+    fn fit_unit(
+        &self,
+        active: &[u32],
+        here: &[usize],
+        rows: &[Vec<i32>],
+        labels: &[usize],
+        fit: crate::unit_fit::Params,
+    ) -> (Vec<Weight>, Vec<u64>) {
+        use crate::unit_fit::{logistic, to_integer, Rows};
+        let k = self.n_classes;
+        let n_rows = if k > 2 { k } else { 1 };
+        let dim = active.len() + 1;
+        let mut counts = vec![0u64; k];
+        for &i in here {
+            counts[labels[i]] += 1;
+        }
+        let present: Vec<usize> = (0..k).filter(|&c| counts[c] > 0).collect();
+        let mut w = vec![0 as Weight; n_rows * dim];
+        if present.len() < 2 {
+            let class = present.first().copied().unwrap_or(0);
+            if n_rows == 1 {
+                w[dim - 1] = if class == 1 { 1 } else { -1 };
+            } else {
+                w[class * dim + dim - 1] = 1;
+            }
+            return (w, counts);
+        }
+        let mut local = vec![usize::MAX; k];
+        for (j, &c) in present.iter().enumerate() {
+            local[c] = j;
+        }
+        let x: Vec<i32> = here
+            .iter()
+            .flat_map(|&i| active.iter().map(move |&f| self.space.features[f as usize].value(&rows[i])))
+            .collect();
+        let y: Vec<usize> = here.iter().map(|&i| local[labels[i]]).collect();
+        let max_abs: Vec<i64> = active.iter().map(|&f| self.space.features[f as usize].max_abs()).collect();
+        let fitted = Rows { x: &x, d: active.len(), y: &y, m: present.len() };
+        let q = to_integer(&logistic(fitted, &max_abs, fit), &max_abs, fitted);
+        if n_rows == 1 {
+            // Two classes: positive = class 1 = local label 1.
+            w.copy_from_slice(&q[0]);
+            return (w, counts);
+        }
+        // A machine: two present classes give one row (the higher class's, the lower's zero, so
+        // the argmax's tie goes to the lower as the binary rule's `score > 0` does); more give one
+        // row each. A class no row reached gets the first present class's row with its bias
+        // lowered by one: it scores less than that row on every input, so it is never chosen,
+        // and it needs no wider weights (compact leaves drop it anyway).
+        let fitted_rows: Vec<(usize, &Vec<i64>)> = if q.len() == 1 {
+            vec![(present[1], &q[0])]
+        } else {
+            present.iter().copied().zip(q.iter()).collect()
+        };
+        for (c, r) in &fitted_rows {
+            w[c * dim..(c + 1) * dim].copy_from_slice(r);
+        }
+        let first = w[present[0] * dim..(present[0] + 1) * dim].to_vec();
+        for c in (0..k).filter(|&c| counts[c] == 0) {
+            w[c * dim..(c + 1) * dim].copy_from_slice(&first);
+            w[c * dim + dim - 1] -= 1;
+        }
+        (w, counts)
+    }
+
     /// Indices of the `rows` reaching each node.
     fn reach(&self, rows: &[Vec<i32>]) -> Vec<Vec<usize>> {
         let mut reach: Vec<Vec<usize>> = vec![Vec::new(); self.nodes.len()];
@@ -1249,7 +1401,17 @@ impl PerceptronTree {
         let space = FeatureSpace::standard(inputs, &fit_rows, p.numeric_max_abs, p.numeric_bins);
         let mut tree = PerceptronTree::new(space, n_classes, p);
         let epochs = tree.fit(&fit_rows, &fit_labels, p, rng.fork(0).next_u64(), progress);
+        let leaf_l2 = match p.leaf_fit {
+            LeafFit::Perceptron => None,
+            LeafFit::Logistic => Some(p.leaf_l2),
+            LeafFit::Auto => {
+                choose_leaf_fit(inputs, &fit_rows, &fit_labels, n_classes, p, rng.fork(2).next_u64())
+            }
+        };
         let consistent = tree.is_consistent(&fit_rows, &fit_labels);
+        let refitted = leaf_l2.map_or(0, |l2| {
+            tree.refit_units(&fit_rows, &fit_labels, crate::unit_fit::Params { l2, ..Default::default() })
+        });
         let before = tree.stats();
         let pruned = if !val_rows.is_empty() {
             tree.prune(&val_rows, &val_labels)
@@ -1258,17 +1420,76 @@ impl PerceptronTree {
         } else {
             0
         };
-        Ok((tree, Report { epochs, consistent, before_pruning: before, pruned, held_out: val_rows.len() }))
+        Ok((
+            tree,
+            Report {
+                epochs,
+                consistent,
+                leaf_fit: if leaf_l2.is_some() { LeafFit::Logistic } else { LeafFit::Perceptron }.to_string(),
+                leaf_l2,
+                refitted,
+                before_pruning: before,
+                pruned,
+                held_out: val_rows.len(),
+            },
+        ))
     }
 }
 
+/// [`LeafFit::Auto`]'s choice for training rows `rows`: the L2 penalty of the logistic refit, or
+/// `None` for the perceptron's weights (see [`LeafFit::Auto`]). With fewer than 20 rows nothing
+/// can be held out and the logistic refit with [`Params::leaf_l2`] is used.
+fn choose_leaf_fit(
+    inputs: &[InputSpec],
+    rows: &[Vec<i32>],
+    labels: &[usize],
+    n_classes: usize,
+    p: &Params,
+    seed: u64,
+) -> Option<f64> {
+    let (fit_idx, val_idx) = crate::split::hold_out(labels, n_classes, 0.25, seed);
+    if rows.len() < 20 || val_idx.is_empty() {
+        return Some(p.leaf_l2);
+    }
+    let pick = |idx: &[usize]| -> (Vec<Vec<i32>>, Vec<usize>) {
+        (idx.iter().map(|&i| rows[i].clone()).collect(), idx.iter().map(|&i| labels[i]).collect())
+    };
+    let (fit_rows, fit_labels) = pick(&fit_idx);
+    let (val_rows, val_labels) = pick(&val_idx);
+    let space = FeatureSpace::standard(inputs, &fit_rows, p.numeric_max_abs, p.numeric_bins);
+    let mut grown = PerceptronTree::new(space, n_classes, p);
+    grown.fit(&fit_rows, &fit_labels, p, Rng::new(seed).next_u64(), &|_, _| {});
+    let mut best: Option<(usize, Option<f64>)> = None;
+    for l2 in AUTO_L2.iter().copied().map(Some).chain([None]) {
+        let mut tree = grown.clone();
+        if let Some(l2) = l2 {
+            tree.refit_units(&fit_rows, &fit_labels, crate::unit_fit::Params { l2, ..Default::default() });
+        }
+        if p.prune_z > 0.0 {
+            tree.prune_pessimistic(&fit_rows, &fit_labels, p.prune_z);
+        }
+        let correct = val_rows.iter().zip(&val_labels).filter(|(x, &y)| tree.predict(x) == y).count();
+        if best.is_none_or(|(c, _)| correct > c) {
+            best = Some((correct, l2));
+        }
+    }
+    best.and_then(|b| b.1)
+}
+
 /// What [`PerceptronTree::learn`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Report {
     /// Epochs run.
     pub epochs: usize,
     /// Whether the tree was consistent with the rows it trained on (before pruning).
     pub consistent: bool,
+    /// How the units' weights were set: `perceptron` or `logistic` (what [`LeafFit::Auto`]
+    /// chose, or the option).
+    pub leaf_fit: String,
+    /// The L2 penalty of the logistic refit (`null` for the perceptron).
+    pub leaf_l2: Option<f64>,
+    /// Units refitted on the rows reaching them (0 for the perceptron).
+    pub refitted: usize,
     /// Size before pruning.
     pub before_pruning: TreeStats,
     /// Subtrees replaced by pruning.
@@ -1438,6 +1659,9 @@ impl Ltu {
             d.prior_w.clone(),
         );
         l.pocket_run = 0;
+        if let Some(counts) = &d.prior_counts {
+            l.class_counts.clone_from(counts);
+        }
         l
     }
 

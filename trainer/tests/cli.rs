@@ -684,7 +684,10 @@ fn inspect_json_text_dot_and_json_errors() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let iris = data("iris.csv");
-    json(d, &["train", iris.to_str().unwrap(), "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    // The perceptron's leaves: with the default leaf fit (logistic refits), iris is one linear
+    // machine and house votes has no unknown-value default to show.
+    let iris_tree = ["train", iris.to_str().unwrap(), "--algo", "ptree", "--leaf-fit", "perceptron"];
+    json(d, &[&iris_tree[..], &["-o", "m.ltu", "--json"]].concat());
     let i = json(d, &["inspect", "m.ltu", "--json"]);
     assert!(i["table_bytes"].is_object(), "{i}");
     assert_eq!(i["classes"], serde_json::json!(["setosa", "versicolor", "virginica"]));
@@ -697,7 +700,8 @@ fn inspect_json_text_dot_and_json_errors() {
     assert_eq!(i["units"].as_array().unwrap().len() as u64, i["ltus"].as_u64().unwrap());
 
     let votes = data("house-votes-84.csv");
-    json(d, &["train", votes.to_str().unwrap(), "--algo", "ptree", "-o", "v.ltu", "--json"]);
+    let votes_tree = ["train", votes.to_str().unwrap(), "--algo", "ptree", "--leaf-fit", "perceptron"];
+    json(d, &[&votes_tree[..], &["-o", "v.ltu", "--json"]].concat());
     let text = stdout(&ltu(d, &["inspect", "v.ltu"]));
     let unknown = text.lines().find(|l| l.contains("unknown: same as #")).expect("a categorical split");
     let target = unknown.rsplit('#').next().unwrap();
@@ -1190,4 +1194,46 @@ fn decision_list_search_limits() {
         &["train", vehicle, "--algo", "sparse", "--max-search-rows", "9", "-o", "x.ltu"],
         "--max-search-rows",
     );
+}
+
+/// `--leaf-fit` is a ptree option shown in `train --help`, reported by `train --json`, refused
+/// for other learners, and `--leaf-l2` only with a logistic refit.
+#[test]
+fn ptree_leaf_fit_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    let help = stdout(&ltu(d, &["train", "--help"]));
+    for want in ["--leaf-fit", "perceptron", "logistic", "auto", "--leaf-l2"] {
+        assert!(help.contains(want), "train --help lacks {want}");
+    }
+    let train = |extra: &[&str]| {
+        let mut args = vec!["train", iris, "--algo", "ptree", "-o", "m.ltu", "--json"];
+        args.extend_from_slice(extra);
+        json(d, &args)
+    };
+    let p = train(&["--leaf-fit", "perceptron"]);
+    assert_eq!(p["learner"]["leaf_fit"], "perceptron", "{p}");
+    assert_eq!(p["learner"]["refitted"], 0, "{p}");
+    let l = train(&["--leaf-fit", "logistic", "--leaf-l2", "0.5"]);
+    assert_eq!(l["learner"]["leaf_fit"], "logistic", "{l}");
+    assert_eq!(l["learner"]["leaf_l2"], 0.5, "{l}");
+    assert!(l["learner"]["refitted"].as_u64().unwrap() > 0, "{l}");
+    let paper = train(&["--paper", "--epochs", "5"]);
+    assert_eq!(paper["learner"]["leaf_fit"], "perceptron", "{paper}");
+    let cv = json(d, &["cv", iris, "--algo", "ptree", "--folds", "3", "--leaf-fit", "logistic", "--json"]);
+    assert!(cv["accuracy_mean"].as_f64().unwrap() > 0.8, "{cv}");
+    fails(
+        d,
+        &["train", iris, "--algo", "ndl", "--leaf-fit", "logistic", "-o", "m2.ltu"],
+        "--leaf-fit does not apply to --algo ndl",
+    );
+    fails(
+        d,
+        &["train", iris, "--algo", "ptree", "--leaf-fit", "perceptron", "--leaf-l2", "1", "-o", "m2.ltu"],
+        "--leaf-l2 applies to --leaf-fit logistic",
+    );
+    let o = ltu(d, &["train", iris, "--algo", "ptree", "--leaf-l2", "0", "-o", "m2.ltu"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use ltu::algo::Context;
 use ltu::data::{self, Dataset, LoadOptions};
 use ltu::export::{Node, Structure};
-use ltu::perceptron_tree::{self, FeatureSpace, LogBase, Order, Params, PerceptronTree, SplitRule};
+use ltu::perceptron_tree::{self, FeatureSpace, LeafFit, LogBase, Order, Params, PerceptronTree, SplitRule};
 
 fn load(name: &str, categorical: &[&str]) -> Dataset {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data").join(name);
@@ -115,7 +115,8 @@ fn linearly_separable_set_needs_no_split() {
 fn iris_training_accuracy() {
     let data = load("iris.csv", &[]);
     let ctx = Context::new(&data, 7, None);
-    let p = Params { prune_fraction: 0.0, ..Params::default() };
+    // The perceptron's leaves: the default logistic refit makes iris one linear machine.
+    let p = Params { prune_fraction: 0.0, leaf_fit: LeafFit::Perceptron, ..Params::default() };
     let spec = perceptron_tree::train(&ctx, &p).unwrap();
     let correct = ctx.raw.iter().zip(ctx.labels()).filter(|(x, y)| spec.predict(x) == **y).count();
     let acc = correct as f64 / ctx.raw.len() as f64;
@@ -140,9 +141,10 @@ fn compact_leaves_shrink_models_without_losing_training_accuracy() {
         let accuracy = |spec: &ltu::export::ModelSpec| {
             ctx.raw.iter().zip(ctx.labels()).filter(|(x, y)| spec.predict(x) == **y).count()
         };
-        let full =
-            perceptron_tree::train(&ctx, &Params { compact_leaves: false, ..Params::default() }).unwrap();
-        let compact = perceptron_tree::train(&ctx, &Params::default()).unwrap();
+        // With the perceptron's weights (the logistic refit prunes iris to a single unit).
+        let base = Params { leaf_fit: LeafFit::Perceptron, ..Params::default() };
+        let full = perceptron_tree::train(&ctx, &Params { compact_leaves: false, ..base.clone() }).unwrap();
+        let compact = perceptron_tree::train(&ctx, &base).unwrap();
         let weights =
             |s: &ltu::export::ModelSpec| s.units.iter().map(|u| u.rows.len() * u.terms.len()).sum::<usize>();
         assert!(compact.units.len() <= full.units.len(), "{name}");
@@ -382,4 +384,80 @@ fn pessimistic_pruning_shrinks_noisy_trees() {
     for x in &ctx.raw {
         assert_eq!(pruned.predict(x), spec.predict(x));
     }
+}
+
+/// `LeafFit::Logistic` refits every unit on the rows reaching it: the report says so, the tree's
+/// own prediction still equals the exported model's on every row, every weight fits `i16`, and
+/// the paper's configuration keeps the perceptron's weights.
+#[test]
+fn logistic_leaf_fit_refits_units_and_exports_what_it_predicts() {
+    assert_eq!(Params::paper().leaf_fit, LeafFit::Perceptron);
+    for (name, cat) in [("iris.csv", &[][..]), ("car.csv", &[][..]), ("monks-2_train.csv", &MONKS[..])] {
+        let data = load(name, cat);
+        let ctx = Context::new(&data, 0, None);
+        for p in [
+            Params { leaf_fit: LeafFit::Logistic, ..Params::default() },
+            Params { leaf_fit: LeafFit::Logistic, leaf_l2: 10.0, compact_leaves: false, ..Params::default() },
+            Params { leaf_fit: LeafFit::Auto, ..Params::default() },
+        ] {
+            let (tree, report) = PerceptronTree::learn(
+                &ctx.inputs,
+                &ctx.raw,
+                ctx.labels(),
+                ctx.n_classes(),
+                &p,
+                0,
+                &|_, _| {},
+            )
+            .unwrap();
+            assert_eq!(report.leaf_fit == "logistic", report.refitted > 0, "{name}: {report:?}");
+            if p.leaf_fit == LeafFit::Logistic {
+                assert_eq!(report.leaf_l2, Some(p.leaf_l2), "{name}");
+            }
+            let spec = tree.to_model_spec();
+            assert!(spec.fits(ltu::export::WeightKind::I16), "{name}");
+            for x in &ctx.raw {
+                assert_eq!(tree.predict(x), spec.predict(x), "{name} {p:?}");
+            }
+            // The full pipeline (export, runtime agreement on every row) accepts it.
+            ltu::algo::finish(spec, &ctx, true).unwrap();
+        }
+        let (_, paper) = PerceptronTree::learn(
+            &ctx.inputs,
+            &ctx.raw,
+            ctx.labels(),
+            ctx.n_classes(),
+            &Params { epochs: 5, ..Params::paper() },
+            0,
+            &|_, _| {},
+        )
+        .unwrap();
+        assert_eq!((paper.leaf_fit.as_str(), paper.refitted), ("perceptron", 0), "{name}");
+    }
+}
+
+/// The refit is what the option promises on held-out rows: over 10 folds of vehicle (numeric,
+/// overlapping classes) logistic leaves are more accurate than the perceptron's.
+#[test]
+fn logistic_leaves_generalise_better_on_vehicle() {
+    let data = load("vehicle.csv", &[]);
+    let folds = ltu::split::stratified_kfold(&data.y, data.n_classes(), 10, 0).unwrap();
+    let mut correct = [0usize; 2];
+    for test in &folds {
+        let train = data.subset(&ltu::split::complement(test, data.n_rows()));
+        let ctx = Context::new(&train, 0, None);
+        for (k, leaf_fit) in [LeafFit::Perceptron, LeafFit::Logistic].into_iter().enumerate() {
+            let spec = perceptron_tree::train(&ctx, &Params { leaf_fit, ..Params::default() }).unwrap();
+            let held = data.subset(test);
+            let raw = ltu::encode::raw_rows(&spec.inputs, &held);
+            correct[k] += raw.iter().zip(&held.y).filter(|(x, &y)| spec.predict(x) == y).count();
+        }
+    }
+    assert!(
+        correct[1] > correct[0],
+        "logistic {} vs perceptron {} of {}",
+        correct[1],
+        correct[0],
+        data.n_rows()
+    );
 }
