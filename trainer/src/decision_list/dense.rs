@@ -42,12 +42,17 @@ const ZERO: f64 = 1e-10;
 const DUAL_TOL: f64 = 1e-10;
 
 /// The working set: row indices, orthonormal basis of their span (`k × n`, row-major) and the
-/// lower-triangular coefficients (`n × n`, row `j` = `a_{W[j]}` on `q_0..=q_j`).
-struct Working {
+/// lower-triangular coefficients (`n × n`, row `j` = `a_{W[j]}` on `q_0..=q_j`). It lives
+/// between searches (a warm start): the rows it holds must be tight at the caller's point.
+#[derive(Debug, Clone)]
+pub(super) struct Working {
     n: usize,
     rows: Vec<usize>,
     q: Vec<f64>,
     l: Vec<f64>,
+    /// Scratch space for [`Working::push`].
+    r: Vec<f64>,
+    coef: Vec<f64>,
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -55,22 +60,50 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 impl Working {
-    fn new(n: usize) -> Self {
-        Working { n, rows: Vec::with_capacity(n), q: Vec::with_capacity(n * n), l: vec![0.0; n * n] }
+    /// The empty working set for `n` variables.
+    pub(super) fn new(n: usize) -> Self {
+        Working {
+            n,
+            rows: Vec::with_capacity(n),
+            q: Vec::with_capacity(n * n),
+            l: vec![0.0; n * n],
+            r: Vec::with_capacity(n),
+            coef: Vec::with_capacity(n),
+        }
     }
 
     fn k(&self) -> usize {
         self.rows.len()
     }
 
+    /// Empties the set and fills it with the rows of `a` tight at `v` (as many independent ones
+    /// as there are).
+    pub(super) fn reseed(&mut self, a: &[f64], v: &[f64]) {
+        let n = self.n;
+        self.rows.clear();
+        self.q.clear();
+        for (i, ai) in a.chunks_exact(n).enumerate() {
+            if self.k() == n {
+                break;
+            }
+            if dot(ai, v) - 1.0 <= TIGHT {
+                self.push(i, ai);
+            }
+        }
+    }
+
     /// Adds row `i` (vector `a`) if it is independent of the working set; returns whether it was.
-    fn push(&mut self, i: usize, a: &[f64]) -> bool {
+    pub(super) fn push(&mut self, i: usize, a: &[f64]) -> bool {
         let (n, k) = (self.n, self.k());
         if k == n {
             return false;
         }
-        let mut r = a.to_vec();
-        let mut coef = vec![0.0; k];
+        let mut r = std::mem::take(&mut self.r);
+        let mut coef = std::mem::take(&mut self.coef);
+        r.clear();
+        r.extend_from_slice(a);
+        coef.clear();
+        coef.resize(k, 0.0);
         // Classical Gram–Schmidt, applied twice (enough for orthogonality to working precision).
         for _ in 0..2 {
             for (l, c) in coef.iter_mut().enumerate() {
@@ -83,24 +116,27 @@ impl Working {
             }
         }
         let norm = dot(&r, &r).sqrt();
-        if norm <= ZERO * dot(a, a).sqrt().max(1.0) {
-            return false;
+        let independent = norm > ZERO * dot(a, a).sqrt().max(1.0);
+        if independent {
+            self.q.extend(r.iter().map(|x| x / norm));
+            let row = &mut self.l[k * n..(k + 1) * n];
+            row[..k].copy_from_slice(&coef);
+            row[k] = norm;
+            self.rows.push(i);
         }
-        self.q.extend(r.iter().map(|x| x / norm));
-        let row = &mut self.l[k * n..(k + 1) * n];
-        row[..k].copy_from_slice(&coef);
-        row[k] = norm;
-        self.rows.push(i);
-        true
+        self.r = r;
+        self.coef = coef;
+        independent
     }
 
-    /// Removes the `j`-th working row and refactors the rest.
+    /// Removes the `j`-th working row: the basis of the rows before it is unchanged, the rows
+    /// after it are orthogonalised again.
     fn remove(&mut self, j: usize, a: &[f64]) {
         let n = self.n;
-        let mut rows = std::mem::take(&mut self.rows);
-        rows.remove(j);
-        self.q.clear();
-        for &i in &rows {
+        let later: Vec<usize> = self.rows.split_off(j + 1);
+        self.rows.truncate(j);
+        self.q.truncate(j * n);
+        for i in later {
             let pushed = self.push(i, &a[i * n..(i + 1) * n]);
             debug_assert!(pushed, "a subset of independent rows is independent");
         }
@@ -139,17 +175,14 @@ impl Working {
 }
 
 /// Maximises `c·v` over `{v : a_i·v >= 1}` (`a`: `rows × n`, row-major) from the feasible `v`,
-/// stopping as soon as `c·v >= 1` (then `v` is feasible and `c·v` is 1 up to rounding).
-pub(super) fn raise(a: &[f64], n: usize, c: &[f64], v: &mut [f64]) -> Raised {
+/// stopping as soon as `c·v >= 1` (then `v` is feasible and `c·v` is 1 up to rounding). `ws`
+/// holds rows tight at `v` and is left holding rows tight at the new `v`.
+pub(super) fn raise(a: &[f64], n: usize, c: &[f64], v: &mut [f64], ws: &mut Working) -> Raised {
     let m = a.len() / n;
     let row = |i: usize| &a[i * n..(i + 1) * n];
-    let mut ws = Working::new(n);
     let mut in_ws = vec![false; m];
-    // Start with the rows tight at `v` (a warm start: the previous search ended on them).
-    for i in 0..m {
-        if dot(row(i), v) - 1.0 <= TIGHT && ws.push(i, row(i)) {
-            in_ws[i] = true;
-        }
+    for &i in &ws.rows {
+        in_ws[i] = true;
     }
     let cnorm = dot(c, c).sqrt();
     let bland_after = 2 * n;
@@ -169,10 +202,7 @@ pub(super) fn raise(a: &[f64], n: usize, c: &[f64], v: &mut [f64]) -> Raised {
             }
             let t_target = (1.0 - cv) / cp;
             let mut best: Option<(f64, usize)> = None;
-            for i in 0..m {
-                if in_ws[i] {
-                    continue;
-                }
+            for (i, _) in in_ws.iter().enumerate().filter(|(_, w)| !**w) {
                 let ai = row(i);
                 let ap = dot(ai, &p);
                 if ap < -ZERO * pnorm * dot(ai, ai).sqrt() {

@@ -191,6 +191,8 @@ pub struct IncLp<'a> {
     rows: Vec<(usize, bool)>,
     /// The same rows as vectors `±(x, 1)`, `d + 1` values each ([`LpSolver::Dense`]).
     a: Vec<f64>,
+    /// Rows of `a` held tight at `v` by the last search (its warm start).
+    ws: dense::Working,
     /// Which solver answers the LP questions.
     solver: LpSolver,
     /// [`LpSolver::Simplex`]: the solved LP and its variables.
@@ -246,6 +248,7 @@ impl<'a> IncLp<'a> {
             in_lp: vec![false; points.len()],
             rows: Vec::new(),
             a: Vec::new(),
+            ws: dense::Working::new(d + 1),
             solver,
             lp: None,
             vars: Vec::new(),
@@ -306,17 +309,19 @@ impl<'a> IncLp<'a> {
         let n = d + 1;
         let base = self.rows.len();
         let mut v = self.v.clone();
+        let saved_ws = self.ws.clone();
         let mut added = vec![x];
         let mut target = (x, true);
         let restore = |s: &mut Self| {
             s.rows.truncate(base);
             s.a.truncate(base * n);
+            s.ws = saved_ws.clone();
         };
         loop {
             self.stats.rows += 1;
             let sign = if target.1 { 1.0 } else { -1.0 };
             let c: Vec<f64> = self.points[target.0].iter().map(|x| sign * x).chain([sign]).collect();
-            match dense::raise(&self.a, n, &c, &mut v) {
+            match dense::raise(&self.a, n, &c, &mut v, &mut self.ws) {
                 dense::Raised::Reached => {}
                 dense::Raised::Infeasible => {
                     self.stats.rejected += 1;
@@ -330,6 +335,10 @@ impl<'a> IncLp<'a> {
                 }
             }
             self.push_row(target.0, target.1);
+            if (c.iter().zip(&v).map(|(a, b)| a * b).sum::<f64>() - MARGIN).abs() <= 1e-9 {
+                // The raised row is tight: the next search starts on it.
+                self.ws.push(self.rows.len() - 1, &c);
+            }
             let h = Halfspace { w: v[..d].to_vec(), b: v[d] };
             // The most violated row (ties: the first), as the old one-row-per-round LP.
             let mut worst: Option<(f64, usize, bool)> = None;
@@ -398,6 +407,7 @@ impl<'a> IncLp<'a> {
                 self.in_lp[i] = false;
             }
         }
+        self.ws.reseed(&self.a, &self.v);
     }
 
     /// The LP question of [`IncLp::try_add`] asked to microlp (the solver before issue 12).
