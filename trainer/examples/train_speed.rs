@@ -29,8 +29,10 @@
 //! `--json` writes the measured rows; `--before` reads such a file from an earlier commit and adds
 //! its times as a "before" column; `--from` writes the report of such a file without measuring.
 //! The committed report is
-//! `... --example train_speed -- --from docs/training-speed.json --before docs/training-speed-before.json`,
-//! and `docs/training-speed.json` came from `... -- --json docs/training-speed.json`.
+//! `... --example train_speed -- --from docs/training-speed.json --before docs/training-speed-4919e08.json`,
+//! and `docs/training-speed.json` came from `... -- --json docs/training-speed.json`
+//! (`docs/training-speed-4919e08.json`: the first round's run; `docs/training-speed-before.json`:
+//! the run before any issue 12 change).
 
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write as _};
@@ -223,27 +225,26 @@ fn ltu_train(ltu: &Path, case: &str, data: &Path, args: &[&str], cap: Duration) 
     m
 }
 
-/// The reproduction example's table 1 call (float weights, positive class 1), timed here.
-fn example_call(case: &str, n: usize, m: usize, runs: u64) -> Measured {
+/// The reproduction example's table 1 call (float weights, positive class 1, `params`: the
+/// reproduction uses [`Params::unbounded_search`]), timed here.
+fn example_call(case: &str, n: usize, m: usize, runs: u64, params: &Params, what: &str) -> Measured {
     let mut total = 0.0;
     let cpu_start = own_cpu();
     for run in 0..runs {
         let (x, y) = table1(n, m, run);
         let s = Sample { x: &x, y: &y, n_classes: 2, quant: None };
         let t = Instant::now();
-        dl::learn(&s, Shape::Hsi { shape: HsiShape::Intersection, positive: 1 }, &Params::default(), run)
+        dl::learn(&s, Shape::Hsi { shape: HsiShape::Intersection, positive: 1 }, params, run)
             .expect("valid sample");
         total += t.elapsed().as_secs_f64();
     }
     let seconds = total / runs as f64;
     // The data generation is included: it is small next to the training.
     let cpu = own_cpu().zip(cpu_start).map(|(a, b)| (a - b) / runs as f64);
-    eprintln!("{case}: reproduction example call, {seconds:.2} s per run");
+    eprintln!("{case}: {what}, {seconds:.2} s per run");
     Measured {
         case: case.into(),
-        command: format!(
-            "decision_list::learn (float, hsi, positive 1) as reproduce_ndl's table 1, mean of runs 0..{runs}"
-        ),
+        command: format!("decision_list::learn (float, hsi, positive 1) {what}, mean of runs 0..{runs}"),
         seconds: Some(seconds),
         cpu_seconds: cpu,
         train_accuracy: None,
@@ -330,7 +331,23 @@ fn main() {
         let (x, y) = table1(n, m, 0);
         let path = dir.join(format!("table1-n{n}-m{m}.csv"));
         write_csv(&path, &x, &y, &["neg", "pos"], 6);
-        rows.push(example_call("table1-n10-example", n, m, if quick { 1 } else { 3 }));
+        let runs = if quick { 1 } else { 3 };
+        rows.push(example_call(
+            "table1-n10-example",
+            n,
+            m,
+            runs,
+            &Params::unbounded_search(),
+            "with Params::unbounded_search() as reproduce_ndl's table 1",
+        ));
+        rows.push(example_call(
+            "table1-n10-library-default",
+            n,
+            m,
+            runs,
+            &Params::default(),
+            "with Params::default()",
+        ));
         for (case, extra) in [
             ("table1-n10-hsi", &["--algo", "hsi"][..]),
             ("table1-n10-hsi-no-estimate", &["--algo", "hsi", "--no-estimate"][..]),
@@ -381,8 +398,13 @@ fn main() {
     .unwrap();
     let has_before = before.is_some();
     if let Some(b) = &before {
-        writeln!(out, "\"before\" is the same program at commit {} (cap {:.0} s).\n", b.commit, b.cap)
-            .unwrap();
+        writeln!(
+            out,
+            "\"before\" is the same program at commit {} (cap {:.0} s): its CPU time where that run \
+             recorded one, else its wall-clock time.\n",
+            b.commit, b.cap
+        )
+        .unwrap();
     }
     writeln!(
         out,
@@ -399,7 +421,10 @@ fn main() {
             r.case,
             r.command,
             if has_before {
-                b.map_or("—".into(), |b| secs(b.seconds, &b.note)) + " | "
+                b.map_or("—".into(), |b| match b.cpu_seconds {
+                    Some(c) => format!("{c:.2} s"),
+                    None => secs(b.seconds, &b.note),
+                }) + " | "
             } else {
                 String::new()
             },
@@ -467,12 +492,21 @@ const NOTES: &str = "
 * `ltu train` trains twice by default: the model on every row, then a second one on three
   quarters of them for the held-out estimate. The `-no-estimate` rows time the first alone.
 * `table1-n10-example` is what `reproduce_ndl` times for table 1: one `hsi` list with the
-  positive class given, float weights, the paper's unbounded search, no file reading, export or
-  verification. The `ltu train` rows add those, i16 weights in the loop, and (for `hsi` without
-  `--positive`) the second list.
-* What made the difference (see `docs/DECISION_LIST.md` and `docs/SPARSE_PERCEPTRON.md`): for
-  `ndl`/`hsi`, `Find_large_neg_subset` ends after three passes without a larger subset, two-class
-  lists reuse the losing class's cover, `hsi` stops the longer list once the shorter is done, and
-  each step searches a sample of at most 2,000 rows; for `sparse`, pair masses from histograms.
-  `ptree`, `oblique` and `fringe` were not changed by this work.
+  positive class given, float weights, `Params::unbounded_search()` (the paper's search, microlp),
+  no file reading, export or verification. `table1-n10-library-default` is the same call with
+  `Params::default()` (bounded search, dense LP solver). The `ltu train` rows add file reading,
+  i16 weights in the loop, export and verification, and (for `hsi` without `--positive`) the
+  second list.
+* What made the difference, first round (see `docs/DECISION_LIST.md` and
+  `docs/SPARSE_PERCEPTRON.md`): for `ndl`/`hsi`, `Find_large_neg_subset` ends after three passes
+  without a larger subset, two-class lists reuse the losing class's cover, `hsi` stops the longer
+  list once the shorter is done, and each step searches a sample of at most 2,000 rows; for
+  `sparse`, pair masses from histograms.
+* Second round (profiled with `perf`): `ndl`/`hsi` spent about 90 % of their time in microlp
+  refactorising its basis for every row added to an IncLP question; `Params::lp_solver` now
+  defaults to a dense active-set method specialised to those questions
+  (`trainer/src/decision_list/dense.rs`; same accepted candidates, `docs/DECISION_LIST.md`).
+  `oblique` spent about half of its time on cache misses reading randomly visited rows; each
+  epoch now copies its rows in visiting order first (same arithmetic, same model).
+  `ptree`, `sparse` and `fringe` were not changed in this round.
 ";

@@ -66,6 +66,7 @@
 //! --example reproduce_ndl` (writes `docs/REPRODUCTION.md`); the design is in
 //! `docs/DECISION_LIST.md`.
 
+mod dense;
 pub mod inclp;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -76,7 +77,7 @@ use crate::export::{Feature, ModelSpec, Structure, Unit, WeightKind};
 use crate::learner::{Context, Learner, TrainError};
 use crate::quantize::{self, Grid};
 use crate::rng::Rng;
-pub use inclp::{Budget, Cover, Halfspace, LpStats};
+pub use inclp::{Budget, Cover, Halfspace, LpSolver, LpStats};
 
 /// Which halfspace search answers "cover a large subset of these, none of those".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -166,6 +167,13 @@ pub struct Params {
     /// the sample bounds a step's cost; the node then covers what its unit covers among all rows
     /// left, which may include rows of other classes (counted in [`NodeInfo::wrong_class`]).
     pub max_search_rows: Option<usize>,
+    /// The solver of IncLP's LP questions (issue 12): [`LpSolver::Dense`], a dense active-set
+    /// method specialised to IncLP's feasibility questions, or [`LpSolver::Simplex`], microlp's
+    /// general simplex, kept in [`Params::unbounded_search`] so the reproduction of the paper's
+    /// tables is the same computation as before. Both accept the same candidates up to floating
+    /// point; the halfspace they report along the way differs, and on degenerate (categorical)
+    /// data that can change which max-margin solution a node gets.
+    pub lp_solver: LpSolver,
 }
 
 impl Default for Params {
@@ -185,6 +193,7 @@ impl Default for Params {
             reuse_covers: true,
             reuse_two_class_covers: true,
             max_search_rows: Some(2000),
+            lp_solver: LpSolver::Dense,
         }
     }
 }
@@ -195,7 +204,13 @@ impl Params {
     /// classes at every step (what `reproduce_ndl` uses, so its tables stay the published
     /// procedure).
     pub fn unbounded_search() -> Self {
-        Params { patience: None, reuse_two_class_covers: false, max_search_rows: None, ..Params::default() }
+        Params {
+            patience: None,
+            reuse_two_class_covers: false,
+            max_search_rows: None,
+            lp_solver: LpSolver::Simplex,
+            ..Params::default()
+        }
     }
 }
 
@@ -389,12 +404,15 @@ fn search(
 ) -> Cover {
     let budget = Budget { passes: p.max_passes, patience: p.patience, deadline: None };
     match p.search {
-        Search::FindLargeNegSubset => inclp::find_large_neg_subset(s.x, cands, excl, budget, rng, stats),
-        Search::MultIncLp { passes } => inclp::mult_inc_lp(
+        Search::FindLargeNegSubset => {
+            inclp::find_large_neg_subset_with(s.x, cands, excl, budget, p.lp_solver, rng, stats)
+        }
+        Search::MultIncLp { passes } => inclp::mult_inc_lp_with(
             s.x,
             cands,
             excl,
             Budget { passes: Some(passes.max(1)), ..Budget::default() },
+            p.lp_solver,
             rng,
             stats,
         ),

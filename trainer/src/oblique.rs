@@ -326,6 +326,21 @@ fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
 }
 
+/// One momentum step on `w` (weights then bias, `w.len() == x.len() + 1`): `d_j = g·x_j + α·d_j`,
+/// `w_j += d_j`, with input 1 for the bias. Written without an iterator chain so the element-wise
+/// loop vectorises; every element gets exactly the same operations as before.
+fn momentum_step(w: &mut [f64], dw: &mut [f64], x: &[f64], g: f64, alpha: f64) {
+    let f = x.len();
+    let (w, wb) = w.split_at_mut(f);
+    let (dw, db) = dw.split_at_mut(f);
+    for ((wj, dj), &xj) in w.iter_mut().zip(dw.iter_mut()).zip(x) {
+        *dj = g * xj + alpha * *dj;
+        *wj += *dj;
+    }
+    db[0] = g * 1.0 + alpha * db[0];
+    wb[0] += db[0];
+}
+
 fn dot_bias(w: &[f64], x: &[f64]) -> f64 {
     let (b, w) = w.split_last().expect("bias");
     w.iter().zip(x).fold(*b, |a, (w, x)| a + w * x)
@@ -491,21 +506,31 @@ fn train_net(sp: &Space, rows: &[usize], target: &[bool], kind: Kind, p: &Params
         }
     };
     let (w_true, w_false) = (weight(true), weight(false));
+    // Each epoch's rows are copied next to each other in the order they are visited: the
+    // arithmetic is the same, but the pass reads memory sequentially instead of jumping through
+    // the whole data set (on 100,000 rows most of the time went to cache misses), and the copy's
+    // independent loads overlap each other.
+    let mut buf = vec![0.0; rows.len() * f.max(1)];
+    let gather = |order: &[usize], buf: &mut [f64]| {
+        if f > 0 {
+            for (dst, &k) in buf.chunks_exact_mut(f).zip(order) {
+                dst.copy_from_slice(sp.xf(rows[k]));
+            }
+        }
+    };
     match kind {
         Kind::Linear => {
             let mut w: Vec<f64> = (0..=f).map(|_| (rng.f64() - 0.5) * 0.02).collect();
             let mut dw = vec![0.0; f + 1];
             for _ in 0..p.epochs {
                 rng.shuffle(&mut order);
-                for &k in &order {
-                    let x = sp.xf(rows[k]);
+                gather(&order, &mut buf);
+                for (x, &k) in buf.chunks_exact(f.max(1)).zip(&order) {
+                    let x = &x[..f];
                     let y = sigmoid(dot_bias(&w, x));
                     let (d, c) = if target[k] { (1.0, w_true) } else { (0.0, w_false) };
                     let g = lr * c * (d - y) * y * (1.0 - y);
-                    for ((wj, dj), &xj) in w.iter_mut().zip(dw.iter_mut()).zip(x.iter().chain([&1.0])) {
-                        *dj = g * xj + alpha * *dj;
-                        *wj += *dj;
-                    }
+                    momentum_step(&mut w, &mut dw, x, g, alpha);
                 }
                 lr *= decay;
             }
@@ -522,8 +547,9 @@ fn train_net(sp: &Space, rows: &[usize], target: &[bool], kind: Kind, p: &Params
             h[m] = 1.0;
             for _ in 0..p.epochs {
                 rng.shuffle(&mut order);
-                for &k in &order {
-                    let x = sp.xf(rows[k]);
+                gather(&order, &mut buf);
+                for (x, &k) in buf.chunks_exact(f.max(1)).zip(&order) {
+                    let x = &x[..f];
                     for (u, hu) in h[..m].iter_mut().enumerate() {
                         *hu = sigmoid(dot_bias(&w[u * (f + 1)..(u + 1) * (f + 1)], x));
                     }
@@ -534,10 +560,7 @@ fn train_net(sp: &Space, rows: &[usize], target: &[bool], kind: Kind, p: &Params
                         let dh = delta * t[u] * h[u] * (1.0 - h[u]) * lr;
                         let (wu, dwu) =
                             (&mut w[u * (f + 1)..(u + 1) * (f + 1)], &mut dw[u * (f + 1)..(u + 1) * (f + 1)]);
-                        for ((wj, dj), &xj) in wu.iter_mut().zip(dwu.iter_mut()).zip(x.iter().chain([&1.0])) {
-                            *dj = dh * xj + alpha * *dj;
-                            *wj += *dj;
-                        }
+                        momentum_step(wu, dwu, x, dh, alpha);
                     }
                     for ((tu, du), &hu) in t.iter_mut().zip(dt.iter_mut()).zip(&h) {
                         *du = lr * delta * hu + alpha * *du;

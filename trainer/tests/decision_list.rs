@@ -7,7 +7,10 @@ use std::path::PathBuf;
 
 use ltu::algo::{self, Context, TrainError};
 use ltu::data::{self, AttrKind, Attribute, Dataset, LoadOptions, Schema};
-use ltu::decision_list::inclp::{self, IncLp, MARGIN, TOLERANCE};
+use ltu::decision_list::inclp::{self, IncLp, LpSolver, MARGIN, TOLERANCE};
+
+/// Both LP solvers answer every IncLP question.
+const SOLVERS: [LpSolver; 2] = [LpSolver::Dense, LpSolver::Simplex];
 use ltu::decision_list::{self as dl, Budget, HsiShape, LpStats, Params, Sample, Shape, Stop};
 use ltu::export::{Structure, WeightKind};
 use ltu::rng::Rng;
@@ -63,10 +66,16 @@ fn assert_separates(points: &[Vec<f64>], covered: &[usize], exclude: &[usize], h
 
 #[test]
 fn inclp_xor_takes_exactly_one_diagonal_point() {
+    for solver in SOLVERS {
+        inclp_xor_takes_exactly_one_diagonal_point_with(solver);
+    }
+}
+
+fn inclp_xor_takes_exactly_one_diagonal_point_with(solver: LpSolver) {
     // XOR in 2D: (1,-1) and (-1,1) cannot both be separated from (1,1) and (-1,-1).
     let p = pts(&[&[1.0, 1.0], &[-1.0, -1.0], &[1.0, -1.0], &[-1.0, 1.0]]);
     for order in [[2, 3], [3, 2]] {
-        let mut inc = IncLp::new(&p, &[0, 1]);
+        let mut inc = IncLp::with_solver(&p, &[0, 1], solver);
         assert!(inc.try_add(order[0]));
         assert!(!inc.try_add(order[1]), "XOR must be rejected");
         assert_eq!(inc.covered(), &[order[0]]);
@@ -77,6 +86,12 @@ fn inclp_xor_takes_exactly_one_diagonal_point() {
 
 #[test]
 fn inclp_rejects_points_inside_the_excluded_hull_and_accepts_outside() {
+    for solver in SOLVERS {
+        inclp_rejects_points_inside_the_excluded_hull_and_accepts_outside_with(solver);
+    }
+}
+
+fn inclp_rejects_points_inside_the_excluded_hull_and_accepts_outside_with(solver: LpSolver) {
     // Excluded: the corners of the square; the centre and a point just inside are in their
     // convex hull (inseparable), a point just outside is not.
     let p = pts(&[
@@ -89,21 +104,27 @@ fn inclp_rejects_points_inside_the_excluded_hull_and_accepts_outside() {
         &[1.001, 0.0],
     ]);
     let excl = [0, 1, 2, 3];
-    let mut inc = IncLp::new(&p, &excl);
+    let mut inc = IncLp::with_solver(&p, &excl, solver);
     assert!(!inc.try_add(4));
     assert!(!inc.try_add(5));
     assert!(inc.try_add(6));
     assert_separates(&p, inc.covered(), &excl, inc.halfspace());
     // A segment's midpoint cannot be separated from both ends (collinear, degenerate).
     let line = pts(&[&[0.0, 0.0], &[1.0, 1.0], &[0.5, 0.5]]);
-    assert!(!IncLp::new(&line, &[0, 1]).try_add(2));
+    assert!(!IncLp::with_solver(&line, &[0, 1], solver).try_add(2));
 }
 
 #[test]
 fn inclp_duplicates_are_decided_exactly() {
+    for solver in SOLVERS {
+        inclp_duplicates_are_decided_exactly_with(solver);
+    }
+}
+
+fn inclp_duplicates_are_decided_exactly_with(solver: LpSolver) {
     let p = pts(&[&[0.3, -0.2], &[0.3, -0.2], &[0.5, 0.5], &[0.5, 0.5], &[-0.7, 0.1]]);
     // Point 1 duplicates excluded point 0: contradictory rows, rejected.
-    let mut inc = IncLp::new(&p, &[0, 4]);
+    let mut inc = IncLp::with_solver(&p, &[0, 4], solver);
     assert!(!inc.try_add(1));
     // Point 3 duplicates covered point 2: accepted by the skip rule, without an LP.
     assert!(inc.try_add(2));
@@ -113,12 +134,18 @@ fn inclp_duplicates_are_decided_exactly() {
     assert_eq!(inc.stats().skipped, before.skipped + 1);
     assert_separates(&p, &[2, 3], &[0, 4], inc.halfspace());
     // Nothing to exclude: everything is coverable.
-    let mut free = IncLp::new(&p, &[]);
+    let mut free = IncLp::with_solver(&p, &[], solver);
     assert!((0..5).all(|i| free.try_add(i)));
 }
 
 #[test]
 fn inclp_matches_brute_force_on_random_1d_sets() {
+    for solver in SOLVERS {
+        inclp_matches_brute_force_on_random_1d_sets_with(solver);
+    }
+}
+
+fn inclp_matches_brute_force_on_random_1d_sets_with(solver: LpSolver) {
     // In 1D (with bias) a set L is separable from P iff all of L lies strictly on one side of
     // all of P: max L < min P or min L > max P. Points on a small grid force ties.
     let mut rng = Rng::new(11);
@@ -127,7 +154,7 @@ fn inclp_matches_brute_force_on_random_1d_sets() {
         let p: Vec<Vec<f64>> = (0..n).map(|_| vec![rng.below(5) as f64 / 4.0 - 0.5]).collect();
         let k = rng.below(n);
         let excl: Vec<usize> = (0..k).collect();
-        let mut inc = IncLp::new(&p, &excl);
+        let mut inc = IncLp::with_solver(&p, &excl, solver);
         let mut taken: Vec<usize> = Vec::new();
         for x in k..n {
             let mut with = taken.clone();
@@ -147,6 +174,28 @@ fn inclp_matches_brute_force_on_random_1d_sets() {
             }
         }
         assert_separates(&p, inc.covered(), &excl, inc.halfspace());
+    }
+}
+
+#[test]
+fn inclp_solvers_accept_the_same_candidates_on_random_sets() {
+    // Points in general position: both solvers answer the same exact question, so they take
+    // the same candidates in the same order (the halfspaces differ, both must separate).
+    let mut rng = Rng::new(21);
+    for case in 0..40 {
+        let d = 2 + rng.below(6);
+        let n = 40 + rng.below(80);
+        let p: Vec<Vec<f64>> = (0..n).map(|_| (0..d).map(|_| 2.0 * rng.f64() - 1.0).collect()).collect();
+        let k = 1 + rng.below(n / 2);
+        let excl: Vec<usize> = (0..k).collect();
+        let mut dense = IncLp::with_solver(&p, &excl, LpSolver::Dense);
+        let mut simplex = IncLp::with_solver(&p, &excl, LpSolver::Simplex);
+        for x in k..n {
+            assert_eq!(dense.try_add(x), simplex.try_add(x), "case {case}, d {d}, candidate {x}");
+        }
+        assert_eq!(dense.covered(), simplex.covered());
+        assert_separates(&p, dense.covered(), &excl, dense.halfspace());
+        assert_eq!(dense.stats().numerical_rejections, 0, "case {case}");
     }
 }
 

@@ -59,6 +59,7 @@ use microlp::{
     ComparisonOp, Error as LpError, OptimizationDirection, Problem, Solution, SolveOutcome, Variable,
 };
 
+use super::dense;
 use crate::rng::Rng;
 
 /// Score margin required of the LP solution (the scale of `(w, b)` is free, so this is a
@@ -67,10 +68,6 @@ pub const MARGIN: f64 = 1.0;
 
 /// Slack allowed when checking an LP solution against a row (scores are of order [`MARGIN`]).
 pub const TOLERANCE: f64 = 1e-6;
-
-/// Violated rows added to the LP (most violated first) before the next re-check; each addition
-/// re-factorises the basis, so one at a time is cheapest.
-const ROWS_PER_ROUND: usize = 1;
 
 /// A halfspace `{x : w·x + b > 0}` on float inputs.
 #[derive(Debug, Clone, PartialEq)]
@@ -186,13 +183,41 @@ pub struct IncLp<'a> {
     exclude: &'a [usize],
     covered: Vec<usize>,
     h: Halfspace,
-    lp: Option<Solution>,
-    vars: Vec<Variable>,
+    /// `(w, b)` of `h`, feasible for every row of the LP.
+    v: Vec<f64>,
     /// Per point: its row is in the LP.
     in_lp: Vec<bool>,
     /// Rows of the LP: point and whether it is covered.
     rows: Vec<(usize, bool)>,
+    /// The same rows as vectors `±(x, 1)`, `d + 1` values each ([`LpSolver::Dense`]).
+    a: Vec<f64>,
+    /// Rows of `a` held tight at `v` by the last search (its warm start).
+    ws: dense::Working,
+    /// Which solver answers the LP questions.
+    solver: LpSolver,
+    /// [`LpSolver::Simplex`]: the solved LP and its variables.
+    lp: Option<Solution>,
+    vars: Vec<Variable>,
     stats: LpStats,
+}
+
+/// Which solver answers IncLP's LP questions. Both answer the same exact question (is
+/// `L ∪ {x}` separable from the excluded set), so they accept the same candidates up to floating
+/// point; the halfspace reported along the way is a different feasible point, which the skip
+/// rule and the max-margin start depend on.
+///
+/// The default is `Simplex`, so [`IncLp::new`], [`find_large_neg_subset`] and [`mult_inc_lp`]
+/// compute what they always did (the paper's figure 4 and tables); the trainer's default
+/// (`decision_list::Params::default`) is `Dense`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LpSolver {
+    /// The dense active-set method of issue 12 (`decision_list/dense.rs`): same questions, an
+    /// order of magnitude less time per question.
+    Dense,
+    /// microlp's dual simplex, warm-started by adding rows (the solver the reproduction of the
+    /// paper's tables was made with).
+    #[default]
+    Simplex,
 }
 
 impl<'a> IncLp<'a> {
@@ -202,17 +227,31 @@ impl<'a> IncLp<'a> {
     /// # Panics
     /// If `points` is empty or its rows differ in length.
     pub fn new(points: &'a [Vec<f64>], exclude: &'a [usize]) -> Self {
+        Self::with_solver(points, exclude, LpSolver::default())
+    }
+
+    /// [`IncLp::new`] with the given solver.
+    ///
+    /// # Panics
+    /// If `points` is empty or its rows differ in length.
+    pub fn with_solver(points: &'a [Vec<f64>], exclude: &'a [usize], solver: LpSolver) -> Self {
         let d = points[0].len();
         assert!(points.iter().all(|p| p.len() == d), "rows of different lengths");
+        let h = Halfspace::nothing(d);
+        let v = h.w.iter().copied().chain([h.b]).collect();
         IncLp {
             points,
             exclude,
             covered: Vec::new(),
-            h: Halfspace::nothing(d),
-            lp: None,
-            vars: Vec::new(),
+            h,
+            v,
             in_lp: vec![false; points.len()],
             rows: Vec::new(),
+            a: Vec::new(),
+            ws: dense::Working::new(d + 1),
+            solver,
+            lp: None,
+            vars: Vec::new(),
             stats: LpStats::default(),
         }
     }
@@ -237,8 +276,19 @@ impl<'a> IncLp<'a> {
         Cover { covered: self.covered, halfspace: self.h }
     }
 
+    fn push_row(&mut self, i: usize, cover: bool) {
+        let sign = if cover { 1.0 } else { -1.0 };
+        self.a.extend(self.points[i].iter().map(|x| sign * x).chain([sign]));
+        self.rows.push((i, cover));
+    }
+
     /// Steps 3–5 for candidate `x`: adds it to `L` if `L ∪ {x}` is separable from the excluded
     /// set; returns whether it was added.
+    ///
+    /// The LP question is answered by the dense active-set method of [`super::dense`] from the
+    /// current solution: each new row (first `x`, then the most violated row of `L ∪ {x} ∪ P`,
+    /// one at a time) is raised to `>= MARGIN` while the LP's rows stay satisfied; if that is
+    /// impossible the candidate is rejected.
     pub fn try_add(&mut self, x: usize) -> bool {
         self.stats.tried += 1;
         if self.h.score(&self.points[x]) >= MARGIN - TOLERANCE {
@@ -246,6 +296,122 @@ impl<'a> IncLp<'a> {
             self.covered.push(x);
             return true;
         }
+        self.stats.lp_trials += 1;
+        match self.solver {
+            LpSolver::Dense => self.trial_dense(x),
+            LpSolver::Simplex => self.trial_simplex(x),
+        }
+    }
+
+    /// The LP question of [`IncLp::try_add`] answered by [`super::dense`].
+    fn trial_dense(&mut self, x: usize) -> bool {
+        let d = self.points[0].len();
+        let n = d + 1;
+        let base = self.rows.len();
+        let mut v = self.v.clone();
+        let saved_ws = self.ws.clone();
+        let mut added = vec![x];
+        let mut target = (x, true);
+        let restore = |s: &mut Self| {
+            s.rows.truncate(base);
+            s.a.truncate(base * n);
+            s.ws = saved_ws.clone();
+        };
+        loop {
+            self.stats.rows += 1;
+            let sign = if target.1 { 1.0 } else { -1.0 };
+            let c: Vec<f64> = self.points[target.0].iter().map(|x| sign * x).chain([sign]).collect();
+            match dense::raise(&self.a, n, &c, &mut v, &mut self.ws) {
+                dense::Raised::Reached => {}
+                dense::Raised::Infeasible => {
+                    self.stats.rejected += 1;
+                    restore(self);
+                    return false;
+                }
+                dense::Raised::Stuck => {
+                    self.stats.numerical_rejections += 1;
+                    restore(self);
+                    return false;
+                }
+            }
+            self.push_row(target.0, target.1);
+            if (c.iter().zip(&v).map(|(a, b)| a * b).sum::<f64>() - MARGIN).abs() <= 1e-9 {
+                // The raised row is tight: the next search starts on it.
+                self.ws.push(self.rows.len() - 1, &c);
+            }
+            let h = Halfspace { w: v[..d].to_vec(), b: v[d] };
+            // The most violated row (ties: the first), as the old one-row-per-round LP.
+            let mut worst: Option<(f64, usize, bool)> = None;
+            let mut unconfirmed = false;
+            for (&i, cover) in self
+                .covered
+                .iter()
+                .map(|i| (i, true))
+                .chain([(&x, true)])
+                .chain(self.exclude.iter().map(|i| (i, false)))
+            {
+                let sc = h.score(&self.points[i]);
+                let slack = if cover { sc - MARGIN } else { -MARGIN - sc };
+                if slack < -TOLERANCE {
+                    if self.in_lp[i] || added.contains(&i) {
+                        // A row the LP already holds is violated: the answer cannot be confirmed.
+                        worst = None;
+                        unconfirmed = true;
+                        break;
+                    }
+                    if worst.is_none_or(|(s, j, _)| slack < s || (slack == s && i < j)) {
+                        worst = Some((slack, i, cover));
+                    }
+                }
+            }
+            if unconfirmed {
+                self.stats.numerical_rejections += 1;
+                restore(self);
+                return false;
+            }
+            match worst {
+                Some((_, i, cover)) => {
+                    added.push(i);
+                    target = (i, cover);
+                }
+                None => {
+                    for &i in &added {
+                        self.in_lp[i] = true;
+                    }
+                    self.v = v;
+                    self.h = h;
+                    self.covered.push(x);
+                    if self.rows.len() > 8 * n + 32 {
+                        self.shrink();
+                    }
+                    return true;
+                }
+            }
+        }
+    }
+
+    /// Drops the rows that are not tight at the current solution. Rows are only dropped
+    /// between trials and every trial re-checks all points, so this never changes an answer;
+    /// it keeps each search's ratio tests short.
+    fn shrink(&mut self) {
+        let n = self.points[0].len() + 1;
+        let old_rows = std::mem::take(&mut self.rows);
+        let old_a = std::mem::take(&mut self.a);
+        for (k, &(i, c)) in old_rows.iter().enumerate() {
+            let ak = &old_a[k * n..(k + 1) * n];
+            let slack = ak.iter().zip(&self.v).map(|(a, v)| a * v).sum::<f64>() - MARGIN;
+            if slack < 1e-7 {
+                self.rows.push((i, c));
+                self.a.extend_from_slice(ak);
+            } else {
+                self.in_lp[i] = false;
+            }
+        }
+        self.ws.reseed(&self.a, &self.v);
+    }
+
+    /// The LP question of [`IncLp::try_add`] asked to microlp (the solver before issue 12).
+    fn trial_simplex(&mut self, x: usize) -> bool {
         self.stats.lp_trials += 1;
         let d = self.points[0].len();
         let mut added = vec![x];
@@ -309,12 +475,12 @@ impl<'a> IncLp<'a> {
                 self.h = h;
                 self.covered.push(x);
                 if self.rows.len() > 8 * (d + 1) + 32 {
-                    self.shrink();
+                    self.shrink_simplex();
                 }
                 return true;
             }
             violated.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            violated.truncate(ROWS_PER_ROUND);
+            violated.truncate(1);
             let mut next = Ok(s);
             for &(_, i, cover) in &violated {
                 added.push(i);
@@ -332,7 +498,7 @@ impl<'a> IncLp<'a> {
     /// Rebuilds the LP from the rows that are tight at the current solution. Rows are only
     /// dropped between trials and every trial re-checks all points, so this never changes an
     /// answer; it keeps each warm-started solve (which refactorises the basis) small.
-    fn shrink(&mut self) {
+    fn shrink_simplex(&mut self) {
         let d = self.points[0].len();
         let tight: Vec<(usize, bool)> = self
             .rows
@@ -409,6 +575,19 @@ pub fn find_large_neg_subset(
     rng: &mut Rng,
     stats: &mut LpStats,
 ) -> Cover {
+    find_large_neg_subset_with(points, candidates, exclude, budget, LpSolver::default(), rng, stats)
+}
+
+/// [`find_large_neg_subset`] with the given LP solver.
+pub fn find_large_neg_subset_with(
+    points: &[Vec<f64>],
+    candidates: &[usize],
+    exclude: &[usize],
+    budget: Budget,
+    solver: LpSolver,
+    rng: &mut Rng,
+    stats: &mut LpStats,
+) -> Cover {
     let d = points.first().map_or(0, Vec::len);
     let mut best = Cover { covered: Vec::new(), halfspace: Halfspace::nothing(d) };
     let mut w: Vec<usize> = candidates.to_vec();
@@ -420,7 +599,7 @@ pub fn find_large_neg_subset(
     let (mut passes, mut since_better) = (0, 0);
     while !w.is_empty() && !budget.out_of(passes) && budget.patience.is_none_or(|k| since_better < k) {
         passes += 1;
-        let mut inc = IncLp::new(points, exclude);
+        let mut inc = IncLp::with_solver(points, exclude, solver);
         rng.shuffle(&mut w);
         inc.extend(&w);
         if inc.covered().is_empty() {
@@ -467,6 +646,19 @@ pub fn mult_inc_lp(
     rng: &mut Rng,
     stats: &mut LpStats,
 ) -> Cover {
+    mult_inc_lp_with(points, candidates, exclude, budget, LpSolver::default(), rng, stats)
+}
+
+/// [`mult_inc_lp`] with the given LP solver.
+pub fn mult_inc_lp_with(
+    points: &[Vec<f64>],
+    candidates: &[usize],
+    exclude: &[usize],
+    budget: Budget,
+    solver: LpSolver,
+    rng: &mut Rng,
+    stats: &mut LpStats,
+) -> Cover {
     let d = points.first().map_or(0, Vec::len);
     let mut best = Cover { covered: Vec::new(), halfspace: Halfspace::nothing(d) };
     let budget = Budget { passes: Some(budget.passes.unwrap_or(10)), ..budget };
@@ -477,7 +669,7 @@ pub fn mult_inc_lp(
         if order.is_empty() {
             break;
         }
-        let mut inc = IncLp::new(points, exclude);
+        let mut inc = IncLp::with_solver(points, exclude, solver);
         rng.shuffle(&mut order);
         inc.extend(&order);
         stats.add(&inc.stats());
