@@ -41,7 +41,13 @@ pub fn check_target(root: &Path, target: Target, steps: &mut Steps, show_log: bo
     let name = target.triple;
     let mut elf = None;
     steps.run(&format!("{name}: build firmware"), || {
-        elf = Some(firmware::build(root, target, &BuildOptions::default())?);
+        // As a firmware that runs one model is built: the runtime with only the kinds this model
+        // needs, plus `host` (the firmware logs class names).
+        let inputs = Inputs::read(&firmware::model_dir(root))?;
+        let model = demo::load_model(&inputs.model)?;
+        let features: Vec<&str> = model.features_needed().chain(["host"]).collect();
+        let options = BuildOptions { runtime_features: Some(&features), ..BuildOptions::default() };
+        elf = Some(firmware::build(root, target, &options)?);
         Ok(())
     });
     let elf = elf?;
