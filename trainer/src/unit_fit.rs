@@ -214,7 +214,7 @@ fn decide_f(rows: &[Vec<f64>], x: &[i32]) -> usize {
     best.1
 }
 
-/// [`decide_f`] for integer rows.
+/// `decide_f` for integer rows.
 pub fn decide_i(rows: &[Vec<i64>], x: &[i32]) -> usize {
     let score = |r: &[i64]| r[x.len()] + r.iter().zip(x).map(|(w, &v)| w * i64::from(v)).sum::<i64>();
     if rows.len() == 1 {

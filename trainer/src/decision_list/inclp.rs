@@ -285,7 +285,7 @@ impl<'a> IncLp<'a> {
     /// Steps 3–5 for candidate `x`: adds it to `L` if `L ∪ {x}` is separable from the excluded
     /// set; returns whether it was added.
     ///
-    /// The LP question is answered by the dense active-set method of [`super::dense`] from the
+    /// The LP question is answered by the dense active-set method of `decision_list::dense` from the
     /// current solution: each new row (first `x`, then the most violated row of `L ∪ {x} ∪ P`,
     /// one at a time) is raised to `>= MARGIN` while the LP's rows stay satisfied; if that is
     /// impossible the candidate is rejected.
