@@ -480,7 +480,7 @@ impl<'a> Model<'a> {
                         }
                         // The loader checked that a split's unit is binary: its score decides.
                         node_kind::UNIT_SPLIT => {
-                            if self.unit(src, a as usize, None)?.1 <= 0 {
+                            if self.split(src, a as usize)? <= 0 {
                                 b
                             } else {
                                 c
@@ -524,6 +524,14 @@ impl<'a> Model<'a> {
         scores: Option<&mut [i64]>,
     ) -> Result<(usize, i64)> {
         self.eval(src).decide(u, scores)
+    }
+
+    /// The score of binary unit `u` (a tree's unit split: its sign picks the child).
+    #[cfg(feature = "tree")]
+    #[inline(never)]
+    fn split<S: FnMut(usize) -> Option<i32>>(&self, src: &mut S, u: usize) -> Result<i64> {
+        let mut ev = self.eval(src);
+        ev.row_score(&ev.unit(u), 0)
     }
 
     /// A decision list: the first entry whose unit fires answers. Every entry reads the same
