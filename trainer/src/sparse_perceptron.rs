@@ -85,6 +85,11 @@ pub struct Params {
     /// How the final unit's weights are set (beyond the paper): [`WeightFit::Auto`] by default,
     /// [`WeightFit::Boost`] (the paper's votes) in [`Params::paper`].
     pub weight_fit: WeightFit,
+    /// [`WeightFit::Auto`] also boosts up to `refit_rounds` times the round limit (without the
+    /// inner cross-validation) on its held-out split and tries refits over the conjunctions of
+    /// the first `½, 1, 2, 4 …` times the limit of those rounds (see [`AUTO_ROUNDS`]); 0: only
+    /// the cross-validated rounds (beyond the paper).
+    pub refit_rounds: usize,
 }
 
 crate::names::names!(WeightFit, "weight fit" { Boost => "boost", Logistic => "logistic", Auto => "auto" });
@@ -112,12 +117,16 @@ pub const LOGISTIC_L2: f64 = 0.1;
 /// The L2 penalties [`WeightFit::Auto`] tries, strongest first.
 pub const AUTO_L2: [f64; 3] = [1.0, 0.1, 0.01];
 
+/// The round counts [`WeightFit::Auto`] tries for a refit without the inner cross-validation,
+/// as multiples of the round limit (up to [`Params::refit_rounds`]), fewest first.
+pub const AUTO_ROUNDS: [f64; 6] = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
+
 impl Params {
     /// The paper's configuration (section 3.3): `k = 2`, rounds chosen by 5-fold
     /// cross-validation up to the ordinary perceptron's weight count, the `1/k` preference, the
     /// consistency stop and the boosted votes as weights.
     pub fn paper() -> Self {
-        Params { weight_fit: WeightFit::Boost, ..Params::default() }
+        Params { weight_fit: WeightFit::Boost, refit_rounds: 0, ..Params::default() }
     }
 
     /// Rejects options out of range and data this learner cannot use (`m` rows, `n_classes`).
@@ -153,6 +162,7 @@ impl Default for Params {
             max_cuts: 16,
             stop_when_consistent: true,
             weight_fit: WeightFit::Auto,
+            refit_rounds: 4,
         }
     }
 }
@@ -814,7 +824,7 @@ fn boost_all(
     tick: &mut dyn FnMut(),
 ) -> Result<Vec<Booster>, TrainError> {
     let m = rows.len();
-    let max_rounds = p.rounds.unwrap_or_else(|| ordinary_perceptron_weights(inputs).max(1));
+    let max_rounds = round_limit(inputs, p);
     let owned: Vec<Vec<i32>> = rows.iter().map(|r| r.to_vec()).collect();
     let literals = candidate_literals(inputs, &owned, p);
     let classes: Vec<usize> = if n_classes == 2 { vec![1] } else { (0..n_classes).collect() };
@@ -923,9 +933,18 @@ fn refit(features: Vec<Feature>, rows: &[&[i32]], labels: &[usize], n_classes: u
     Refit { l2, features, rows: w }
 }
 
-/// [`WeightFit::Auto`]'s choice for the training rows: the L2 penalty of the logistic refit, or
-/// `None` for the boosted votes. With fewer than 20 rows nothing is held out and
-/// [`LOGISTIC_L2`] is used.
+/// What [`WeightFit::Auto`] chose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum WeightChoice {
+    /// The boosted votes, rounds by the inner cross-validation.
+    Votes,
+    /// A logistic refit with this L2 penalty over the conjunctions of boosting for `rounds`
+    /// rounds without the inner cross-validation (`None`: rounds by the inner cross-validation).
+    Refit { l2: f64, rounds: Option<usize> },
+}
+
+/// [`WeightFit::Auto`]'s choice for the training rows (see [`WeightFit::Auto`]). With fewer
+/// than 20 rows nothing is held out: a refit with [`LOGISTIC_L2`], rounds by cross-validation.
 fn choose_weight_fit(
     inputs: &[InputSpec],
     rows: &[&[i32]],
@@ -934,28 +953,62 @@ fn choose_weight_fit(
     p: &Params,
     seed: u64,
     tick: &mut dyn FnMut(),
-) -> Result<Option<f64>, TrainError> {
+) -> Result<WeightChoice, TrainError> {
     let (fit_idx, val_idx) = split::hold_out(labels, n_classes, 0.25, seed);
     if rows.len() < 20 || val_idx.is_empty() {
-        return Ok(Some(LOGISTIC_L2));
+        return Ok(WeightChoice::Refit { l2: LOGISTIC_L2, rounds: None });
     }
     let fit_rows: Vec<&[i32]> = fit_idx.iter().map(|&i| rows[i]).collect();
     let fit_labels: Vec<usize> = fit_idx.iter().map(|&i| labels[i]).collect();
+    let correct = |predict: &dyn Fn(&[i32]) -> usize| {
+        val_idx.iter().filter(|&&i| predict(rows[i]) == labels[i]).count()
+    };
+    // Candidates in order of size (rounds), with their held-out correct counts.
+    let mut candidates: Vec<(usize, WeightChoice)> = Vec::new();
+    let mut consider = |c: usize, choice: WeightChoice| candidates.push((c, choice));
+    // The paper's boosting (rounds by cross-validation): refitted, then its votes.
     let boosters = boost_all(inputs, &fit_rows, &fit_labels, n_classes, p, seed, tick)?;
-    let voted = SparsePerceptron::vote(&boosters);
     let features = booster_features(&boosters);
-    let mut best: Option<(usize, Option<f64>)> = None;
-    for l2 in AUTO_L2.iter().copied().map(Some).chain([None]) {
-        let unit = l2.map(|l2| refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2));
-        let correct = val_idx
-            .iter()
-            .filter(|&&i| unit.as_ref().map_or_else(|| voted(rows[i]), |u| u.predict(rows[i])) == labels[i])
-            .count();
-        if best.is_none_or(|(c, _)| correct > c) {
-            best = Some((correct, l2));
+    for l2 in AUTO_L2 {
+        let unit = refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2);
+        consider(correct(&|x| unit.predict(x)), WeightChoice::Refit { l2, rounds: None });
+    }
+    consider(correct(&SparsePerceptron::vote(&boosters)), WeightChoice::Votes);
+    // Longer boosting, refitted on the conjunctions of its first rounds.
+    if p.refit_rounds > 0 {
+        let limit = round_limit(inputs, p);
+        let ladder: Vec<usize> =
+            AUTO_ROUNDS.iter().map(|&f| (f * limit as f64).ceil().max(1.0) as usize).collect();
+        let long_p = Params { validation_folds: 0, rounds: Some(p.refit_rounds * limit), ..p.clone() };
+        let long = boost_all(inputs, &fit_rows, &fit_labels, n_classes, &long_p, seed, tick)?;
+        let longest = long.iter().map(|b| b.hypotheses.len()).max().unwrap_or(0);
+        for &t in ladder.iter().filter(|&&t| t <= p.refit_rounds * limit) {
+            let first: Vec<Booster> = long
+                .iter()
+                .map(|b| Booster { hypotheses: b.hypotheses.iter().take(t).cloned().collect(), ..b.clone() })
+                .collect();
+            let features = booster_features(&first);
+            for l2 in AUTO_L2 {
+                let unit = refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2);
+                consider(correct(&|x| unit.predict(x)), WeightChoice::Refit { l2, rounds: Some(t) });
+            }
+            if t >= longest {
+                break; // every booster stopped before t rounds: longer prefixes are the same
+            }
         }
     }
-    Ok(best.and_then(|b| b.1))
+    // The one-standard-error rule (Breiman et al. 1984): the first (smallest) candidate whose
+    // held-out accuracy is within one standard error of the best one's.
+    let n = val_idx.len() as f64;
+    let best = candidates.iter().map(|c| c.0).max().expect("at least one candidate") as f64;
+    let se = (best * (n - best) / n).sqrt();
+    let chosen = candidates.iter().find(|c| c.0 as f64 >= best - se).expect("the best qualifies");
+    Ok(chosen.1)
+}
+
+/// The round limit: [`Params::rounds`], else the ordinary perceptron's weight count.
+fn round_limit(inputs: &[InputSpec], p: &Params) -> usize {
+    p.rounds.unwrap_or_else(|| ordinary_perceptron_weights(inputs).max(1))
 }
 
 /// Learns a sparse perceptron: per booster, the number of rounds by cross-validation
@@ -975,21 +1028,32 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError
     let labels = ctx.labels();
     let n_boosters = if n_classes == 2 { 1 } else { n_classes } as u64;
     let per_run = n_boosters * (validation_folds(labels, n_classes, p, ctx.seed)?.len() as u64 + 1);
-    let total_runs = if p.weight_fit == WeightFit::Auto && m >= 20 { 2 * per_run } else { per_run };
+    let total_runs = if p.weight_fit == WeightFit::Auto && m >= 20 {
+        2 * per_run + u64::from(p.refit_rounds > 0) * n_boosters
+    } else {
+        per_run
+    };
     let mut done = 0;
     let mut tick = || {
         done += 1;
         (ctx.progress)(done.min(total_runs), total_runs);
     };
-    let l2 = match p.weight_fit {
-        WeightFit::Boost => None,
-        WeightFit::Logistic => Some(LOGISTIC_L2),
+    let choice = match p.weight_fit {
+        WeightFit::Boost => WeightChoice::Votes,
+        WeightFit::Logistic => WeightChoice::Refit { l2: LOGISTIC_L2, rounds: None },
         WeightFit::Auto => {
             let seed = ctx.seed ^ 0x5eed_0f_a070;
             choose_weight_fit(&ctx.inputs, &rows, labels, n_classes, p, seed, &mut tick)?
         }
     };
-    let boosters = boost_all(&ctx.inputs, &rows, labels, n_classes, p, ctx.seed, &mut tick)?;
+    let (l2, boost_p) = match choice {
+        WeightChoice::Votes => (None, p.clone()),
+        WeightChoice::Refit { l2, rounds: None } => (Some(l2), p.clone()),
+        WeightChoice::Refit { l2, rounds: Some(t) } => {
+            (Some(l2), Params { validation_folds: 0, rounds: Some(t), ..p.clone() })
+        }
+    };
+    let boosters = boost_all(&ctx.inputs, &rows, labels, n_classes, &boost_p, ctx.seed, &mut tick)?;
     let refitted = l2.map(|l2| refit(booster_features(&boosters), &rows, labels, n_classes, l2));
     let (spec, kind, scale) = match &refitted {
         None => {

@@ -1282,6 +1282,16 @@ fn sparse_weight_fit_option() {
         &["train", iris, "--algo", "ptree", "--weight-fit", "boost", "-o", "m2.ltu"],
         "--weight-fit does not apply to --algo ptree",
     );
+    let at = help.find("--refit-rounds <").expect("--refit-rounds in train --help");
+    let rounds = ltu::sparse_perceptron::Params::default().refit_rounds;
+    assert!(help[at..].contains(&format!("[default: {rounds}; --paper: 0]")), "{}", &help[at..]);
+    let short = train(&["--refit-rounds", "1"]);
+    assert!(short["learner"]["boosters"][0]["rounds_allowed"].as_u64().unwrap() <= 4, "{short}");
+    fails(
+        d,
+        &["train", iris, "--algo", "sparse", "--weight-fit", "boost", "--refit-rounds", "2", "-o", "m2.ltu"],
+        "--refit-rounds applies to --weight-fit auto",
+    );
     let o = ltu(d, &["train", iris, "--algo", "sparse", "--weight-fit", "votes", "-o", "m2.ltu"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

@@ -620,6 +620,15 @@ pub struct SparseArgs {
         sparse_perceptron::Params::paper().weight_fit
     ))]
     pub weight_fit: Option<sparse_perceptron::WeightFit>,
+    /// Longest boosting `--weight-fit auto` tries for a refit, in round limits.
+    #[arg(long, value_name = "N", help = format!(
+        "--weight-fit auto also boosts up to N times the round limit without the inner cross-validation \
+         and tries refits over the conjunctions of its first 1/2, 1, 2, 4 ... (up to N) limits of rounds; \
+         0: only the cross-validated rounds [default: {}; --paper: {}]",
+        sparse_default().refit_rounds,
+        sparse_perceptron::Params::paper().refit_rounds
+    ))]
+    pub refit_rounds: Option<usize>,
 }
 
 fn weight_fit_help(f: sparse_perceptron::WeightFit) -> &'static str {
@@ -656,7 +665,8 @@ impl SparseArgs {
             negated_literals,
             max_cuts,
             stop_when_consistent,
-            weight_fit
+            weight_fit,
+            refit_rounds
         );
         p
     }
@@ -761,13 +771,14 @@ impl LearnArgs {
             ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
         ];
         let (o, f) = (&self.oblique, &self.fringe);
-        let more: [(&str, bool, &[Algo]); 13] = [
+        let more: [(&str, bool, &[Algo]); 14] = [
             ("--leaf-fit", p.leaf_fit.is_some(), &[Ptree]),
             ("--leaf-l2", p.leaf_l2.is_some(), &[Ptree]),
             ("--prefer-simple", s.prefer_simple.is_some(), &[Sparse]),
             ("--negated-literals", s.negated_literals.is_some(), &[Sparse]),
             ("--stop-when-consistent", s.stop_when_consistent.is_some(), &[Sparse]),
             ("--weight-fit", s.weight_fit.is_some(), &[Sparse]),
+            ("--refit-rounds", s.refit_rounds.is_some(), &[Sparse]),
             ("--node", o.node.is_some(), &[Oblique]),
             ("--partition", o.partition.is_some(), &[Oblique]),
             ("--oblique-depth", o.oblique_depth.is_some(), &[Oblique]),
@@ -785,6 +796,9 @@ impl LearnArgs {
                     list.join(", ")
                 );
             }
+        }
+        if s.refit_rounds.is_some() && s.params(p.paper).weight_fit != sparse_perceptron::WeightFit::Auto {
+            bail!("--refit-rounds applies to --weight-fit auto only");
         }
         if p.leaf_l2.is_some() && p.params().leaf_fit == perceptron_tree::LeafFit::Perceptron {
             bail!("--leaf-l2 applies to --leaf-fit logistic or auto, not perceptron");
