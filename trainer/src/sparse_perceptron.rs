@@ -43,6 +43,12 @@
 //!   scale, the largest for which every weight and the accumulator bound fit the weight kind, and
 //!   rounds ([`quantize::quantize`]); [`Quantization::changed_rows`] lists the training rows
 //!   whose prediction changed.
+//! - **Weight fit** ([`Params::weight_fit`], default [`WeightFit::Auto`]; the paper's votes with
+//!   [`Params::paper`]). The boosted conjunctions are kept and the unit over them is refitted by
+//!   L2-regularised logistic regression ([`crate::unit_fit`]); `auto` chooses on a held-out
+//!   quarter between the votes and refits (three penalties) over the conjunctions of the
+//!   cross-validated rounds or of longer boosting ([`Params::refit_rounds`]), the smallest within
+//!   one standard error of the most accurate.
 //!
 //! See `docs/SPARSE_PERCEPTRON.md` for the reproduction of section 4 and measurements.
 
@@ -1042,7 +1048,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError
         WeightFit::Boost => WeightChoice::Votes,
         WeightFit::Logistic => WeightChoice::Refit { l2: LOGISTIC_L2, rounds: None },
         WeightFit::Auto => {
-            let seed = ctx.seed ^ 0x5eed_0f_a070;
+            let seed = ctx.seed ^ 0x005e_ed0f_a070;
             choose_weight_fit(&ctx.inputs, &rows, labels, n_classes, p, seed, &mut tick)?
         }
     };

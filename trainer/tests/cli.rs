@@ -1265,11 +1265,12 @@ fn sparse_weight_fit_option() {
     assert_eq!(boost["learner"]["weight_kind"], "I16", "{boost}");
     let paper = train(&["--paper"]);
     assert_eq!(paper["learner"]["weight_fit"], "boost", "{paper}");
-    assert_eq!(paper["accuracy"], boost["accuracy"], "--paper is --weight-fit boost here");
+    assert_eq!(paper["train_accuracy"], boost["train_accuracy"], "--paper is --weight-fit boost here");
+    assert_eq!(paper["weights_nonzero"], boost["weights_nonzero"], "--paper is --weight-fit boost here");
     let logistic = train(&["--weight-fit", "logistic"]);
     assert_eq!(logistic["learner"]["weight_fit"], "logistic", "{logistic}");
     assert_eq!(logistic["learner"]["weight_l2"], ltu::sparse_perceptron::LOGISTIC_L2, "{logistic}");
-    assert!(logistic["accuracy"].as_f64().unwrap() > 0.9, "{logistic}");
+    assert!(logistic["train_accuracy"].as_f64().unwrap() > 0.9, "{logistic}");
     let auto = train(&["--weight-fit", "auto"]);
     let chosen = auto["learner"]["weight_fit"].as_str().unwrap();
     assert!(chosen == "boost" || chosen == "logistic", "{auto}");
