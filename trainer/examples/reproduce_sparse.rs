@@ -49,7 +49,7 @@ fn reproduces_section_4() {
             let (mut acc, mut weights, mut second, mut rounds, mut changed) = (0.0, 0.0, 0.0, 0.0, 0);
             for fold in &folds {
                 let train = split::complement(fold, data.n_rows());
-                let (a, model) = holdout(&data, &train, fold, &Params::default());
+                let (a, model) = holdout(&data, &train, fold, &Params::paper());
                 acc += a / 10.0;
                 weights += model.spec.stats().weights_nonzero as f64 / 10.0;
                 second += model
@@ -75,7 +75,7 @@ fn reproduces_section_4() {
 /// Variants measured for docs/SPARSE_PERCEPTRON.md: 10-fold cross-validation accuracy and weights
 /// on the discrete data sets under each option that departs from the defaults.
 fn variants() {
-    let base = Params::default();
+    let base = Params::paper();
     let variants = [
         ("default (k=2, 5-fold CV rounds, 1/k preference)", base.clone()),
         ("no CV: rounds up to the limit", Params { validation_folds: 0, ..base.clone() }),

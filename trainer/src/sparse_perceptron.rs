@@ -43,6 +43,12 @@
 //!   scale, the largest for which every weight and the accumulator bound fit the weight kind, and
 //!   rounds ([`quantize::quantize`]); [`Quantization::changed_rows`] lists the training rows
 //!   whose prediction changed.
+//! - **Weight fit** ([`Params::weight_fit`], default [`WeightFit::Auto`]; the paper's votes with
+//!   [`Params::paper`]). The boosted conjunctions are kept and the unit over them is refitted by
+//!   L2-regularised logistic regression ([`crate::unit_fit`]); `auto` chooses on a held-out
+//!   quarter between the votes and refits (three penalties) over the conjunctions of the
+//!   cross-validated rounds or of longer boosting ([`Params::refit_rounds`]), the smallest within
+//!   one standard error of the most accurate.
 //!
 //! See `docs/SPARSE_PERCEPTRON.md` for the reproduction of section 4 and measurements.
 
@@ -52,6 +58,7 @@ use crate::export::{
 use crate::learner::{Context, Learner, TrainError};
 use crate::quantize::{self, Grid, Quantized};
 use crate::split;
+use crate::unit_fit;
 
 /// Sparse perceptron options. The defaults are the paper's configuration (section 3.3) where it
 /// has one.
@@ -81,9 +88,53 @@ pub struct Params {
     /// (the consistency algorithm of section 3.2). Off: keep boosting (AdaBoost keeps widening
     /// the margins) until the round limit or the cross-validated number of rounds.
     pub stop_when_consistent: bool,
+    /// How the final unit's weights are set (beyond the paper): [`WeightFit::Auto`] by default,
+    /// [`WeightFit::Boost`] (the paper's votes) in [`Params::paper`].
+    pub weight_fit: WeightFit,
+    /// [`WeightFit::Auto`] also boosts up to `refit_rounds` times the round limit (without the
+    /// inner cross-validation) on its held-out split and tries refits over the conjunctions of
+    /// the first `½, 1, 2, 4 …` times the limit of those rounds (see [`AUTO_ROUNDS`]); 0: only
+    /// the cross-validated rounds (beyond the paper).
+    pub refit_rounds: usize,
 }
 
+crate::names::names!(WeightFit, "weight fit" { Boost => "boost", Logistic => "logistic", Auto => "auto" });
+
+/// How the exported unit's weights are set (beyond the paper).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WeightFit {
+    /// The boosted votes `−ln β_i`, summed per conjunction (Figure 1): the paper's.
+    Boost,
+    /// The conjunctions boosting chose are kept and the unit over them is refitted on the
+    /// training rows by L2-regularised logistic regression ([`crate::unit_fit`], penalty
+    /// [`LOGISTIC_L2`]; softmax over the classes for more than two), then rounded.
+    Logistic,
+    /// Chooses on a seeded, stratified quarter of the training rows held out: boosting runs on
+    /// the other rows and its unit is finished with the votes and with logistic refits at each
+    /// penalty of [`AUTO_L2`]; the one most accurate on the held-out rows (ties: the stronger
+    /// penalty first, the votes last) is then used for the model boosted on every row.
+    #[default]
+    Auto,
+}
+
+/// The L2 penalty of [`WeightFit::Logistic`] (and of [`WeightFit::Auto`] on fewer than 20 rows).
+pub const LOGISTIC_L2: f64 = 0.1;
+
+/// The L2 penalties [`WeightFit::Auto`] tries, strongest first.
+pub const AUTO_L2: [f64; 3] = [1.0, 0.1, 0.01];
+
+/// The round counts [`WeightFit::Auto`] tries for a refit without the inner cross-validation,
+/// as multiples of the round limit (up to [`Params::refit_rounds`]), fewest first.
+pub const AUTO_ROUNDS: [f64; 6] = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
+
 impl Params {
+    /// The paper's configuration (section 3.3): `k = 2`, rounds chosen by 5-fold
+    /// cross-validation up to the ordinary perceptron's weight count, the `1/k` preference, the
+    /// consistency stop and the boosted votes as weights.
+    pub fn paper() -> Self {
+        Params { weight_fit: WeightFit::Boost, refit_rounds: 0, ..Params::default() }
+    }
+
     /// Rejects options out of range and data this learner cannot use (`m` rows, `n_classes`).
     ///
     /// # Errors
@@ -116,6 +167,8 @@ impl Default for Params {
             negated_literals: false,
             max_cuts: 16,
             stop_when_consistent: true,
+            weight_fit: WeightFit::Auto,
+            refit_rounds: 4,
         }
     }
 }
@@ -195,6 +248,9 @@ pub struct SparsePerceptron {
     pub n_classes: usize,
     /// One booster for two classes (class 1 positive), else one per class.
     pub boosters: Vec<Booster>,
+    /// The logistic refit of the unit over the boosters' conjunctions ([`WeightFit::Logistic`],
+    /// or [`WeightFit::Auto`]'s choice); `None`: the weights are the boosted votes.
+    pub refit: Option<Refit>,
     /// The exported model: one binary LTU or linear machine over conjunction features.
     pub spec: ModelSpec,
     /// How the weights were quantized.
@@ -202,20 +258,31 @@ pub struct SparsePerceptron {
 }
 
 impl SparsePerceptron {
-    /// The real-valued hypothesis's class for raw inputs `x`: two classes, class 1 iff
-    /// `Σ α_i h_i(x) > 0`; more, the class with the largest score, ties to the lowest.
+    /// The real-valued hypothesis's class for raw inputs `x`: the [`Refit`]'s if there is one;
+    /// else the boosted votes': two classes, class 1 iff `Σ α_i h_i(x) > 0`; more, the class
+    /// with the largest score, ties to the lowest.
     pub fn predict(&self, x: &[i32]) -> usize {
-        if let [b] = self.boosters.as_slice() {
-            return usize::from(b.score(x) > 0.0);
+        match &self.refit {
+            Some(r) => r.predict(x),
+            None => SparsePerceptron::vote(&self.boosters)(x),
         }
-        let mut best = (f64::NEG_INFINITY, 0);
-        for (i, b) in self.boosters.iter().enumerate() {
-            let s = b.score(x);
-            if i == 0 || s > best.0 {
-                best = (s, b.class);
+    }
+
+    /// The boosted votes' class for raw inputs (see [`SparsePerceptron::predict`]).
+    fn vote(boosters: &[Booster]) -> impl Fn(&[i32]) -> usize + '_ {
+        move |x| {
+            if let [b] = boosters {
+                return usize::from(b.score(x) > 0.0);
             }
+            let mut best = (f64::NEG_INFINITY, 0);
+            for (i, b) in boosters.iter().enumerate() {
+                let s = b.score(x);
+                if i == 0 || s > best.0 {
+                    best = (s, b.class);
+                }
+            }
+            best.1
         }
-        best.1
     }
 
     /// Distinct conjunctions (features) of the exported unit.
@@ -750,30 +817,24 @@ pub fn ordinary_perceptron_weights(inputs: &[InputSpec]) -> usize {
         .sum()
 }
 
-/// Learns a sparse perceptron: per booster, the number of rounds by cross-validation
-/// ([`Params::validation_folds`]), then AdaBoost on all training rows; then quantizes the votes
-/// to `ctx.weight_kind` (`I16` when not given). Reports `(runs done, runs)` to `ctx.progress`.
-///
-/// # Errors
-/// [`TrainError::InvalidOption`] for no training rows, fewer than two classes, `rounds` of 0,
-/// `max_cuts` of 0 or `validation_folds` of 1.
-pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError> {
-    let m = ctx.raw.len();
-    let n_classes = ctx.n_classes();
-    Params::check_for(p, m, n_classes)?;
-    let max_rounds = p.rounds.unwrap_or_else(|| ordinary_perceptron_weights(&ctx.inputs).max(1));
-    let literals = candidate_literals(&ctx.inputs, &ctx.raw, p);
-    let rows: Vec<&[i32]> = ctx.raw.iter().map(Vec::as_slice).collect();
-    let labels = ctx.labels();
+/// Boosters for rows `rows` with labels `labels`: per booster, the number of rounds by
+/// cross-validation ([`Params::validation_folds`]), then AdaBoost on all of `rows`. `tick` is
+/// called after every AdaBoost run.
+fn boost_all(
+    inputs: &[InputSpec],
+    rows: &[&[i32]],
+    labels: &[usize],
+    n_classes: usize,
+    p: &Params,
+    seed: u64,
+    tick: &mut dyn FnMut(),
+) -> Result<Vec<Booster>, TrainError> {
+    let m = rows.len();
+    let max_rounds = round_limit(inputs, p);
+    let owned: Vec<Vec<i32>> = rows.iter().map(|r| r.to_vec()).collect();
+    let literals = candidate_literals(inputs, &owned, p);
     let classes: Vec<usize> = if n_classes == 2 { vec![1] } else { (0..n_classes).collect() };
-    let folds = if p.validation_folds >= 2 && m >= 2 * p.validation_folds {
-        split::stratified_kfold(labels, n_classes, p.validation_folds, ctx.seed)
-            .map_err(|e| TrainError::InvalidOption(format!("sparse: validation folds: {e}")))?
-    } else {
-        Vec::new()
-    };
-    let total_runs = (classes.len() * (folds.len() + 1)) as u64;
-    let mut done = 0;
+    let folds = validation_folds(labels, n_classes, p, seed)?;
     let mut boosters = Vec::new();
     for &class in &classes {
         let positive: Vec<bool> = labels.iter().map(|&y| y == class).collect();
@@ -789,21 +850,229 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError
                 let valid_pos: Vec<bool> = fold.iter().map(|&i| positive[i]).collect();
                 let v = Validation { rows: &valid_rows, positive: &valid_pos };
                 runs.push(boost(&literals, &train_rows, &train_pos, p, max_rounds, Some(&v)));
-                done += 1;
-                (ctx.progress)(done, total_runs);
+                tick();
             }
             best_rounds(&runs, max_rounds)
         };
-        let run = boost(&literals, &rows, &positive, p, rounds_allowed, None);
-        done += 1;
-        (ctx.progress)(done, total_runs);
+        let run = boost(&literals, rows, &positive, p, rounds_allowed, None);
+        tick();
         boosters.push(Booster { class, hypotheses: run.hypotheses, rounds_allowed, stop: run.stop });
     }
-    let kind = ctx.weight_kind.unwrap_or(WeightKind::I16);
-    let (spec, scale) = export(ctx, &boosters, kind);
+    Ok(boosters)
+}
+
+/// The inner cross-validation's folds (none when disabled or too few rows).
+fn validation_folds(
+    labels: &[usize],
+    n_classes: usize,
+    p: &Params,
+    seed: u64,
+) -> Result<Vec<Vec<usize>>, TrainError> {
+    if p.validation_folds >= 2 && labels.len() >= 2 * p.validation_folds {
+        split::stratified_kfold(labels, n_classes, p.validation_folds, seed)
+            .map_err(|e| TrainError::InvalidOption(format!("sparse: validation folds: {e}")))
+    } else {
+        Ok(Vec::new())
+    }
+}
+
+/// A unit refitted by [`WeightFit::Logistic`] (or chosen so by [`WeightFit::Auto`]): float
+/// weights over the boosted conjunctions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refit {
+    /// The L2 penalty of the fit.
+    pub l2: f64,
+    /// The conjunctions (features) the boosters chose, in the order of the rows' weights.
+    pub features: Vec<Feature>,
+    /// Float weights per feature and the bias last: one row (class 1 iff the score is `> 0`)
+    /// for two classes, else one per class (argmax, ties to the lowest).
+    pub rows: Vec<Vec<f64>>,
+}
+
+impl Refit {
+    /// The refitted float unit's class for raw inputs `x`.
+    pub fn predict(&self, x: &[i32]) -> usize {
+        let values: Vec<i32> = self.features.iter().map(|f| f.value(x)).collect();
+        decide_float(&self.rows, &values)
+    }
+}
+
+/// The class float rows (weights, bias last) give feature values `v`: one row, `score > 0`;
+/// several, argmax with ties to the lowest.
+fn decide_float(rows: &[Vec<f64>], v: &[i32]) -> usize {
+    let n = v.len();
+    let score = |r: &[f64]| r[n] + r[..n].iter().zip(v).map(|(w, &x)| w * f64::from(x)).sum::<f64>();
+    if let [r] = rows {
+        return usize::from(score(r) > 0.0);
+    }
+    let mut best = (f64::NEG_INFINITY, 0);
+    for (i, r) in rows.iter().enumerate() {
+        let s = score(r);
+        if i == 0 || s > best.0 {
+            best = (s, i);
+        }
+    }
+    best.1
+}
+
+/// The distinct conjunction features of the boosters (identical conjunctions merged, single
+/// literals as [`Feature::Equals`]/[`Feature::Greater`]), in order of first use.
+fn booster_features(boosters: &[Booster]) -> Vec<Feature> {
+    let mut features: Vec<Feature> = Vec::new();
+    for h in boosters.iter().flat_map(|b| &b.hypotheses) {
+        if let Some((feature, _)) = feature_of(&h.literals) {
+            if !features.contains(&feature) {
+                features.push(feature);
+            }
+        }
+    }
+    features
+}
+
+/// Logistic refit (L2 penalty `l2`) of a unit over `features` on `rows`.
+fn refit(features: Vec<Feature>, rows: &[&[i32]], labels: &[usize], n_classes: usize, l2: f64) -> Refit {
+    let d = features.len();
+    let x: Vec<i32> = rows.iter().flat_map(|r| features.iter().map(|f| f.value(r))).collect();
+    let max_abs: Vec<i64> = features.iter().map(Feature::max_abs).collect();
+    let fit_rows = unit_fit::Rows { x: &x, d, y: labels, m: n_classes };
+    let w = unit_fit::logistic(fit_rows, &max_abs, unit_fit::Params { l2, ..Default::default() });
+    Refit { l2, features, rows: w }
+}
+
+/// What [`WeightFit::Auto`] chose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum WeightChoice {
+    /// The boosted votes, rounds by the inner cross-validation.
+    Votes,
+    /// A logistic refit with this L2 penalty over the conjunctions of boosting for `rounds`
+    /// rounds without the inner cross-validation (`None`: rounds by the inner cross-validation).
+    Refit { l2: f64, rounds: Option<usize> },
+}
+
+/// [`WeightFit::Auto`]'s choice for the training rows (see [`WeightFit::Auto`]). With fewer
+/// than 20 rows nothing is held out: a refit with [`LOGISTIC_L2`], rounds by cross-validation.
+fn choose_weight_fit(
+    inputs: &[InputSpec],
+    rows: &[&[i32]],
+    labels: &[usize],
+    n_classes: usize,
+    p: &Params,
+    seed: u64,
+    tick: &mut dyn FnMut(),
+) -> Result<WeightChoice, TrainError> {
+    let (fit_idx, val_idx) = split::hold_out(labels, n_classes, 0.25, seed);
+    if rows.len() < 20 || val_idx.is_empty() {
+        return Ok(WeightChoice::Refit { l2: LOGISTIC_L2, rounds: None });
+    }
+    let fit_rows: Vec<&[i32]> = fit_idx.iter().map(|&i| rows[i]).collect();
+    let fit_labels: Vec<usize> = fit_idx.iter().map(|&i| labels[i]).collect();
+    let correct = |predict: &dyn Fn(&[i32]) -> usize| {
+        val_idx.iter().filter(|&&i| predict(rows[i]) == labels[i]).count()
+    };
+    // Candidates in order of size (rounds), with their held-out correct counts.
+    let mut candidates: Vec<(usize, WeightChoice)> = Vec::new();
+    let mut consider = |c: usize, choice: WeightChoice| candidates.push((c, choice));
+    // The paper's boosting (rounds by cross-validation): refitted, then its votes.
+    let boosters = boost_all(inputs, &fit_rows, &fit_labels, n_classes, p, seed, tick)?;
+    let features = booster_features(&boosters);
+    for l2 in AUTO_L2 {
+        let unit = refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2);
+        consider(correct(&|x| unit.predict(x)), WeightChoice::Refit { l2, rounds: None });
+    }
+    consider(correct(&SparsePerceptron::vote(&boosters)), WeightChoice::Votes);
+    // Longer boosting, refitted on the conjunctions of its first rounds.
+    if p.refit_rounds > 0 {
+        let limit = round_limit(inputs, p);
+        let ladder: Vec<usize> =
+            AUTO_ROUNDS.iter().map(|&f| (f * limit as f64).ceil().max(1.0) as usize).collect();
+        let long_p = Params { validation_folds: 0, rounds: Some(p.refit_rounds * limit), ..p.clone() };
+        let long = boost_all(inputs, &fit_rows, &fit_labels, n_classes, &long_p, seed, tick)?;
+        let longest = long.iter().map(|b| b.hypotheses.len()).max().unwrap_or(0);
+        for &t in ladder.iter().filter(|&&t| t <= p.refit_rounds * limit) {
+            let first: Vec<Booster> = long
+                .iter()
+                .map(|b| Booster { hypotheses: b.hypotheses.iter().take(t).cloned().collect(), ..b.clone() })
+                .collect();
+            let features = booster_features(&first);
+            for l2 in AUTO_L2 {
+                let unit = refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2);
+                consider(correct(&|x| unit.predict(x)), WeightChoice::Refit { l2, rounds: Some(t) });
+            }
+            if t >= longest {
+                break; // every booster stopped before t rounds: longer prefixes are the same
+            }
+        }
+    }
+    // The one-standard-error rule (Breiman et al. 1984): the first (smallest) candidate whose
+    // held-out accuracy is within one standard error of the best one's.
+    let n = val_idx.len() as f64;
+    let best = candidates.iter().map(|c| c.0).max().expect("at least one candidate") as f64;
+    let se = (best * (n - best) / n).sqrt();
+    let chosen = candidates.iter().find(|c| c.0 as f64 >= best - se).expect("the best qualifies");
+    Ok(chosen.1)
+}
+
+/// The round limit: [`Params::rounds`], else the ordinary perceptron's weight count.
+fn round_limit(inputs: &[InputSpec], p: &Params) -> usize {
+    p.rounds.unwrap_or_else(|| ordinary_perceptron_weights(inputs).max(1))
+}
+
+/// Learns a sparse perceptron: per booster, the number of rounds by cross-validation
+/// ([`Params::validation_folds`]), then AdaBoost on all training rows; then sets the unit's
+/// weights ([`Params::weight_fit`]) and quantizes them to `ctx.weight_kind` (the boosted votes:
+/// `I16` when not given; a logistic refit: `I8` when that changes no training decision of the
+/// float unit, else `I16`). Reports `(runs done, runs)` to `ctx.progress`.
+///
+/// # Errors
+/// [`TrainError::InvalidOption`] for no training rows, fewer than two classes, `rounds` of 0,
+/// `max_cuts` of 0 or `validation_folds` of 1.
+pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError> {
+    let m = ctx.raw.len();
+    let n_classes = ctx.n_classes();
+    Params::check_for(p, m, n_classes)?;
+    let rows: Vec<&[i32]> = ctx.raw.iter().map(Vec::as_slice).collect();
+    let labels = ctx.labels();
+    let n_boosters = if n_classes == 2 { 1 } else { n_classes } as u64;
+    let per_run = n_boosters * (validation_folds(labels, n_classes, p, ctx.seed)?.len() as u64 + 1);
+    let total_runs = if p.weight_fit == WeightFit::Auto && m >= 20 {
+        2 * per_run + u64::from(p.refit_rounds > 0) * n_boosters
+    } else {
+        per_run
+    };
+    let mut done = 0;
+    let mut tick = || {
+        done += 1;
+        (ctx.progress)(done.min(total_runs), total_runs);
+    };
+    let choice = match p.weight_fit {
+        WeightFit::Boost => WeightChoice::Votes,
+        WeightFit::Logistic => WeightChoice::Refit { l2: LOGISTIC_L2, rounds: None },
+        WeightFit::Auto => {
+            let seed = ctx.seed ^ 0x005e_ed0f_a070;
+            choose_weight_fit(&ctx.inputs, &rows, labels, n_classes, p, seed, &mut tick)?
+        }
+    };
+    let (l2, boost_p) = match choice {
+        WeightChoice::Votes => (None, p.clone()),
+        WeightChoice::Refit { l2, rounds: None } => (Some(l2), p.clone()),
+        WeightChoice::Refit { l2, rounds: Some(t) } => {
+            (Some(l2), Params { validation_folds: 0, rounds: Some(t), ..p.clone() })
+        }
+    };
+    let boosters = boost_all(&ctx.inputs, &rows, labels, n_classes, &boost_p, ctx.seed, &mut tick)?;
+    let refitted = l2.map(|l2| refit(booster_features(&boosters), &rows, labels, n_classes, l2));
+    let (spec, kind, scale) = match &refitted {
+        None => {
+            let kind = ctx.weight_kind.unwrap_or(WeightKind::I16);
+            let (spec, scale) = export(ctx, &boosters, kind);
+            (spec, kind, scale)
+        }
+        Some(r) => export_refit(ctx, r, &rows),
+    };
     let mut model = SparsePerceptron {
         n_classes,
         boosters,
+        refit: refitted,
         spec,
         quantization: Quantization { kind, scale, changed_rows: Vec::new() },
     };
@@ -818,6 +1087,30 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError
         }
     }
     Ok(model)
+}
+
+/// The integer unit of a refit: `ctx.weight_kind` if given, else `I8` when rounding there
+/// changes no decision of the float unit on `rows`, else `I16`. Returns the model, its weight
+/// kind and the scale.
+fn export_refit(ctx: &Context<'_>, r: &Refit, rows: &[&[i32]]) -> (ModelSpec, WeightKind, f64) {
+    let max_abs: Vec<i64> = r.features.iter().map(Feature::max_abs).collect();
+    let values: Vec<Vec<i32>> =
+        rows.iter().map(|x| r.features.iter().map(|f| f.value(x)).collect()).collect();
+    let q = |kind| quantize::quantize(&r.rows, &max_abs, Grid::new(kind));
+    let (kind, Quantized { rows: int_rows, scale }) = match ctx.weight_kind {
+        Some(kind) => (kind, q(kind)),
+        None => {
+            let narrow = q(WeightKind::I8);
+            let same = values.iter().all(|v| decide_float(&r.rows, v) == unit_fit::decide_i(&narrow.rows, v));
+            if same {
+                (WeightKind::I8, narrow)
+            } else {
+                (WeightKind::I16, q(WeightKind::I16))
+            }
+        }
+    };
+    let classes: Vec<usize> = if r.rows.len() == 1 { vec![0, 1] } else { (0..r.rows.len()).collect() };
+    (build_spec(ctx, &r.features, &int_rows, classes, kind), kind, scale)
 }
 
 /// [`fit`], returning the exported model (for [`crate::algo::train`]).
@@ -841,6 +1134,13 @@ pub struct Report {
     pub weight_scale: f64,
     /// Training rows whose class the integer weights changed from the real-valued hypothesis's.
     pub quantization_changed_rows: usize,
+    /// How the weights were set: `boost` (the votes) or `logistic` (what [`WeightFit::Auto`]
+    /// chose, or was asked for).
+    pub weight_fit: String,
+    /// The logistic refit's L2 penalty (none for the votes).
+    pub weight_l2: Option<f64>,
+    /// Kind of the stored weights.
+    pub weight_kind: String,
 }
 
 /// One booster of a [`Report`].
@@ -885,6 +1185,10 @@ impl Learner for Sparse {
                 .collect(),
             weight_scale: model.quantization.scale,
             quantization_changed_rows: model.quantization.changed_rows.len(),
+            weight_fit: if model.refit.is_some() { WeightFit::Logistic } else { WeightFit::Boost }
+                .to_string(),
+            weight_l2: model.refit.as_ref().map(|r| r.l2),
+            weight_kind: format!("{:?}", model.quantization.kind),
         };
         Ok((model, report))
     }
@@ -955,9 +1259,21 @@ fn export(ctx: &Context<'_>, boosters: &[Booster], kind: WeightKind) -> (ModelSp
     } else {
         boosters.iter().map(|b| b.class).collect()
     };
-    // Drop features whose weight rounded to 0 in every row.
+    (build_spec(ctx, &features, &rows, classes, kind), scale)
+}
+
+/// One linear unit over `features` with integer `rows` (weights, bias last), dropping features
+/// whose weight is 0 in every row.
+fn build_spec(
+    ctx: &Context<'_>,
+    features: &[Feature],
+    rows: &[Vec<i64>],
+    classes: Vec<usize>,
+    kind: WeightKind,
+) -> ModelSpec {
+    let n = features.len();
     let keep: Vec<usize> = (0..n).filter(|&j| rows.iter().any(|r| r[j] != 0)).collect();
-    let spec = ModelSpec {
+    ModelSpec {
         n_classes: ctx.n_classes(),
         weight_kind: kind,
         inputs: ctx.inputs.clone(),
@@ -969,6 +1285,5 @@ fn export(ctx: &Context<'_>, boosters: &[Booster], kind: WeightKind) -> (ModelSp
         }],
         structure: Structure::Linear(0),
         names: None,
-    };
-    (spec, scale)
+    }
 }

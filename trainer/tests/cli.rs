@@ -1237,3 +1237,62 @@ fn ptree_leaf_fit_option() {
     let o = ltu(d, &["train", iris, "--algo", "ptree", "--leaf-l2", "0", "-o", "m2.ltu"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// `--weight-fit` is a sparse option shown in `train --help` with its default, reported by
+/// `train --json`, `--paper` keeps the boosted votes, and other learners refuse it.
+#[test]
+fn sparse_weight_fit_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    let help = stdout(&ltu(d, &["train", "--help"]));
+    let at = help.find("--weight-fit <").expect("--weight-fit in train --help");
+    let entry = &help[at..at + help[at..].find("\n\n      --").unwrap_or(help.len() - at)];
+    let default = ltu::sparse_perceptron::Params::default().weight_fit.to_string();
+    assert!(entry.contains(&format!("[default: {default}; --paper: boost]")), "{entry}");
+    for want in ["- boost:", "- logistic:", "- auto:"] {
+        assert!(entry.contains(want), "{want} in {entry}");
+    }
+    let train = |extra: &[&str]| {
+        let mut args = vec!["train", iris, "--algo", "sparse", "-o", "m.ltu", "--json"];
+        args.extend_from_slice(extra);
+        json(d, &args)
+    };
+    let boost = train(&["--weight-fit", "boost"]);
+    assert_eq!(boost["learner"]["weight_fit"], "boost", "{boost}");
+    assert!(boost["learner"]["weight_l2"].is_null(), "{boost}");
+    assert_eq!(boost["learner"]["weight_kind"], "I16", "{boost}");
+    let paper = train(&["--paper"]);
+    assert_eq!(paper["learner"]["weight_fit"], "boost", "{paper}");
+    assert_eq!(paper["train_accuracy"], boost["train_accuracy"], "--paper is --weight-fit boost here");
+    assert_eq!(paper["weights_nonzero"], boost["weights_nonzero"], "--paper is --weight-fit boost here");
+    let logistic = train(&["--weight-fit", "logistic"]);
+    assert_eq!(logistic["learner"]["weight_fit"], "logistic", "{logistic}");
+    assert_eq!(logistic["learner"]["weight_l2"], ltu::sparse_perceptron::LOGISTIC_L2, "{logistic}");
+    assert!(logistic["train_accuracy"].as_f64().unwrap() > 0.9, "{logistic}");
+    let auto = train(&["--weight-fit", "auto"]);
+    let chosen = auto["learner"]["weight_fit"].as_str().unwrap();
+    assert!(chosen == "boost" || chosen == "logistic", "{auto}");
+    let wide = train(&["--weight-fit", "logistic", "--weights", "i32"]);
+    assert_eq!(wide["learner"]["weight_kind"], "I32", "--weights is honoured: {wide}");
+    let cv = json(d, &["cv", iris, "--algo", "sparse", "--folds", "3", "--weight-fit", "logistic", "--json"]);
+    assert!(cv["accuracy_mean"].as_f64().unwrap() > 0.8, "{cv}");
+    fails(
+        d,
+        &["train", iris, "--algo", "ptree", "--weight-fit", "boost", "-o", "m2.ltu"],
+        "--weight-fit does not apply to --algo ptree",
+    );
+    let at = help.find("--refit-rounds <").expect("--refit-rounds in train --help");
+    let rounds = ltu::sparse_perceptron::Params::default().refit_rounds;
+    assert!(help[at..].contains(&format!("[default: {rounds}; --paper: 0]")), "{}", &help[at..]);
+    let short = train(&["--refit-rounds", "1"]);
+    assert!(short["learner"]["boosters"][0]["rounds_allowed"].as_u64().unwrap() <= 4, "{short}");
+    fails(
+        d,
+        &["train", iris, "--algo", "sparse", "--weight-fit", "boost", "--refit-rounds", "2", "-o", "m2.ltu"],
+        "--refit-rounds applies to --weight-fit auto",
+    );
+    let o = ltu(d, &["train", iris, "--algo", "sparse", "--weight-fit", "votes", "-o", "m2.ltu"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

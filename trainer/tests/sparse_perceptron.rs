@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use ltu::algo::{self, Algo, Context, Options};
 use ltu::data::{self, AttrKind, Attribute, Dataset, LoadOptions, Schema};
 use ltu::export::{Feature, LiteralOp, Structure, WeightKind};
-use ltu::sparse_perceptron::{self, Params, SparsePerceptron, Stop};
+use ltu::sparse_perceptron::{self, Params, SparsePerceptron, Stop, WeightFit};
 use ltu::split;
 
 fn load(name: &str, ignore: &[&str]) -> Dataset {
@@ -45,7 +45,7 @@ fn boolean_data(n: usize, target: impl Fn(&[bool]) -> bool) -> Dataset {
 
 /// Section 3.2's consistency algorithm: no validation, boost until consistent.
 fn consistency() -> Params {
-    Params { validation_folds: 0, ..Params::default() }
+    Params { validation_folds: 0, ..Params::paper() }
 }
 
 /// Held-out accuracy of a model trained on the other rows, predicted by the exported spec.
@@ -274,8 +274,70 @@ fn reproduces_section_4_first_seed() {
         let mut acc = 0.0;
         for fold in &folds {
             let train = split::complement(fold, data.n_rows());
-            acc += holdout(&data, &train, fold, &Params::default()).0 / 10.0;
+            acc += holdout(&data, &train, fold, &Params::paper()).0 / 10.0;
         }
         assert!(acc >= floor, "{name}: {acc}");
     }
+}
+
+/// `Params::paper()` keeps the boosted votes; the default (`WeightFit::Auto`) is the paper's
+/// configuration otherwise.
+#[test]
+fn paper_keeps_the_votes() {
+    let paper = Params::paper();
+    assert_eq!(paper.weight_fit, WeightFit::Boost);
+    assert_eq!(paper.refit_rounds, 0);
+    assert_eq!(Params::default().weight_fit, WeightFit::Auto);
+    assert_eq!(Params { weight_fit: WeightFit::Boost, refit_rounds: 0, ..Params::default() }, paper);
+    let data = load("house-votes-84.csv", &["physician-fee-freeze"]);
+    let ctx = Context::new(&data, 0, None);
+    let model = sparse_perceptron::fit(&ctx, &paper).unwrap();
+    assert!(model.refit.is_none());
+    assert_eq!(model.quantization.kind, WeightKind::I16);
+    // The votes decide: the real-valued hypothesis is the boosters' sum.
+    for x in &ctx.raw {
+        assert_eq!(model.predict(x), usize::from(model.boosters[0].score(x) > 0.0));
+    }
+}
+
+/// A logistic refit keeps the boosted conjunctions, reports the rows rounding changed against
+/// the float refit, and rounds to `i8` only when that changes no training decision.
+#[test]
+fn logistic_refit_over_the_boosted_conjunctions() {
+    let data = load("house-votes-84.csv", &["physician-fee-freeze"]);
+    let rows: Vec<usize> = (0..data.n_rows()).filter(|i| i % 3 != 0).collect();
+    let test: Vec<usize> = (0..data.n_rows()).filter(|i| i % 3 == 0).collect();
+    let p = Params { weight_fit: WeightFit::Logistic, ..Params::default() };
+    let (acc, model) = holdout(&data, &rows, &test, &p);
+    let refit = model.refit.as_ref().expect("a refit");
+    assert_eq!(refit.l2, sparse_perceptron::LOGISTIC_L2);
+    assert_eq!(refit.rows.len(), 1, "two classes: one row");
+    assert!(model.spec.features.iter().all(|f| refit.features.contains(f)));
+    assert!(acc > 0.85, "{acc}");
+    let sub = data.subset(&rows);
+    let ctx = Context::new(&sub, 0, None);
+    let model = sparse_perceptron::fit(&ctx, &p).unwrap();
+    let changed: Vec<usize> = (0..ctx.raw.len())
+        .filter(|&i| model.predict(&ctx.raw[i]) != model.spec.predict(&ctx.raw[i]))
+        .collect();
+    assert_eq!(model.quantization.changed_rows, changed);
+    if model.quantization.kind == WeightKind::I8 {
+        assert!(changed.is_empty());
+    }
+    assert!(model.spec.fits(model.quantization.kind));
+}
+
+/// "Exactly two of x0..x3": a 2-perceptron over the 4 literals and their 6 pairs represents it,
+/// but the votes of the paper's boosting do not reach it; `auto` (refits over longer boosting)
+/// gets closer on every row.
+#[test]
+fn auto_refits_an_interaction_concept() {
+    let data = boolean_data(6, |b| b[..4].iter().filter(|&&v| v).count() == 2);
+    let ctx = Context::new(&data, 0, None);
+    let correct = |p: &Params| {
+        let m = sparse_perceptron::fit(&ctx, p).unwrap();
+        ctx.raw.iter().zip(ctx.labels()).filter(|(x, &y)| m.spec.predict(x) == y).count()
+    };
+    let (votes, auto) = (correct(&Params::paper()), correct(&Params::default()));
+    assert!(auto > votes, "auto {auto}, votes {votes} of {}", ctx.raw.len());
 }

@@ -380,7 +380,8 @@ impl FringeArgs {
 #[derive(Debug, Clone, Default, clap::Args)]
 #[command(next_help_heading = "Perceptron tree options (--algo ptree)")]
 pub struct PtreeArgs {
-    /// Start from the paper's configuration (cyclic order, no pocket, no stopping rules).
+    /// Start from the paper's configuration (ptree: cyclic order, no pocket, no stopping rules;
+    /// sparse: the boosted votes as weights, --weight-fit boost).
     #[arg(long)]
     pub paper: bool,
     /// Maximum passes over the data (training stops once the tree is consistent).
@@ -612,18 +613,61 @@ pub struct SparseArgs {
         sparse_default().stop_when_consistent
     ))]
     pub stop_when_consistent: Option<bool>,
+    /// How the unit's weights are set.
+    #[arg(long, value_parser = choice(sparse_perceptron::WeightFit::ALL, weight_fit_help), help = format!(
+        "How the unit's weights are set (beyond the paper) [default: {}; --paper: {}]",
+        sparse_default().weight_fit,
+        sparse_perceptron::Params::paper().weight_fit
+    ))]
+    pub weight_fit: Option<sparse_perceptron::WeightFit>,
+    /// Longest boosting `--weight-fit auto` tries for a refit, in round limits.
+    #[arg(long, value_name = "N", help = format!(
+        "--weight-fit auto also boosts up to N times the round limit without the inner cross-validation \
+         and tries refits over the conjunctions of its first 1/2, 1, 2, 4 ... (up to N) limits of rounds; \
+         0: only the cross-validated rounds [default: {}; --paper: {}]",
+        sparse_default().refit_rounds,
+        sparse_perceptron::Params::paper().refit_rounds
+    ))]
+    pub refit_rounds: Option<usize>,
+}
+
+fn weight_fit_help(f: sparse_perceptron::WeightFit) -> &'static str {
+    match f {
+        sparse_perceptron::WeightFit::Boost => {
+            "The boosted votes -ln(beta), summed per conjunction (the paper's)"
+        }
+        sparse_perceptron::WeightFit::Logistic => {
+            "Keep the conjunctions boosting chose and refit the unit over them on the training rows by \
+             L2-regularised logistic regression (penalty 0.1), rounded to integers (i8 when that changes no \
+             training decision, else i16, unless --weights)"
+        }
+        sparse_perceptron::WeightFit::Auto => {
+            "Whichever of the two (logistic with an L2 penalty of 1, 0.1 or 0.01) is most accurate on a \
+             seeded, stratified quarter of the training rows held out from a first boosting run"
+        }
+    }
 }
 
 impl SparseArgs {
-    fn params(&self) -> sparse_perceptron::Params {
-        let mut p = sparse_perceptron::Params::default();
+    fn params(&self, paper: bool) -> sparse_perceptron::Params {
+        let mut p =
+            if paper { sparse_perceptron::Params::paper() } else { sparse_perceptron::Params::default() };
         if self.rounds.is_some() {
             p.rounds = self.rounds;
         }
         macro_rules! set {
             ($($f:ident),*) => {$( if let Some(v) = self.$f { p.$f = v; } )*};
         }
-        set!(max_literals, validation_folds, prefer_simple, negated_literals, max_cuts, stop_when_consistent);
+        set!(
+            max_literals,
+            validation_folds,
+            prefer_simple,
+            negated_literals,
+            max_cuts,
+            stop_when_consistent,
+            weight_fit,
+            refit_rounds
+        );
         p
     }
 }
@@ -700,7 +744,7 @@ impl LearnArgs {
         let given: [(&str, bool, &[Algo]); 27] = [
             ("--prune-fraction", self.prune_fraction.is_some(), &[Ptree, Ndl, Hsi, Oblique, Fringe]),
             ("--numeric-max-abs", self.numeric_max_abs.is_some(), TREE_LIST),
-            ("--paper", p.paper, &[Ptree]),
+            ("--paper", p.paper, &[Ptree, Sparse]),
             ("--epochs", p.epochs.is_some(), &[Ptree]),
             ("--order", p.order.is_some(), &[Ptree]),
             ("--split-rule", p.split_rule.is_some(), &[Ptree]),
@@ -727,12 +771,14 @@ impl LearnArgs {
             ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
         ];
         let (o, f) = (&self.oblique, &self.fringe);
-        let more: [(&str, bool, &[Algo]); 12] = [
+        let more: [(&str, bool, &[Algo]); 14] = [
             ("--leaf-fit", p.leaf_fit.is_some(), &[Ptree]),
             ("--leaf-l2", p.leaf_l2.is_some(), &[Ptree]),
             ("--prefer-simple", s.prefer_simple.is_some(), &[Sparse]),
             ("--negated-literals", s.negated_literals.is_some(), &[Sparse]),
             ("--stop-when-consistent", s.stop_when_consistent.is_some(), &[Sparse]),
+            ("--weight-fit", s.weight_fit.is_some(), &[Sparse]),
+            ("--refit-rounds", s.refit_rounds.is_some(), &[Sparse]),
             ("--node", o.node.is_some(), &[Oblique]),
             ("--partition", o.partition.is_some(), &[Oblique]),
             ("--oblique-depth", o.oblique_depth.is_some(), &[Oblique]),
@@ -750,6 +796,9 @@ impl LearnArgs {
                     list.join(", ")
                 );
             }
+        }
+        if s.refit_rounds.is_some() && s.params(p.paper).weight_fit != sparse_perceptron::WeightFit::Auto {
+            bail!("--refit-rounds applies to --weight-fit auto only");
         }
         if p.leaf_l2.is_some() && p.params().leaf_fit == perceptron_tree::LeafFit::Perceptron {
             bail!("--leaf-l2 applies to --leaf-fit logistic or auto, not perceptron");
@@ -784,7 +833,7 @@ impl LearnArgs {
         oblique.max_macs = self.max_macs;
         oblique.max_bytes = self.max_bytes;
         let budget = Budget { max_bytes: self.max_bytes, max_macs: self.max_macs };
-        Ok(Options { ptree, ndl, sparse: self.sparse.params(), oblique, fringe, budget })
+        Ok(Options { ptree, ndl, sparse: self.sparse.params(self.ptree.paper), oblique, fringe, budget })
     }
 }
 
