@@ -1393,11 +1393,8 @@ impl PerceptronTree {
         } else {
             ((0..rows.len()).collect(), Vec::new())
         };
-        let pick = |idx: &[usize]| -> (Vec<Vec<i32>>, Vec<usize>) {
-            (idx.iter().map(|&i| rows[i].clone()).collect(), idx.iter().map(|&i| labels[i]).collect())
-        };
-        let (fit_rows, fit_labels) = pick(&fit_idx);
-        let (val_rows, val_labels) = pick(&val_idx);
+        let (fit_rows, fit_labels) = crate::split::pick(rows, labels, &fit_idx);
+        let (val_rows, val_labels) = crate::split::pick(rows, labels, &val_idx);
         let space = FeatureSpace::standard(inputs, &fit_rows, p.numeric_max_abs, p.numeric_bins);
         let mut tree = PerceptronTree::new(space, n_classes, p);
         let epochs = tree.fit(&fit_rows, &fit_labels, p, rng.fork(0).next_u64(), progress);
@@ -1451,11 +1448,8 @@ fn choose_leaf_fit(
     if rows.len() < 20 || val_idx.is_empty() {
         return Some(p.leaf_l2);
     }
-    let pick = |idx: &[usize]| -> (Vec<Vec<i32>>, Vec<usize>) {
-        (idx.iter().map(|&i| rows[i].clone()).collect(), idx.iter().map(|&i| labels[i]).collect())
-    };
-    let (fit_rows, fit_labels) = pick(&fit_idx);
-    let (val_rows, val_labels) = pick(&val_idx);
+    let (fit_rows, fit_labels) = crate::split::pick(rows, labels, &fit_idx);
+    let (val_rows, val_labels) = crate::split::pick(rows, labels, &val_idx);
     let space = FeatureSpace::standard(inputs, &fit_rows, p.numeric_max_abs, p.numeric_bins);
     let mut grown = PerceptronTree::new(space, n_classes, p);
     grown.fit(&fit_rows, &fit_labels, p, Rng::new(seed).next_u64(), &|_, _| {});

@@ -177,6 +177,11 @@ pub fn train_test_split_stratified(
     Ok((train, test))
 }
 
+/// The rows and labels at `idx` (a split's side), copied out in `idx` order.
+pub fn pick(rows: &[Vec<i32>], labels: &[usize], idx: &[usize]) -> (Vec<Vec<i32>>, Vec<usize>) {
+    (idx.iter().map(|&i| rows[i].clone()).collect(), idx.iter().map(|&i| labels[i]).collect())
+}
+
 /// A learner's hold-out (for pruning or validation): `(kept, held_out)`, both sorted, with
 /// `held_out` a stratified `fraction` of the rows drawn as [`train_test_split_stratified`] draws
 /// its test part. Every row is kept and none held out when `fraction` is 0 or would leave
