@@ -450,7 +450,7 @@ impl<'a> Model<'a> {
         mut scores: Option<&mut [i64]>,
     ) -> Result<usize> {
         match self.repr.structure {
-            StructureRepr::Linear { unit } => Ok(self.unit(src, unit as usize, scores)?.0),
+            StructureRepr::Linear { unit } => self.unit(src, unit as usize, scores),
             #[cfg(feature = "list")]
             StructureRepr::List { entries, default_class } => self.list(src, entries, default_class, scores),
             #[cfg(feature = "tree")]
@@ -486,7 +486,7 @@ impl<'a> Model<'a> {
                                 c
                             }
                         }
-                        node_kind::UNIT => return Ok(self.unit(src, a as usize, scores)?.0),
+                        node_kind::UNIT => return self.unit(src, a as usize, scores),
                         // CLASS: the loader rejected every other kind.
                         _ => {
                             set_score(&mut scores, a as usize, 0);
@@ -512,6 +512,7 @@ impl<'a> Model<'a> {
             all_numeric: self.all_numeric,
             num: heapless::Vec::new(),
             cached: false,
+            missing: false,
         }
     }
 
@@ -522,8 +523,10 @@ impl<'a> Model<'a> {
         src: &mut S,
         u: usize,
         scores: Option<&mut [i64]>,
-    ) -> Result<(usize, i64)> {
-        self.eval(src).decide(u, scores)
+    ) -> Result<usize> {
+        let mut ev = self.eval(src);
+        let (class, _) = ev.decide(u, scores);
+        ev.done(class)
     }
 
     /// The score of binary unit `u` (a tree's unit split: its sign picks the child).
@@ -531,7 +534,8 @@ impl<'a> Model<'a> {
     #[inline(never)]
     fn split<S: FnMut(usize) -> Option<i32>>(&self, src: &mut S, u: usize) -> Result<i64> {
         let mut ev = self.eval(src);
-        ev.row_score(&ev.unit(u), 0)
+        let s = ev.row_score(&ev.unit(u), 0);
+        ev.done(s)
     }
 
     /// A decision list: the first entry whose unit fires answers. Every entry reads the same
@@ -549,14 +553,17 @@ impl<'a> Model<'a> {
         for e in entries.chunks_exact(ListEntryRec::SIZE) {
             let (unit, class) = (le16(e, 0) as usize, le16(e, 2) as usize);
             // The loader checked that every entry's unit is binary.
-            let s = ev.row_score(&ev.unit(unit), 0)?;
+            let s = ev.row_score(&ev.unit(unit), 0);
+            if ev.missing {
+                break;
+            }
             if s > 0 {
                 set_score(&mut scores, class, s);
                 return Ok(class);
             }
         }
         set_score(&mut scores, default_class as usize, 0);
-        Ok(default_class as usize)
+        ev.done(default_class as usize)
     }
 }
 
@@ -575,12 +582,29 @@ struct Eval<'r, 'a, S> {
     /// unit needed them (`cached`). A `heapless::Vec`: nothing is cleared before it is written.
     num: heapless::Vec<i16, NUM_CACHE>,
     cached: bool,
+    /// The source had no value for an input a unit read. The unit goes on with 0 for it (every
+    /// bound holds for any input value) and the prediction fails once the unit is done: one test
+    /// per unit instead of a `Result` through every read.
+    missing: bool,
 }
 
 impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
+    /// Raw input `i`, or 0 with `missing` set when the source has none.
     #[inline(always)]
-    fn raw(&mut self, i: usize) -> Result<i32> {
-        (self.src)(i).ok_or(Error::PredictInputUnavailable)
+    fn raw(&mut self, i: usize) -> i32 {
+        match (self.src)(i) {
+            Some(v) => v,
+            None => {
+                self.missing = true;
+                0
+            }
+        }
+    }
+
+    /// `value`, unless an input was missing.
+    fn done<T>(&self, value: T) -> Result<T> {
+        check(!self.missing, Error::PredictInputUnavailable)?;
+        Ok(value)
     }
 
     #[inline(always)]
@@ -595,18 +619,18 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
     /// The class unit `u` chooses (binary: score > 0 is positive; machine: argmax, lowest row on
     /// ties) and the score of the chosen row (a binary unit's score `s`, whatever it decides).
     /// With `scores`, writes the per-class scores `predict_scores` documents.
-    fn decide(&mut self, u: usize, mut scores: Option<&mut [i64]>) -> Result<(usize, i64)> {
+    fn decide(&mut self, u: usize, mut scores: Option<&mut [i64]>) -> (usize, i64) {
         let rec = self.unit(u);
         if rec.n_out == 1 {
-            let s = self.row_score(&rec, 0)?;
+            let s = self.row_score(&rec, 0);
             let (neg, pos) = (self.unit_class(&rec, 0), self.unit_class(&rec, 1));
             set_score(&mut scores, neg, -s);
             set_score(&mut scores, pos, s);
-            return Ok((if s > 0 { pos } else { neg }, s));
+            return (if s > 0 { pos } else { neg }, s);
         }
         let mut best = (i64::MIN, 0);
         for o in 0..rec.n_out as usize {
-            let s = self.row_score(&rec, o)?;
+            let s = self.row_score(&rec, o);
             if s > best.0 || o == 0 {
                 best = (s, o);
             }
@@ -614,103 +638,95 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
                 *c = (*c).max(s);
             }
         }
-        Ok((self.unit_class(&rec, best.1), best.0))
+        (self.unit_class(&rec, best.1), best.0)
     }
 
     /// Score of row `o` of a unit: bias plus the dot product of its weights with its terms. The
     /// loader's bound makes every product and partial sum of an integer row fit in `i32`.
+    /// One arm per weight width, so each reads its weights without a width test. A kind this
+    /// build leaves out never loads; its arm is not compiled in.
     #[inline(never)] // one copy, shared by lists, splits, leaves and machine rows
-    fn row_score(&mut self, rec: &UnitRec, o: usize) -> Result<i64> {
-        let kind = self.repr.weight_kind;
-        let width = kind.width();
+    fn row_score(&mut self, rec: &UnitRec, o: usize) -> i64 {
+        match self.repr.weight_kind {
+            WeightKind::I8 if cfg!(feature = "i8") => self.row_w::<1, false>(rec, o),
+            WeightKind::I16 if cfg!(feature = "i16") => self.row_w::<2, false>(rec, o),
+            WeightKind::I32 if cfg!(feature = "i32") => self.row_w::<4, false>(rec, o),
+            WeightKind::Fixed if cfg!(feature = "fixed") => self.row_w::<4, true>(rec, o),
+            _ => 0,
+        }
+    }
+
+    /// [`Eval::row_score`] for weights of `W` bytes (`I16F16` bits if `FIXED`).
+    #[inline(always)]
+    fn row_w<const W: usize, const FIXED: bool>(&mut self, rec: &UnitRec, o: usize) -> i64 {
         let terms = rec.n_terms as usize;
         // The loader checked that the unit's rows (terms, then bias) lie inside the weight table.
-        let start = (rec.weight_start as usize + o * (terms + 1)) * width;
+        let start = (rec.weight_start as usize + o * (terms + 1)) * W;
         let row = self.repr.weights.get(start..).unwrap_or(&[]);
-        let bias = i64::from(weight(row, kind, terms));
+        let bias = i64::from(le_int::<W>(row.get(terms * W..).unwrap_or(&[])));
         if cfg!(feature = "sparse") && rec.flags & unit_flags::SPARSE != 0 {
             let at = rec.term_start as usize * 2;
             let features = self.repr.term_features.get(at..at + 2 * terms).unwrap_or(&[]);
-            return Ok(bias
-                + match kind {
-                    WeightKind::I8 if cfg!(feature = "i8") => self.sparse_dot::<1, false>(row, features)?,
-                    WeightKind::I16 if cfg!(feature = "i16") => self.sparse_dot::<2, false>(row, features)?,
-                    WeightKind::I32 if cfg!(feature = "i32") => self.sparse_dot::<4, false>(row, features)?,
-                    WeightKind::Fixed if cfg!(feature = "fixed") => {
-                        self.sparse_dot::<4, true>(row, features)?
-                    }
-                    _ => 0,
-                });
+            return bias + self.sparse_dot::<W, FIXED>(row, features);
         }
-        // One loop per weight width, so each reads its weights without a width test. A kind this
-        // build leaves out never loads; its arm is not compiled in.
-        Ok(bias
-            + match kind {
-                WeightKind::I8 if cfg!(feature = "i8") => i64::from(self.dense_dot::<1>(row)?),
-                WeightKind::I16 if cfg!(feature = "i16") => i64::from(self.dense_dot::<2>(row)?),
-                WeightKind::I32 if cfg!(feature = "i32") => i64::from(self.dense_dot::<4>(row)?),
-                WeightKind::Fixed if cfg!(feature = "fixed") => self.dense_dot_fixed(row)?,
-                _ => 0,
-            })
+        bias + if FIXED { self.dense_dot_fixed(row) } else { i64::from(self.dense_dot::<W>(row)) }
     }
 
     /// Dot product of a sparse row's term weights (width `W`; `I16F16` bits if `FIXED`) with the
     /// features its terms name. A zero weight costs no feature (a sparse machine's rows read few
     /// of their terms). The loader's bound makes an integer row's products and sums fit in `i32`.
     #[inline(always)]
-    fn sparse_dot<const W: usize, const FIXED: bool>(&mut self, row: &[u8], terms: &[u8]) -> Result<i64> {
+    fn sparse_dot<const W: usize, const FIXED: bool>(&mut self, row: &[u8], terms: &[u8]) -> i64 {
         let mut acc = 0i64;
         for (w, t) in row.chunks_exact(W).zip(terms.chunks_exact(2)) {
             let w = le_int::<W>(w);
             if w != 0 {
-                let f = self.feature(record(self.repr.features, le16(t, 0) as usize))?;
+                let f = self.feature(record(self.repr.features, le16(t, 0) as usize));
                 acc += if FIXED { i64::from(w) * i64::from(f) } else { i64::from(w * f) };
             }
         }
-        Ok(acc)
+        acc
     }
 
     /// Scales the first `NUM_CACHE` numeric inputs into `num`, once per prediction (a dense unit
     /// reads every input, so nothing is read that the prediction would not read anyway).
-    fn fill(&mut self) -> Result<()> {
+    fn fill(&mut self) {
         if self.cached {
-            return Ok(());
+            return;
         }
         self.cached = true;
-        let (src, num) = (&mut self.src, &mut self.num);
         let scales = self.repr.scales.chunks_exact(ScaleRec::SIZE).take(NUM_CACHE);
         if self.all_numeric {
             // Every input numeric: input `j` through scale `j`.
             for (j, s) in scales.enumerate() {
-                let x = src(j).ok_or(Error::PredictInputUnavailable)?;
+                let x = self.raw(j);
                 // `take` keeps this within the capacity.
-                let _ = num.push(scale(x, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE])) as i16);
+                let _ = self.num.push(scale(x, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE])) as i16);
             }
-            return Ok(());
+            return;
         }
         let mut scales = scales;
         for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
             if le16(n, 0) == 0 {
                 let Some(s) = scales.next() else { break };
-                let x = src(attr).ok_or(Error::PredictInputUnavailable)?;
-                let _ = num.push(scale(x, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE])) as i16);
+                let x = self.raw(attr);
+                let _ = self.num.push(scale(x, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE])) as i16);
             }
         }
-        Ok(())
     }
 
     /// Standard feature of numeric input `attr`, the `k`-th numeric input.
     #[inline(always)]
-    fn numeric(&mut self, k: usize, attr: usize) -> Result<i32> {
+    fn numeric(&mut self, k: usize, attr: usize) -> i32 {
         match self.num.get(k) {
-            Some(&v) => Ok(i32::from(v)),
-            None => Ok(scale(self.raw(attr)?, record(self.repr.scales, k))),
+            Some(&v) => i32::from(v),
+            None => scale(self.raw(attr), record(self.repr.scales, k)),
         }
     }
 
     /// Dot product of a dense row's term weights (width `W`) with the standard features.
     #[inline(always)]
-    fn dense_dot<const W: usize>(&mut self, row: &[u8]) -> Result<i32> {
+    fn dense_dot<const W: usize>(&mut self, row: &[u8]) -> i32 {
         let n_inputs = self.n_inputs;
         let mut acc = 0i32;
         if self.all_numeric {
@@ -719,40 +735,37 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
                 // The first dense unit of the prediction scales the inputs as it reads them and
                 // keeps the first `NUM_CACHE` for the units after it.
                 self.cached = true;
-                let (src, num) = (&mut self.src, &mut self.num);
                 let scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
                 for ((j, s), w) in scales.enumerate().zip(row.chunks_exact(W)) {
-                    let x = src(j).ok_or(Error::PredictInputUnavailable)?;
+                    let x = self.raw(j);
                     let f = scale(x, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE]));
                     // Full after `NUM_CACHE`: later units scale the rest again.
-                    let _ = num.push(f as i16);
+                    let _ = self.num.push(f as i16);
                     acc += le_int::<W>(w) * f;
                 }
-                return Ok(acc);
+                return acc;
             }
-            let cached = n_inputs.min(NUM_CACHE);
-            let (head, tail) = row.split_at_checked(cached * W).unwrap_or((row, &[]));
-            let num = self.num.get(..cached).unwrap_or(&[]);
-            for (w, &f) in head.chunks_exact(W).zip(num) {
+            // `num` holds the first `min(n_inputs, NUM_CACHE)` features: the zip stops there.
+            for (w, &f) in row.chunks_exact(W).zip(self.num.iter()) {
                 acc += le_int::<W>(w) * i32::from(f);
             }
-            for (j, w) in (cached..n_inputs).zip(tail.chunks_exact(W)) {
-                acc += le_int::<W>(w) * self.numeric(j, j)?;
+            if n_inputs > NUM_CACHE {
+                acc += self.dense_tail::<W>(row.get(NUM_CACHE * W..).unwrap_or(&[]));
             }
-            return Ok(acc);
+            return acc;
         }
-        self.fill()?;
+        self.fill();
         let mut w = row.chunks_exact(W).map(le_int::<W>);
         let mut k = 0;
         for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
             match le16(n, 0) {
                 0 => {
-                    acc += w.next().unwrap_or(0) * self.numeric(k, attr)?;
+                    acc += w.next().unwrap_or(0) * self.numeric(k, attr);
                     k += 1;
                 }
                 // Utgoff's symmetric encoding: +1 for the input's value, -1 for the others.
                 n => {
-                    let x = self.raw(attr)?;
+                    let x = self.raw(attr);
                     for v in 0..i32::from(n) {
                         let wj = w.next().unwrap_or(0);
                         acc += if x == v { wj } else { -wj };
@@ -760,24 +773,35 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
                 }
             }
         }
-        Ok(acc)
+        acc
+    }
+
+    /// The all-numeric dot product's terms beyond the cache, each scaled where it is read.
+    #[inline(never)]
+    #[cold]
+    fn dense_tail<const W: usize>(&mut self, tail: &[u8]) -> i32 {
+        let mut acc = 0;
+        for (j, w) in (NUM_CACHE..self.n_inputs).zip(tail.chunks_exact(W)) {
+            acc += le_int::<W>(w) * self.numeric(j, j);
+        }
+        acc
     }
 
     /// [`Eval::dense_dot`] for `I16F16` weights, accumulated in `i64`.
     #[inline(never)]
-    fn dense_dot_fixed(&mut self, row: &[u8]) -> Result<i64> {
-        self.fill()?;
+    fn dense_dot_fixed(&mut self, row: &[u8]) -> i64 {
+        self.fill();
         let mut w = row.chunks_exact(4).map(|b| i64::from(le_int::<4>(b)));
         let mut acc = 0i64;
         let mut k = 0;
         for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
             match le16(n, 0) {
                 0 => {
-                    acc += w.next().unwrap_or(0) * i64::from(self.numeric(k, attr)?);
+                    acc += w.next().unwrap_or(0) * i64::from(self.numeric(k, attr));
                     k += 1;
                 }
                 n => {
-                    let x = self.raw(attr)?;
+                    let x = self.raw(attr);
                     for v in 0..i32::from(n) {
                         let wj = w.next().unwrap_or(0);
                         acc += if x == v { wj } else { -wj };
@@ -785,31 +809,31 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
                 }
             }
         }
-        Ok(acc)
+        acc
     }
 
     /// Value of the feature of record `rec` for the current input.
     #[inline(always)]
-    fn feature(&mut self, rec: &[u8; FeatureRec::SIZE]) -> Result<i32> {
+    fn feature(&mut self, rec: &[u8; FeatureRec::SIZE]) -> i32 {
         let (attr, value) = (le16(rec, 2) as usize, le32(rec, 4));
         let sign = |b: bool| if b { 1 } else { -1 };
-        Ok(match rec[0] {
+        match rec[0] {
             feature_kind::NUMERIC => {
-                quantize(self.raw(attr)?, value, le16(rec, 8) as i16, rec[1], le16(rec, 10))
+                quantize(self.raw(attr), value, le16(rec, 8) as i16, rec[1], le16(rec, 10))
             }
-            feature_kind::EQUALS => sign(self.raw(attr)? == value),
-            feature_kind::GREATER => sign(self.raw(attr)? > value),
+            feature_kind::EQUALS => sign(self.raw(attr) == value),
+            feature_kind::GREATER => sign(self.raw(attr) > value),
             // CONJUNCTION: the loader rejected every other kind.
-            _ => self.conjunction(value as usize, attr)?,
-        })
+            _ => self.conjunction(value as usize, attr),
+        }
     }
 
     /// `+1` if literals `first..first + n` all hold, else `-1` (stops at the first that fails).
     #[inline(never)]
-    fn conjunction(&mut self, first: usize, n: usize) -> Result<i32> {
+    fn conjunction(&mut self, first: usize, n: usize) -> i32 {
         let lits = self.repr.literals.get(first * LiteralRec::SIZE..(first + n) * LiteralRec::SIZE);
         for lit in lits.unwrap_or(&[]).chunks_exact(LiteralRec::SIZE) {
-            let (x, v) = (self.raw(le16(lit, 0) as usize)?, le32(lit, 4));
+            let (x, v) = (self.raw(le16(lit, 0) as usize), le32(lit, 4));
             let holds = match lit[2] {
                 literal_op::EQ => x == v,
                 literal_op::NE => x != v,
@@ -817,10 +841,10 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
                 _ => x <= v,
             };
             if !holds {
-                return Ok(-1);
+                return -1;
             }
         }
-        Ok(1)
+        1
     }
 }
 
