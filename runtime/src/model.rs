@@ -418,6 +418,8 @@ impl<'a> Model<'a> {
     /// Predicts, asking `source` for each input only when the evaluation path needs it.
     ///
     /// `source` may be asked for the same input more than once; cache in it if a read is costly.
+    /// Once it returned `None` the prediction fails, but a unit that was reading its inputs still
+    /// asks for the rest of them before it stops.
     /// Wrap it with [`InputsRead::track`](crate::InputsRead::track) to learn which inputs were read.
     ///
     /// # Errors
