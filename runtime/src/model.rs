@@ -937,7 +937,14 @@ fn set_score(scores: &mut Option<&mut [i64]>, class: usize, s: i64) {
 /// path.
 #[inline(always)]
 fn record<const N: usize>(table: &[u8], i: usize) -> &[u8; N] {
-    table.get(i * N..).and_then(|t| t.first_chunk::<N>()).unwrap_or(&[0; N])
+    // Sliced by its end, so that one comparison with the table's length bounds it (`get(i * N..)`
+    // then `first_chunk` costs two and a select). Wrapping arithmetic has no panic path; an index
+    // so large that `end` wraps only ever gets the zero record or some other record in bounds.
+    let end = i.wrapping_mul(N).wrapping_add(N);
+    match table.get(end.wrapping_sub(N)..end) {
+        Some(r) if end >= N => r.first_chunk::<N>().unwrap_or(&[0; N]),
+        _ => &[0; N],
+    }
 }
 
 /// Little-endian `u16` at byte `at` of `b` (0 if out of range).
