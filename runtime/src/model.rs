@@ -663,9 +663,9 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
     fn row_w<const W: usize, const FIXED: bool>(&mut self, rec: &UnitRec, o: usize) -> i64 {
         let terms = rec.n_terms as usize;
         // The loader checked that the unit's rows (terms, then bias) lie inside the weight table.
-        let start = (rec.weight_start as usize + o * (terms + 1)) * W;
-        let row = self.repr.weights.get(start..).unwrap_or(&[]);
-        let bias = i64::from(le_int::<W>(row.get(terms * W..).unwrap_or(&[])));
+        let first = rec.weight_start as usize + o * (terms + 1);
+        let row = self.repr.weights.get(first * W..).unwrap_or(&[]);
+        let bias = i64::from(le_int::<W>(record::<W>(self.repr.weights, first + terms)));
         if cfg!(feature = "sparse") && rec.flags & unit_flags::SPARSE != 0 {
             let at = rec.term_start as usize * 2;
             let features = self.repr.term_features.get(at..at + 2 * terms).unwrap_or(&[]);
