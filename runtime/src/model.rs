@@ -630,9 +630,14 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
             set_score(&mut scores, pos, s);
             return (if s > 0 { pos } else { neg }, s);
         }
+        // A sparse machine whose terms fit the cache computes each term's feature once.
+        let cached = cfg!(feature = "sparse")
+            && rec.flags & unit_flags::SPARSE != 0
+            && rec.n_terms as usize <= NUM_CACHE
+            && self.cache_terms(&rec);
         let mut best = (i64::MIN, 0);
         for o in 0..rec.n_out as usize {
-            let s = self.row_score(&rec, o);
+            let s = if cached { self.cached_row_score(&rec, o) } else { self.row_score(&rec, o) };
             if s > best.0 || o == 0 {
                 best = (s, o);
             }
@@ -672,6 +677,53 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
             return bias + self.sparse_dot::<W, FIXED>(row, features);
         }
         bias + if FIXED { self.dense_dot_fixed(row) } else { i64::from(self.dense_dot::<W>(row)) }
+    }
+
+    /// Puts the feature value of each term of sparse unit `rec` into `num`. Only a machine calls
+    /// this: a machine is the last unit of any prediction (a tree's leaf or a linear model), so
+    /// no later unit reads the numeric features `num` may have held. Every term has a non-zero
+    /// weight in some row (the trainer stores no other), so every term is read anyway.
+    #[inline(never)]
+    fn cache_terms(&mut self, rec: &UnitRec) -> bool {
+        let at = rec.term_start as usize * 2;
+        let terms = self.repr.term_features.get(at..at + 2 * rec.n_terms as usize).unwrap_or(&[]);
+        self.num.clear();
+        for t in terms.chunks_exact(2) {
+            let f = self.feature(record(self.repr.features, le16(t, 0) as usize));
+            // A feature value lies in -32767..=32767 (the loader bounds every `max_abs`).
+            let _ = self.num.push(f as i16);
+        }
+        // Marks `num` as not holding the numeric features any more.
+        self.cached = false;
+        true
+    }
+
+    /// [`Eval::row_score`] of a sparse machine's row over the term values [`Eval::cache_terms`]
+    /// put into `num`.
+    #[inline(never)]
+    fn cached_row_score(&mut self, rec: &UnitRec, o: usize) -> i64 {
+        match self.repr.weight_kind {
+            WeightKind::I8 if cfg!(feature = "i8") => self.cached_row::<1, false>(rec, o),
+            WeightKind::I16 if cfg!(feature = "i16") => self.cached_row::<2, false>(rec, o),
+            WeightKind::I32 if cfg!(feature = "i32") => self.cached_row::<4, false>(rec, o),
+            WeightKind::Fixed if cfg!(feature = "fixed") => self.cached_row::<4, true>(rec, o),
+            _ => 0,
+        }
+    }
+
+    #[inline(always)]
+    fn cached_row<const W: usize, const FIXED: bool>(&self, rec: &UnitRec, o: usize) -> i64 {
+        let terms = rec.n_terms as usize;
+        let first = rec.weight_start as usize + o * (terms + 1);
+        let row = self.repr.weights.get(first * W..).unwrap_or(&[]);
+        let bias = i64::from(le_int::<W>(record::<W>(self.repr.weights, first + terms)));
+        let pairs = row.chunks_exact(W).zip(self.num.iter());
+        if FIXED {
+            bias + pairs.map(|(w, &f)| i64::from(le_int::<W>(w)) * i64::from(f)).sum::<i64>()
+        } else {
+            // The loader's bound makes every partial sum of an integer row fit in `i32`.
+            bias + i64::from(pairs.fold(0i32, |acc, (w, &f)| acc + le_int::<W>(w) * i32::from(f)))
+        }
     }
 
     /// Dot product of a sparse row's term weights (width `W`; `I16F16` bits if `FIXED`) with the
