@@ -110,6 +110,13 @@ const BUDGETS: &[Variant] = &[
         budget: true,
         set: |o| o.sparse.rounds = Some(8),
     },
+    // Unpruned: a larger tree of threshold tests, which codegen turns into a few compares each.
+    Variant {
+        label: "fringe --prune-fraction 0",
+        algo: Algo::Fringe,
+        budget: true,
+        set: |o| o.fringe.prune_fraction = 0.0,
+    },
 ];
 
 /// Every registered learner with its defaults (the registry in `ltu::algo`), each followed by its
@@ -1047,6 +1054,8 @@ fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String {
     }
     s.push('\n');
 
+    s.push_str(&goals(report, m3));
+
     if let Some((now, reference)) = guard {
         let _ = writeln!(s, "## Regression guard\n");
         let _ = writeln!(
@@ -1139,6 +1148,112 @@ fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String {
 }
 
 /// Colour of a model group in the pictures.
+/// The device goals of issues 11 and 12, checked on this run's Cortex-M3 figures.
+fn goals(report: &Report, m3: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "## Goals (Cortex-M3)\n");
+    s.push_str(
+        "Issue 12: on every dataset some ltu model within 1 point of emlearn's RF10 (inline) in accuracy, with at \
+         most half its instructions per prediction and at most its flash.\n\n",
+    );
+    let mut met = 0;
+    let mut lines = Vec::new();
+    for (name, _, _, entries) in &report.datasets {
+        let Some((rf, rfm)) =
+            entries.iter().find(|e| e.name == "RF10 inline").and_then(|e| e.on(m3).map(|m| (e, m)))
+        else {
+            continue;
+        };
+        let (acc, instr, flash) = (rf.accuracy.unwrap_or(0.0) - 0.01, mean(&rfm.predict), rfm.flash);
+        let candidates: Vec<(&Entry, &Measure)> = entries
+            .iter()
+            .filter(|e| e.family == "ltu" && e.accuracy.is_some_and(|a| a >= acc - 1e-9))
+            .filter_map(|e| e.on(m3).map(|m| (e, m)))
+            .collect();
+        let ok = candidates
+            .iter()
+            .filter(|(_, m)| 2 * mean(&m.predict) <= instr && m.flash <= flash)
+            .min_by_key(|(_, m)| mean(&m.predict));
+        let line = match ok {
+            Some((e, m)) => {
+                met += 1;
+                format!("- {name}: **met** by `{}` ({} %, {} instructions, {} B; RF10 {} %, {instr}, {flash} B)", e.name, pct(e.accuracy), mean(&m.predict), m.flash, pct(rf.accuracy))
+            }
+            None => match candidates.iter().min_by_key(|(_, m)| mean(&m.predict)) {
+                Some((e, m)) => format!(
+                    "- {name}: not met; the cheapest ltu model within 1 point is `{}` ({} %, {} instructions, {} B) against at most {} instructions and {flash} B",
+                    e.name, pct(e.accuracy), mean(&m.predict), m.flash, instr / 2
+                ),
+                None => format!("- {name}: not met; no ltu model within 1 point of RF10's {} %", pct(rf.accuracy)),
+            },
+        };
+        lines.push(line);
+    }
+    let _ = writeln!(s, "Met on {met} of {} datasets:\n", lines.len());
+    for l in lines {
+        let _ = writeln!(s, "{l}");
+    }
+    s.push('\n');
+
+    // Issue 11, over every model run by the runtime.
+    let runtime: Vec<(&str, &Entry, &Measure)> = report
+        .datasets
+        .iter()
+        .flat_map(|(name, _, _, entries)| entries.iter().map(move |e| (*name, e)))
+        .filter(|(_, e)| e.family == "ltu" && !e.name.contains("codegen"))
+        .filter_map(|(n, e)| e.on(m3).map(|m| (n, e, m)))
+        .collect();
+    if runtime.is_empty() {
+        return s;
+    }
+    let n = runtime.len();
+    let stack_ok = runtime.iter().filter(|(_, _, m)| m.stack.iter().all(|&b| b <= 160)).count();
+    let stack_max = runtime.iter().flat_map(|(_, _, m)| m.stack.iter().copied()).max().unwrap_or(0);
+    let code = |e: &Entry, m: &Measure| m.flash.saturating_sub(e.model_bytes.unwrap_or(0) as u64);
+    let code_ok = runtime.iter().filter(|(_, e, m)| code(e, m) <= 3072).count();
+    let (code_min, code_max) = (
+        runtime.iter().map(|(_, e, m)| code(e, m)).min().unwrap_or(0),
+        runtime.iter().map(|(_, e, m)| code(e, m)).max().unwrap_or(0),
+    );
+    let per_byte =
+        |e: &Entry, m: &Measure| m.load.unwrap_or(0) as f64 / e.model_bytes.unwrap_or(1).max(1) as f64;
+    let load_ok = runtime.iter().filter(|(_, e, m)| per_byte(e, m) <= 40.0).count();
+    let load_max = runtime.iter().map(|(_, e, m)| per_byte(e, m)).fold(0.0, f64::max);
+    // Against the generated C of the same model (straight-line code: a stronger baseline than a
+    // loop over the same arrays).
+    let mut vs_c = Vec::new();
+    for (name, e, m) in &runtime {
+        let c = report
+            .datasets
+            .iter()
+            .find(|d| d.0 == *name)
+            .and_then(|d| d.3.iter().find(|x| x.name == format!("{} codegen-c", e.name)))
+            .and_then(|x| x.on(m3));
+        if let Some(c) = c {
+            vs_c.push(mean(&m.predict) as f64 / mean(&c.predict).max(1) as f64);
+        }
+    }
+    vs_c.sort_by(f64::total_cmp);
+    s.push_str("Issue 11, over the ");
+    let _ = writeln!(s, "{n} models run by the runtime:\n");
+    let _ = writeln!(s, "- Stack of `predict` ≤ 160 B: {stack_ok} of {n} (largest {stack_max} B).");
+    let _ = writeln!(
+        s,
+        "- Runtime code with one model kind (flash minus the model file) ≤ 3 KB: {code_ok} of {n} ({code_min}–{code_max} B)."
+    );
+    let _ =
+        writeln!(s, "- Loading ≤ 40 instructions per model byte: {load_ok} of {n} (largest {load_max:.1}).");
+    if let (Some(lo), Some(hi)) = (vs_c.first(), vs_c.last()) {
+        let median = vs_c[vs_c.len() / 2];
+        let _ = writeln!(
+            s,
+            "- Instructions per prediction against `ltu codegen` C of the same model: {lo:.1}–{hi:.1}× (median {median:.1}×); the goal is fewer than a straightforward C evaluator."
+        );
+    }
+    s.push('\n');
+    s
+}
+
 fn colour(group: &str) -> &'static str {
     match group {
         "ptree" => "#1f77b4",
@@ -1158,6 +1273,7 @@ fn short_label(name: &str) -> String {
     name.replace(" --max-depth ", " d≤")
         .replace(" --max-nodes ", " n≤")
         .replace(" --rounds ", " r=")
+        .replace(" --prune-fraction ", " p=")
         .replace(" codegen-rs", " rs")
         .replace(" codegen-c", " c")
         .replace(" inline", "")
