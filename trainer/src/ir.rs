@@ -318,6 +318,85 @@ impl ModelSpec {
         }
     }
 
+    /// The essential work of predicting `x`, in Cortex-M3 instructions, by issue 11's yardstick
+    /// for what a prediction cannot do without: 10, plus 6 per tree node visited (its leaf
+    /// included), 15 per numeric feature, 5 per comparison feature (`==`, `>`), 4 per
+    /// conjunction and 6 per literal it tests (up to the first that fails), 5 per non-zero
+    /// weight multiplied, 8 per unit row scored and 6 per list entry tried. Each feature counts
+    /// once per prediction, however many units read it. A weight on a categorical input's
+    /// `±1` feature counts as a multiply-accumulate.
+    ///
+    /// `cargo xtask bench-device` divides each model's measured instructions by this.
+    pub fn essential_work(&self, x: &[i32]) -> u64 {
+        let mut seen = vec![false; self.features.len()];
+        let mut cost = 10u64;
+        let f = self.feature_values(x);
+        let mut unit = |u: usize, cost: &mut u64| {
+            let unit = &self.units[u];
+            *cost += 8 * unit.rows.len() as u64 + 5 * unit.nonzero_weights() as u64;
+            for (j, &t) in unit.terms.iter().enumerate() {
+                if seen[t] || unit.rows.iter().all(|r| r[j] == 0) {
+                    continue;
+                }
+                seen[t] = true;
+                *cost += match &self.features[t] {
+                    Feature::Numeric { .. } => 15,
+                    Feature::Equals { .. } | Feature::Greater { .. } => 5,
+                    Feature::Conjunction(lits) => {
+                        let tested = lits.iter().position(|l| !l.holds(x)).map_or(lits.len(), |i| i + 1);
+                        4 + 6 * tested as u64
+                    }
+                };
+            }
+        };
+        match &self.structure {
+            Structure::Linear(u) => unit(*u, &mut cost),
+            Structure::List { entries, .. } => {
+                for &(u, _) in entries {
+                    cost += 6;
+                    unit(u, &mut cost);
+                    if self.units[u].row_score(0, &f) > 0 {
+                        break;
+                    }
+                }
+            }
+            Structure::Tree(nodes) => {
+                let mut i = 0;
+                loop {
+                    cost += 6;
+                    i = match &nodes[i] {
+                        Node::Class(_) => break,
+                        Node::Unit(u) => {
+                            unit(*u, &mut cost);
+                            break;
+                        }
+                        Node::Categorical { attr, children, default } => usize::try_from(x[*attr])
+                            .ok()
+                            .and_then(|v| children.get(v))
+                            .copied()
+                            .unwrap_or(*default),
+                        Node::Threshold { attr, threshold, left, right } => {
+                            if x[*attr] <= *threshold {
+                                *left
+                            } else {
+                                *right
+                            }
+                        }
+                        Node::UnitSplit { unit: u, left, right } => {
+                            unit(*u, &mut cost);
+                            if self.units[*u].row_score(0, &f) <= 0 {
+                                *left
+                            } else {
+                                *right
+                            }
+                        }
+                    };
+                }
+            }
+        }
+        cost
+    }
+
     /// Size and cost figures.
     pub fn stats(&self) -> Stats {
         let macs = |u: usize| {
