@@ -209,6 +209,35 @@ pub enum Node {
     },
 }
 
+/// Where a tree node sends an input: to a child, or it is a leaf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A decision node's child for the input.
+    Next(usize),
+    /// A constant leaf's class.
+    Class(usize),
+    /// A leaf decided by this unit.
+    Unit(usize),
+}
+
+impl Node {
+    /// Where this node sends raw inputs `x`; `positive(u)` says whether unit `u` of a unit split
+    /// scores above 0 (the only test that needs the feature values).
+    pub fn step(&self, x: &[i32], positive: impl FnOnce(usize) -> bool) -> Step {
+        match self {
+            Node::Class(c) => Step::Class(*c),
+            Node::Unit(u) => Step::Unit(*u),
+            Node::Categorical { attr, children, default } => Step::Next(
+                usize::try_from(x[*attr]).ok().and_then(|v| children.get(v)).copied().unwrap_or(*default),
+            ),
+            Node::Threshold { attr, threshold, left, right } => {
+                Step::Next(if x[*attr] <= *threshold { *left } else { *right })
+            }
+            Node::UnitSplit { unit, left, right } => Step::Next(if positive(*unit) { *right } else { *left }),
+        }
+    }
+}
+
 /// How the units are arranged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Structure {
@@ -290,28 +319,10 @@ impl ModelSpec {
             Structure::Tree(nodes) => {
                 let mut i = 0;
                 loop {
-                    i = match &nodes[i] {
-                        Node::Class(c) => return *c,
-                        Node::Unit(u) => return self.units[*u].decide(&f),
-                        Node::Categorical { attr, children, default } => usize::try_from(x[*attr])
-                            .ok()
-                            .and_then(|v| children.get(v))
-                            .copied()
-                            .unwrap_or(*default),
-                        Node::Threshold { attr, threshold, left, right } => {
-                            if x[*attr] <= *threshold {
-                                *left
-                            } else {
-                                *right
-                            }
-                        }
-                        Node::UnitSplit { unit, left, right } => {
-                            if self.units[*unit].row_score(0, &f) <= 0 {
-                                *left
-                            } else {
-                                *right
-                            }
-                        }
+                    i = match nodes[i].step(x, |u| self.units[u].row_score(0, &f) > 0) {
+                        Step::Next(next) => next,
+                        Step::Class(c) => return c,
+                        Step::Unit(u) => return self.units[u].decide(&f),
                     }
                 }
             }
@@ -364,31 +375,15 @@ impl ModelSpec {
                 let mut i = 0;
                 loop {
                     cost += 6;
-                    i = match &nodes[i] {
-                        Node::Class(_) => break,
-                        Node::Unit(u) => {
-                            unit(*u, &mut cost);
+                    if let Node::UnitSplit { unit: u, .. } = &nodes[i] {
+                        unit(*u, &mut cost);
+                    }
+                    i = match nodes[i].step(x, |u| self.units[u].row_score(0, &f) > 0) {
+                        Step::Next(next) => next,
+                        Step::Class(_) => break,
+                        Step::Unit(u) => {
+                            unit(u, &mut cost);
                             break;
-                        }
-                        Node::Categorical { attr, children, default } => usize::try_from(x[*attr])
-                            .ok()
-                            .and_then(|v| children.get(v))
-                            .copied()
-                            .unwrap_or(*default),
-                        Node::Threshold { attr, threshold, left, right } => {
-                            if x[*attr] <= *threshold {
-                                *left
-                            } else {
-                                *right
-                            }
-                        }
-                        Node::UnitSplit { unit: u, left, right } => {
-                            unit(*u, &mut cost);
-                            if self.units[*u].row_score(0, &f) <= 0 {
-                                *left
-                            } else {
-                                *right
-                            }
                         }
                     };
                 }
