@@ -162,11 +162,19 @@ pub struct Params {
     /// in [`Params::unbounded_search`].
     pub reuse_two_class_covers: bool,
     /// Search each halfspace on a seeded random sample of at most this many of the rows left
-    /// (`None`: on all of them, as the paper). Beyond the paper: the search costs about an LP
+    /// (`None`: on all of them, as the paper), on lists trained on more than
+    /// [`Params::search_all_up_to`] rows. Beyond the paper: the search costs about an LP
     /// trial per candidate and pass, each checked against every excluded row, so on large data
     /// the sample bounds a step's cost; the node then covers what its unit covers among all rows
     /// left, which may include rows of other classes (counted in [`NodeInfo::wrong_class`]).
     pub max_search_rows: Option<usize>,
+    /// Lists trained on at most this many rows search all of them, whatever
+    /// [`Params::max_search_rows`] says (0: apply `max_search_rows` to every list). Beyond the
+    /// paper: the sample is there for large data, but a node searched on a sample also takes
+    /// the rows of other classes its unit covers outside the sample, and on data just above
+    /// `max_search_rows` that cost accuracy for no real saving (10-fold CV, seed 0, with the
+    /// 2,000-row sample: segment 90.2 %, kr-vs-kp 97.3 %; searching all: 94.2 %, 97.6 %).
+    pub search_all_up_to: usize,
     /// The solver of IncLP's LP questions (issue 12): [`LpSolver::Dense`], a dense active-set
     /// method specialised to IncLP's feasibility questions, or [`LpSolver::Simplex`], microlp's
     /// general simplex, kept in [`Params::unbounded_search`] so the reproduction of the paper's
@@ -193,6 +201,7 @@ impl Default for Params {
             reuse_covers: true,
             reuse_two_class_covers: true,
             max_search_rows: Some(2000),
+            search_all_up_to: 4000,
             lp_solver: LpSolver::Dense,
         }
     }
@@ -544,11 +553,11 @@ fn build(
         }
         let reuse =
             p.reuse_covers && (targets.len() >= 3 || (p.reuse_two_class_covers && targets.len() == 2));
-        // Beyond the paper: with more rows left than `max_search_rows`, the halfspaces are
-        // searched on a seeded sample of them (each node then covers what its unit covers
-        // among all the rows left).
+        // Beyond the paper: on more than `search_all_up_to` training rows, with more rows left
+        // than `max_search_rows`, the halfspaces are searched on a seeded sample of them (each
+        // node then covers what its unit covers among all the rows left).
         let pool: Vec<usize> = match p.max_search_rows {
-            Some(k) if alive.len() > k => {
+            Some(k) if alive.len() > k && rows.len() > p.search_all_up_to => {
                 let mut v = alive.clone();
                 for i in 0..k {
                     let j = i + rng.below(v.len() - i);

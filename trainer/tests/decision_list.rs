@@ -508,6 +508,34 @@ fn ndl_reports_rows_covered_as_progress() {
     assert_eq!(seen.last().unwrap().0, data.n_rows() as u64);
 }
 
+/// `Params::search_all_up_to`: a list trained on no more rows than that searches all of them,
+/// so the default sample size changes nothing there (the same model as no sample at all); with
+/// `search_all_up_to: 0` the sample applies to any number of rows.
+#[test]
+fn lists_on_few_rows_search_all_of_them_by_default() {
+    let mut rng = Rng::new(22);
+    let normals = synth::orthogonal_normals(5, &mut rng);
+    let (x, mut y) = synth::orthogonal_intersection(&normals, 600, 600, &mut rng);
+    for c in y.iter_mut() {
+        if rng.f64() < 0.05 {
+            *c = 1 - *c;
+        }
+    }
+    let data = numeric_dataset(&x, &y);
+    let fit = |p: &Params| dl::fit(&Context::new(&data, 4, None), Some(Shape::Ndl), p).unwrap();
+    let default = Params::default();
+    assert!(data.n_rows() <= default.search_all_up_to);
+    let small_sample = Params { max_search_rows: Some(200), ..Params::default() };
+    let unbounded = fit(&Params { max_search_rows: None, ..Params::default() });
+    assert_eq!(fit(&default).spec, unbounded.spec);
+    assert_eq!(fit(&small_sample).spec, unbounded.spec);
+    // With the threshold off, the 200-row sample is searched: another list, whose nodes take
+    // rows of other classes outside the sample.
+    let sampled = fit(&Params { search_all_up_to: 0, ..small_sample });
+    assert_ne!(sampled.spec, unbounded.spec);
+    assert!(sampled.report().node_info.iter().any(|n| n.wrong_class > 0));
+}
+
 /// `Params::max_search_rows`: on more rows than that, each step searches a seeded sample; the
 /// list still ends, is deterministic, and every training row is accounted for by its nodes.
 #[test]
@@ -522,7 +550,7 @@ fn searching_a_sample_of_the_rows_is_deterministic_and_accounts_for_every_row() 
         }
     }
     let data = numeric_dataset(&x, &y);
-    let p = Params { max_search_rows: Some(200), ..Params::default() };
+    let p = Params { max_search_rows: Some(200), search_all_up_to: 0, ..Params::default() };
     let fit = |seed| dl::fit(&Context::new(&data, seed, None), Some(Shape::Ndl), &p).unwrap();
     let (a, b) = (fit(4), fit(4));
     assert_eq!(a.spec, b.spec);

@@ -559,8 +559,10 @@ pub struct NdlArgs {
     /// Rows each step's halfspace search samples when more are left (0: all rows, as the paper).
     #[arg(long, value_name = "N", help = format!(
         "Rows each step's halfspace search samples (seeded) when more are left; 0 searches all of \
-         them, as the paper [default: {}]",
-        decision_list::Params::default().max_search_rows.unwrap_or(0)
+         them, as the paper. Given, it applies to any number of training rows [default: {} on more \
+         than {} training rows, else all of them]",
+        decision_list::Params::default().max_search_rows.unwrap_or(0),
+        decision_list::Params::default().search_all_up_to
     ))]
     pub max_search_rows: Option<usize>,
 }
@@ -715,6 +717,7 @@ impl NdlArgs {
         }
         if let Some(v) = self.max_search_rows {
             p.max_search_rows = (v > 0).then_some(v);
+            p.search_all_up_to = 0;
         }
         if let Some(shape) = self.hsi_shape {
             p.hsi_shape = match shape {
