@@ -69,8 +69,15 @@ pub struct Params {
     /// worst case; branch and bound usually prunes most of it.
     pub max_literals: usize,
     /// Most boosting rounds. `None`: the number of weights of an ordinary perceptron for the
-    /// task, one per categorical value and one per numeric attribute (section 3.3).
+    /// task, one per categorical value and one per numeric attribute (section 3.3), raised to
+    /// [`Params::min_rounds`].
     pub rounds: Option<usize>,
+    /// With [`Params::rounds`] `None`, the round limit is at least this many rounds on up to
+    /// [`MIN_ROUNDS_ROWS`] training rows, and proportionally fewer on more rows (beyond the
+    /// paper, whose limit is the ordinary perceptron's weight count alone: 0 in
+    /// [`Params::paper`]). An ordinary perceptron over few inputs has few weights (4 on
+    /// balance-scale), too few rounds for the conjunctions a concept needs.
+    pub min_rounds: usize,
     /// Folds of the cross-validation on the training data that chooses the number of rounds
     /// (section 3.3: "we use cross validation to determine an appropriate termination point"; the
     /// paper does not say how many folds). 0 disables it: boost until [`Params::rounds`] or an
@@ -132,7 +139,7 @@ impl Params {
     /// cross-validation up to the ordinary perceptron's weight count, the `1/k` preference, the
     /// consistency stop and the boosted votes as weights.
     pub fn paper() -> Self {
-        Params { weight_fit: WeightFit::Boost, refit_rounds: 0, ..Params::default() }
+        Params { weight_fit: WeightFit::Boost, refit_rounds: 0, min_rounds: 0, ..Params::default() }
     }
 
     /// Rejects options out of range and data this learner cannot use (`m` rows, `n_classes`).
@@ -162,6 +169,7 @@ impl Default for Params {
         Params {
             max_literals: 2,
             rounds: None,
+            min_rounds: 32,
             validation_folds: 5,
             prefer_simple: true,
             negated_literals: false,
@@ -830,7 +838,7 @@ fn boost_all(
     tick: &mut dyn FnMut(),
 ) -> Result<Vec<Booster>, TrainError> {
     let m = rows.len();
-    let max_rounds = round_limit(inputs, p);
+    let max_rounds = round_limit(inputs, p, rows.len());
     let owned: Vec<Vec<i32>> = rows.iter().map(|r| r.to_vec()).collect();
     let literals = candidate_literals(inputs, &owned, p);
     let classes: Vec<usize> = if n_classes == 2 { vec![1] } else { (0..n_classes).collect() };
@@ -982,7 +990,7 @@ fn choose_weight_fit(
     consider(correct(&SparsePerceptron::vote(&boosters)), WeightChoice::Votes);
     // Longer boosting, refitted on the conjunctions of its first rounds.
     if p.refit_rounds > 0 {
-        let limit = round_limit(inputs, p);
+        let limit = round_limit(inputs, p, rows.len());
         let ladder: Vec<usize> =
             AUTO_ROUNDS.iter().map(|&f| (f * limit as f64).ceil().max(1.0) as usize).collect();
         let long_p = Params { validation_folds: 0, rounds: Some(p.refit_rounds * limit), ..p.clone() };
@@ -1012,9 +1020,17 @@ fn choose_weight_fit(
     Ok(chosen.1)
 }
 
-/// The round limit: [`Params::rounds`], else the ordinary perceptron's weight count.
-fn round_limit(inputs: &[InputSpec], p: &Params) -> usize {
-    p.rounds.unwrap_or_else(|| ordinary_perceptron_weights(inputs).max(1))
+/// The training rows up to which [`Params::min_rounds`] applies in full; on `m` more rows the
+/// floor is `min_rounds · MIN_ROUNDS_ROWS / m` (so its boosting work stays bounded).
+pub const MIN_ROUNDS_ROWS: usize = 10_000;
+
+/// The round limit: [`Params::rounds`], else the ordinary perceptron's weight count (at least
+/// [`Params::min_rounds`], fewer on more than [`MIN_ROUNDS_ROWS`] of the `m` training rows).
+fn round_limit(inputs: &[InputSpec], p: &Params, m: usize) -> usize {
+    p.rounds.unwrap_or_else(|| {
+        let floor = p.min_rounds * MIN_ROUNDS_ROWS / m.max(MIN_ROUNDS_ROWS);
+        ordinary_perceptron_weights(inputs).max(floor).max(1)
+    })
 }
 
 /// Learns a sparse perceptron: per booster, the number of rounds by cross-validation
@@ -1030,6 +1046,9 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError
     let m = ctx.raw.len();
     let n_classes = ctx.n_classes();
     Params::check_for(p, m, n_classes)?;
+    // The round limit from all training rows, the same for every boosting run below.
+    let resolved = Params { rounds: Some(round_limit(&ctx.inputs, p, m)), ..p.clone() };
+    let p = &resolved;
     let rows: Vec<&[i32]> = ctx.raw.iter().map(Vec::as_slice).collect();
     let labels = ctx.labels();
     let n_boosters = if n_classes == 2 { 1 } else { n_classes } as u64;

@@ -1259,7 +1259,8 @@ fn sparse_weight_fit_option() {
         args.extend_from_slice(extra);
         json(d, &args)
     };
-    let boost = train(&["--weight-fit", "boost"]);
+    // iris: 4 numeric inputs, the paper's round limit (the default raises it to 32).
+    let boost = train(&["--weight-fit", "boost", "--rounds", "4"]);
     assert_eq!(boost["learner"]["weight_fit"], "boost", "{boost}");
     assert!(boost["learner"]["weight_l2"].is_null(), "{boost}");
     assert_eq!(boost["learner"]["weight_kind"], "I16", "{boost}");

@@ -177,12 +177,13 @@ fn house_votes_is_sparse_and_accurate() {
         println!("fold accuracy {a:.3}, weights {}", model.spec.stats().weights_nonzero);
         acc += a / 3.0;
         weights += model.spec.stats().weights_nonzero;
-        // The round limit is the ordinary perceptron's 30 weights (15 attributes × {n, y}).
-        assert!(model.boosters[0].rounds_allowed <= 30);
+        // The round limit is the ordinary perceptron's 30 weights (15 attributes × {n, y}),
+        // raised to the default floor of 32 rounds.
+        assert!(model.boosters[0].rounds_allowed <= 32);
         assert!(model.quantization.changed_rows.is_empty());
     }
     assert!(acc >= 0.88, "mean accuracy {acc}");
-    assert!(weights <= 3 * 30, "{weights} weights over three folds");
+    assert!(weights <= 3 * 32, "{weights} weights over three folds");
 }
 
 #[test]
@@ -287,8 +288,12 @@ fn paper_keeps_the_votes() {
     let paper = Params::paper();
     assert_eq!(paper.weight_fit, WeightFit::Boost);
     assert_eq!(paper.refit_rounds, 0);
+    assert_eq!(paper.min_rounds, 0);
     assert_eq!(Params::default().weight_fit, WeightFit::Auto);
-    assert_eq!(Params { weight_fit: WeightFit::Boost, refit_rounds: 0, ..Params::default() }, paper);
+    assert_eq!(
+        Params { weight_fit: WeightFit::Boost, refit_rounds: 0, min_rounds: 0, ..Params::default() },
+        paper
+    );
     let data = load("house-votes-84.csv", &["physician-fee-freeze"]);
     let ctx = Context::new(&data, 0, None);
     let model = sparse_perceptron::fit(&ctx, &paper).unwrap();
@@ -340,4 +345,35 @@ fn auto_refits_an_interaction_concept() {
     };
     let (votes, auto) = (correct(&Params::paper()), correct(&Params::default()));
     assert!(auto > votes, "auto {auto}, votes {votes} of {}", ctx.raw.len());
+}
+
+/// The round limit: the ordinary perceptron's weight count in the paper's configuration (4 on
+/// balance-scale's four numeric attributes), at least `min_rounds` (32) by default, and a floor
+/// that shrinks in proportion above `MIN_ROUNDS_ROWS` training rows.
+#[test]
+fn round_limit_floor() {
+    // No inner cross-validation: every booster is allowed exactly the limit.
+    let fixed = |p: Params| Params { validation_folds: 0, weight_fit: WeightFit::Boost, ..p };
+    let allowed = |data: &Dataset, p: Params| {
+        let model = sparse_perceptron::fit(&Context::new(data, 0, None), &fixed(p)).unwrap();
+        model.boosters.iter().map(|b| b.rounds_allowed).collect::<Vec<_>>()
+    };
+    let balance = load("balance-scale.csv", &[]);
+    assert_eq!(Params::default().min_rounds, 32);
+    assert_eq!(allowed(&balance, Params::paper()), vec![4; 3]);
+    assert_eq!(allowed(&balance, Params::default()), vec![32; 3]);
+    assert_eq!(allowed(&balance, Params { min_rounds: 8, ..Params::default() }), vec![8; 3]);
+    assert_eq!(allowed(&balance, Params { rounds: Some(6), ..Params::default() }), vec![6; 3]);
+    // Twice MIN_ROUNDS_ROWS rows over one numeric attribute: half the floor.
+    let m = 2 * sparse_perceptron::MIN_ROUNDS_ROWS;
+    let data = Dataset {
+        schema: Schema {
+            attributes: vec![Attribute { name: "x".into(), kind: AttrKind::Numeric { decimals: 0 } }],
+            classes: vec!["neg".into(), "pos".into()],
+        },
+        x: (0..m).map(|i| (i % 100) as f64).collect(),
+        y: (0..m).map(|i| usize::from(i % 100 >= 50)).collect(),
+        source: "synthetic".into(),
+    };
+    assert_eq!(allowed(&data, Params::default()), vec![16]);
 }

@@ -582,8 +582,13 @@ pub struct SparseArgs {
     ))]
     pub max_literals: Option<usize>,
     /// Most boosting rounds.
-    #[arg(long, value_name = "N", value_parser = at_least::<1>,
-          help = "Most boosting rounds, at least 1 [default: the number of weights of an ordinary perceptron]")]
+    #[arg(long, value_name = "N", value_parser = at_least::<1>, help = format!(
+        "Most boosting rounds, at least 1 [default: the number of weights of an ordinary perceptron \
+         (one per categorical value and numeric attribute), but at least {} (on more than {} training rows \
+         that floor shrinks in proportion); --paper: the number of weights of an ordinary perceptron]",
+        sparse_default().min_rounds,
+        sparse_perceptron::MIN_ROUNDS_ROWS
+    ))]
     pub rounds: Option<usize>,
     /// Folds of the inner cross-validation that picks the number of rounds (0 = off).
     #[arg(long, value_name = "N", value_parser = zero_or_two_plus, help = format!(
