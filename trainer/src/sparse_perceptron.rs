@@ -968,6 +968,19 @@ fn choose_weight_fit(
     seed: u64,
     tick: &mut dyn FnMut(),
 ) -> Result<WeightChoice, TrainError> {
+    // On many rows the choice (a setting, not the model: that is fitted on every row afterwards)
+    // is made on a stratified sample of `AUTO_CHOICE_ROWS`, which keeps `auto` within a few
+    // times the boosting's own cost.
+    let (sample_rows, sample_labels): (Vec<&[i32]>, Vec<usize>);
+    let (rows, labels) = if rows.len() > AUTO_CHOICE_ROWS {
+        let rest = 1.0 - AUTO_CHOICE_ROWS as f64 / rows.len() as f64;
+        let (keep, _) = split::hold_out(labels, n_classes, rest, seed.rotate_left(17));
+        sample_rows = keep.iter().map(|&i| rows[i]).collect();
+        sample_labels = keep.iter().map(|&i| labels[i]).collect();
+        (sample_rows.as_slice(), sample_labels.as_slice())
+    } else {
+        (rows, labels)
+    };
     let (fit_idx, val_idx) = split::hold_out(labels, n_classes, 0.25, seed);
     if rows.len() < 20 || val_idx.is_empty() {
         return Ok(WeightChoice::Refit { l2: LOGISTIC_L2, rounds: None });
@@ -1019,6 +1032,9 @@ fn choose_weight_fit(
     let chosen = candidates.iter().find(|c| c.0 as f64 >= best - se).expect("the best qualifies");
     Ok(chosen.1)
 }
+
+/// Training rows beyond which [`WeightFit::Auto`] chooses on a stratified sample of this many.
+pub const AUTO_CHOICE_ROWS: usize = 20_000;
 
 /// The training rows up to which [`Params::min_rounds`] applies in full; on `m` more rows the
 /// floor is `min_rounds · MIN_ROUNDS_ROWS / m` (so its boosting work stays bounded).

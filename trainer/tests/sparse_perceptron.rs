@@ -377,3 +377,33 @@ fn round_limit_floor() {
     };
     assert_eq!(allowed(&data, Params::default()), vec![16]);
 }
+
+#[test]
+fn auto_weight_fit_chooses_on_a_sample_of_many_rows() {
+    // More rows than AUTO_CHOICE_ROWS: `auto` chooses its setting on a stratified sample and
+    // fits the model on every row. Two numeric attributes, the class is x0 + x1 > 100 with 2 %
+    // of the labels flipped.
+    let m = sparse_perceptron::AUTO_CHOICE_ROWS + 5_000;
+    let data = Dataset {
+        schema: Schema {
+            attributes: vec![
+                Attribute { name: "x0".into(), kind: AttrKind::Numeric { decimals: 0 } },
+                Attribute { name: "x1".into(), kind: AttrKind::Numeric { decimals: 0 } },
+            ],
+            classes: vec!["neg".into(), "pos".into()],
+        },
+        x: (0..m).flat_map(|i| [(i * 7 % 101) as f64, (i * 13 % 103) as f64]).collect(),
+        y: (0..m)
+            .map(|i| usize::from((i * 7 % 101) + (i * 13 % 103) > 100) ^ usize::from(i % 50 == 0))
+            .collect(),
+        source: "synthetic".into(),
+    };
+    let p = Params { weight_fit: WeightFit::Auto, ..Params::default() };
+    let ctx = Context::new(&data, 3, None);
+    let a = sparse_perceptron::fit(&ctx, &p).unwrap();
+    let correct = ctx.raw.iter().zip(ctx.labels()).filter(|(x, &y)| a.spec.predict(x) == y).count();
+    assert!(correct as f64 / m as f64 > 0.9, "{correct} of {m}");
+    // Seeded: the same sample, the same choice, the same model.
+    let b = sparse_perceptron::fit(&ctx, &p).unwrap();
+    assert_eq!(a.spec, b.spec);
+}
