@@ -85,9 +85,15 @@ fn ablations() -> Vec<Variant> {
         v("drop-2%", "`drop_tolerance` 0.02", Params { drop_tolerance: 0.02, ..d() }),
         v("w-7", "`max_weight` 7 (4-bit weights)", Params { max_weight: 7, ..d() }),
         v(
+            "reduced-error",
+            "`prune_fraction` 0.25: grown on three quarters of the rows, reduced-error pruning on the \
+             rest (the default before error-based pruning)",
+            Params { prune_fraction: 0.25, ..d() },
+        ),
+        v(
             "no-prune",
-            "`prune_fraction` 0: grown on every row, not pruned",
-            Params { prune_fraction: 0.0, ..d() },
+            "`prune_fraction` 0 and `prune_z` 0: grown on every row, not pruned",
+            Params { prune_fraction: 0.0, prune_z: 0.0, ..d() },
         ),
     ]
 }

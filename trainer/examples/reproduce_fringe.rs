@@ -108,7 +108,7 @@ fn main() {
     let problems: Vec<&Problem> =
         all.iter().filter(|p| only.is_empty() || only.iter().any(|o| o == p.name)).collect();
     let started = Instant::now();
-    let p = Params::default();
+    let p = Params::paper();
     let mut doc = String::new();
     let w = &mut doc;
     writeln!(w, "# Reproduction: Pagallo (1989), FRINGE\n").unwrap();
@@ -125,7 +125,7 @@ fn main() {
          uniformly; the learning set is split at random 2/3 (grow) and 1/3 (reduced-error pruning). The plain \
          tree is FRINGE's first iteration (ID3 by mutual information over the primitive attributes, then the same \
          pruning), so both see the same split. Error = % of the test set misclassified; size = decision (internal) \
-         nodes, the paper's measure. {RUNS} runs per problem (seeds 0..{RUNS}); FRINGE with `Params::default()` \
+         nodes, the paper's measure. {RUNS} runs per problem (seeds 0..{RUNS}); FRINGE with `Params::paper()` \
          (DNF rule, at most {} variables, at most {} iterations).\n",
         p.max_variables, p.max_iterations
     )
@@ -508,7 +508,7 @@ fn load(name: &str) -> Dataset {
 /// would) on `train` and returns (plain accuracy, plain size, FRINGE accuracy, FRINGE size,
 /// FRINGE bytes) on `test` — FRINGE's accuracy read through the runtime.
 fn holdout(train: &Dataset, test: &Dataset) -> (f64, usize, f64, usize, usize) {
-    let p = Params::default();
+    let p = Params::paper();
     let ctx = Context::new(train, 0, None);
     // `fringe::train` is exactly `Fringe::learn` then `to_model_spec`; the plain tree needs the
     // learner itself.
@@ -533,7 +533,7 @@ fn natural(w: &mut String) {
         "The paper's conclusion reports that on mushroom, hypothyroid and LED (10% attribute noise) the plain \
          tree was already accurate and FRINGE's trees were \"more concise and at least as accurate\". Ours: \
          stratified 10-fold cross-validation (seed 0) on the bundled data, MONK's problems on their own \
-         train/test files; `Params::default()` (symmetric rule for more than two classes, numeric attributes as \
+         train/test files; `Params::paper()` (symmetric rule for more than two classes, numeric attributes as \
          up to 32 threshold variables each). Accuracy % (mean over folds), decision nodes of the learner's tree \
          (mean), FRINGE's model bytes (mean) as exported and read back by the runtime, which predicts the \
          held-out rows.\n"

@@ -174,8 +174,16 @@ pub struct Params {
     pub max_bytes: Option<usize>,
     /// A node needs this many training rows to be split.
     pub min_split: usize,
-    /// Stratified fraction of the rows held out to prune the tree; 0 disables pruning.
+    /// Stratified fraction of the rows held out to prune the tree (reduced-error pruning). With 0,
+    /// the default, the tree grows on every row and is pruned by [`Params::prune_z`] instead
+    /// (more accurate on the benchmark datasets: mean 88.89 % with 0.25, 91.29 % with 0;
+    /// docs/OBLIQUE.md).
     pub prune_fraction: f64,
+    /// Beyond the paper, used when `prune_fraction` is 0: error-based pruning on the growing rows
+    /// (C4.5; [`crate::perceptron_tree::pessimistic_errors`] with this `z`): a split becomes a
+    /// leaf of its majority class when the leaf's pessimistic error estimate is not above the sum
+    /// of its leaves'. 0 does not prune.
+    pub prune_z: f64,
     /// Numeric attributes become one feature quantized to `±numeric_max_abs`.
     pub numeric_max_abs: u16,
     /// Largest integer weight of a node's LTUs (also bounded by the weight kind).
@@ -207,7 +215,8 @@ impl Default for Params {
             max_macs: None,
             max_bytes: None,
             min_split: 4,
-            prune_fraction: 0.25,
+            prune_fraction: 0.0,
+            prune_z: 0.6745,
             numeric_max_abs: 127,
             max_weight: 127,
             mlp_output_max: 8,
@@ -258,6 +267,9 @@ impl Params {
         }
         if !(0.0..0.9).contains(&self.prune_fraction) {
             return bad(format!("prune_fraction must be in [0, 0.9), got {}", self.prune_fraction));
+        }
+        if !(0.0..=10.0).contains(&self.prune_z) {
+            return bad(format!("prune_z must be in [0, 10], got {}", self.prune_z));
         }
         if self.numeric_max_abs == 0 || self.numeric_max_abs > 32767 {
             return bad(format!("numeric_max_abs must be in 1..=32767, got {}", self.numeric_max_abs));
@@ -1179,6 +1191,8 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
 
     if !valid.is_empty() {
         prune(&mut nodes, 0, &sp, &valid);
+    } else if p.prune_z > 0.0 {
+        prune_pessimistic(&mut nodes, 0, &sp, p.prune_z);
     }
     let mut report = learner.report;
     // Integer weights; `algo::finish` turns them into I16F16 bits when `Fixed` is asked for.
@@ -1306,6 +1320,25 @@ fn prune(nodes: &mut [TreeNode], id: usize, sp: &Space, valid: &[usize]) -> usiz
     if leaf_errors <= sub {
         nodes[id].split = None;
         leaf_errors
+    } else {
+        sub
+    }
+}
+
+/// Error-based pruning on the growing rows (C4.5): returns the subtree's pessimistic error
+/// estimate.
+fn prune_pessimistic(nodes: &mut [TreeNode], id: usize, sp: &Space, z: f64) -> f64 {
+    let node = &nodes[id];
+    let errors = node.rows.iter().filter(|&&r| sp.y[r] != node.majority).count();
+    let as_leaf = crate::perceptron_tree::pessimistic_errors(errors as f64, node.rows.len() as f64, z);
+    let Some(split) = node.split.clone() else {
+        return as_leaf;
+    };
+    let sub = prune_pessimistic(nodes, split.children[0], sp, z)
+        + prune_pessimistic(nodes, split.children[1], sp, z);
+    if as_leaf <= sub + 1e-9 {
+        nodes[id].split = None;
+        as_leaf
     } else {
         sub
     }

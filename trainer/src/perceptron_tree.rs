@@ -106,6 +106,18 @@ crate::names::names!(Order, "order" { Cyclic => "cyclic", Shuffled => "shuffled"
 crate::names::names!(SplitRule, "split rule" { Progress => "progress", Corollary1 => "corollary1" });
 crate::names::names!(LogBase, "log base" { E => "e", Two => "two", Ten => "ten" });
 crate::names::names!(LeafFit, "leaf fit" { Perceptron => "perceptron", Logistic => "logistic", Auto => "auto" });
+crate::names::names!(CategoricalTests, "categorical tests" { Multiway => "multiway", Value => "value" });
+
+/// The tests a decision node may put on a categorical input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CategoricalTests {
+    /// One branch per value (section 4.2.2); the paper's.
+    #[default]
+    Multiway,
+    /// Beyond the paper: `x = v` against every other value, two branches (CART's split on a
+    /// one-hot column). The "other" branch keeps every row the test does not single out.
+    Value,
+}
 
 /// How the units' weights are finally set (beyond the paper).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -196,6 +208,8 @@ pub struct Params {
     /// L2 penalty of [`LeafFit::Logistic`]'s refit ([`crate::unit_fit::Params::l2`]: the mean log
     /// loss plus `l2 / (2n) · ‖w‖²` over features scaled to `[-1, 1]`).
     pub leaf_l2: f64,
+    /// The tests on categorical inputs ([`CategoricalTests::Multiway`], the paper's, by default).
+    pub categorical_tests: CategoricalTests,
 }
 
 impl Default for Params {
@@ -215,6 +229,7 @@ impl Default for Params {
             compact_leaves: true,
             leaf_fit: LeafFit::Auto,
             leaf_l2: 0.1,
+            categorical_tests: CategoricalTests::Multiway,
         }
     }
 }
@@ -233,6 +248,7 @@ impl Params {
             prune_z: 0.0,
             compact_leaves: false,
             leaf_fit: LeafFit::Perceptron,
+            categorical_tests: CategoricalTests::Multiway,
             ..Params::default()
         }
     }
@@ -496,6 +512,13 @@ pub enum Test {
         /// Raw input.
         attr: usize,
     },
+    /// `x = value` takes branch 0, any other value (unknown included) branch 1.
+    Value {
+        /// Raw input.
+        attr: usize,
+        /// Category index.
+        value: i32,
+    },
     /// `x <= threshold` takes branch 0, otherwise branch 1.
     Threshold {
         /// Raw input.
@@ -602,6 +625,7 @@ impl Decision {
                 Ok(v) if v < self.children.len() => (v, true),
                 _ => (self.default_branch(), false),
             },
+            Test::Value { attr, value } => (usize::from(x[attr] != value), true),
             Test::Threshold { attr, threshold } => (usize::from(x[attr] > threshold), true),
         }
     }
@@ -670,6 +694,7 @@ pub struct PerceptronTree {
     space: FeatureSpace,
     n_classes: usize,
     split_rule: SplitRule,
+    categorical_tests: CategoricalTests,
     log_base: LogBase,
     pocket: bool,
     min_split: u64,
@@ -696,6 +721,7 @@ impl PerceptronTree {
             space,
             n_classes,
             split_rule: p.split_rule,
+            categorical_tests: p.categorical_tests,
             log_base: p.log_base,
             pocket: p.pocket,
             min_split: p.min_split,
@@ -832,7 +858,7 @@ impl PerceptronTree {
             SplitRule::Corollary1 => ltu.revisited(),
         };
         if no_progress && ltu.depth < self.max_depth && ltu.seen >= self.min_split {
-            if let Some(test) = ltu.best_test(&self.space) {
+            if let Some(test) = ltu.best_test(&self.space, self.categorical_tests) {
                 self.split(id, test);
                 step.split = true;
                 let h = &mut self.history;
@@ -854,7 +880,7 @@ impl PerceptronTree {
         let prior_w = if self.pocket && ltu.pocket_run > 0 { ltu.pocket.clone() } else { ltu.w.clone() };
         let (n_branches, fixed) = match test {
             Test::Categorical { attr } => (usize::from(ltu_n_values(&self.space, attr)), Some(attr)),
-            Test::Threshold { .. } => (2, None),
+            Test::Value { .. } | Test::Threshold { .. } => (2, None),
         };
         let keep: Vec<bool> = ltu
             .active
@@ -884,6 +910,15 @@ impl PerceptronTree {
                 let base = ltu.offsets[i] as usize;
                 for (v, s) in seen.iter_mut().enumerate() {
                     *s = ltu.counts[(base + v) * k..(base + v + 1) * k].iter().map(|&c| u64::from(c)).sum();
+                }
+            }
+            Test::Value { attr, value } => {
+                let i = ltu.attrs.iter().position(|&a| a as usize == attr).expect("eligible attribute");
+                let base = ltu.offsets[i] as usize;
+                for s in 0..self.space.n_slots(attr) {
+                    let n: u64 =
+                        ltu.counts[(base + s) * k..(base + s + 1) * k].iter().map(|&c| u64::from(c)).sum();
+                    seen[usize::from(s as i32 != value)] += n;
                 }
             }
             Test::Threshold { attr, threshold } => {
@@ -1345,6 +1380,11 @@ impl PerceptronTree {
                     Test::Categorical { attr } => {
                         let default = kids[d.default_branch()];
                         Node::Categorical { attr, children: kids, default }
+                    }
+                    Test::Value { attr, value } => {
+                        let n = usize::from(ltu_n_values(&self.space, attr));
+                        let children = (0..n).map(|v| kids[usize::from(v as i32 != value)]).collect();
+                        Node::Categorical { attr, children, default: kids[1] }
                     }
                     Test::Threshold { attr, threshold } => {
                         Node::Threshold { attr, threshold, left: kids[0], right: kids[1] }
@@ -1830,7 +1870,7 @@ impl Ltu {
     /// Section 4.2.2: the test with the lowest expected entropy `E` among the eligible inputs
     /// (categorical: one branch per value, unknowns as their own part; numeric: the best bin
     /// boundary). `None` if no test separates the instances seen into two non-empty parts.
-    fn best_test(&self, space: &FeatureSpace) -> Option<Test> {
+    fn best_test(&self, space: &FeatureSpace, tests: CategoricalTests) -> Option<Test> {
         let k = self.class_counts.len();
         let total = self.seen as f64;
         let mut best: Option<(f64, Test)> = None;
@@ -1852,6 +1892,23 @@ impl Ltu {
                 }
             };
             match space.inputs[a].kind {
+                InputKind::Categorical { n_values } if tests == CategoricalTests::Value => {
+                    let all: Vec<u64> = (0..k)
+                        .map(|r| (0..end - start).map(|s| u64::from(counts[s * k + r])).sum())
+                        .collect();
+                    for v in 0..usize::from(n_values) {
+                        for (r, (l, o)) in left.iter_mut().zip(right.iter_mut()).enumerate() {
+                            *l = u64::from(counts[v * k + r]);
+                            *o = all[r] - *l;
+                        }
+                        let (nl, nr) = (left.iter().sum::<u64>(), right.iter().sum::<u64>());
+                        if nl == 0 || nr == 0 {
+                            continue;
+                        }
+                        let e = (nl as f64 * entropy(&left) + nr as f64 * entropy(&right)) / total;
+                        consider(e, Test::Value { attr: a, value: v as i32 });
+                    }
+                }
                 InputKind::Categorical { .. } => {
                     let mut e = 0.0;
                     for s in 0..end - start {
@@ -1951,6 +2008,7 @@ impl fmt::Display for PerceptronTree {
                 NodeState::Decision(d) => {
                     match d.test {
                         Test::Categorical { attr } => writeln!(f, "{pad}{label}test x{attr}")?,
+                        Test::Value { attr, value } => writeln!(f, "{pad}{label}test x{attr} = {value}")?,
                         Test::Threshold { attr, threshold } => {
                             writeln!(f, "{pad}{label}test x{attr} <= {threshold}")?
                         }
@@ -1958,7 +2016,9 @@ impl fmt::Display for PerceptronTree {
                     for (b, c) in d.children.iter().enumerate().rev() {
                         let lab = match d.test {
                             Test::Categorical { attr } => format!("x{attr}={b}: "),
-                            Test::Threshold { .. } => (if b == 0 { "yes: " } else { "no: " }).to_string(),
+                            Test::Value { .. } | Test::Threshold { .. } => {
+                                (if b == 0 { "yes: " } else { "no: " }).to_string()
+                            }
                         };
                         match c {
                             Some(c) => stack.push((*c, depth + 1, lab)),

@@ -676,6 +676,67 @@ fn help_defaults_ranges_and_inapplicable_options() {
     assert_eq!(json(d, &["inspect", "m.ltu", "--json"])["n_inputs"], 2, "{t}");
 }
 
+/// Pruning options: `--prune-z` (error-based pruning on the training rows) takes effect when no
+/// rows are held out, is refused when some are, and `--prune-z 0` leaves the tree unpruned;
+/// fringe's `--paper` holds out a third. `--categorical-tests value` gives binary `x = v` tests the
+/// runtime evaluates as the trainer does.
+#[test]
+fn pruning_and_categorical_test_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let monks = data("monks-2_train.csv");
+    let monks = monks.to_str().unwrap();
+    let cat = ["--categorical", "a1,a2,a3,a4,a5,a6,class", "--no-estimate"];
+    let nodes = |extra: &[&str]| {
+        let mut args = vec!["train", monks, "--algo", "fringe", "-o", "m.ltu", "--json"];
+        args.extend(cat);
+        args.extend(extra);
+        let t = json(d, &args);
+        t["decision_nodes"].as_u64().unwrap_or_else(|| panic!("decision_nodes in {t}"))
+    };
+    let (pruned, unpruned, paper) = (nodes(&[]), nodes(&["--prune-z", "0"]), nodes(&["--paper"]));
+    assert!(pruned < unpruned, "error-based pruning: {pruned} decision nodes, unpruned {unpruned}");
+    assert!(paper < unpruned, "--paper prunes on held-out rows: {paper}, unpruned {unpruned}");
+    fails(
+        d,
+        &["train", monks, "--algo", "fringe", "--paper", "--prune-z", "1", "-o", "x.ltu"],
+        "--prune-z applies when --prune-fraction is 0",
+    );
+    fails(
+        d,
+        &["train", monks, "--algo", "oblique", "--prune-fraction", "0.2", "--prune-z", "1", "-o", "x.ltu"],
+        "--prune-z applies",
+    );
+    fails(
+        d,
+        &["train", monks, "--algo", "ndl", "--prune-z", "1", "-o", "x.ltu"],
+        "--prune-z does not apply to --algo ndl",
+    );
+    usage_error(
+        d,
+        &["train", monks, "--algo", "ptree", "--prune-z", "11", "-o", "x.ltu"],
+        "must be in [0, 10]",
+    );
+    assert!(!d.join("x.ltu").exists());
+    // Binary value tests: every decision node of this tree tests one value against the rest.
+    let mut args = vec!["train", monks, "--algo", "ptree", "--categorical-tests", "value", "-o", "v.ltu"];
+    args.extend(cat);
+    ok(d, &args);
+    let text = stdout(&ltu(d, &["inspect", "v.ltu"]));
+    assert!(text.contains(" = 1:") || text.contains(" = 2:"), "{text}");
+    let mut args =
+        vec!["train", monks, "--algo", "ptree", "--categorical-tests", "value", "-o", "v.ltu", "--json"];
+    args.extend(cat);
+    let t = json(d, &args);
+    let e = json(d, &["eval", "v.ltu", monks, "--json"]);
+    assert_eq!(e["accuracy"], t["train_accuracy"], "runtime and trainer agree: {e} {t}");
+    fails(
+        d,
+        &["train", monks, "--algo", "fringe", "--categorical-tests", "value", "-o", "x.ltu"],
+        "--categorical-tests does not apply",
+    );
+}
+
 /// `inspect --json` describes the encoding and the structure by name; the text view numbers its
 /// nodes; `--dot` labels stay short on real models (the full unit is a tooltip) and `--dot --json`
 /// gives JSON; errors under `--json` are JSON too.

@@ -69,7 +69,8 @@ fn selection_and_exchange_both_learn_vehicle() {
 fn mlp_and_hybrid_nodes_export_bit_exact() {
     let data = load("breast-cancer-wisconsin.csv");
     for node in [NodeModel::Mlp, NodeModel::Hybrid] {
-        let p = Params { node, epochs: 15, max_nodes: 4, prune_fraction: 0.0, ..Params::default() };
+        let p =
+            Params { node, epochs: 15, max_nodes: 4, prune_fraction: 0.0, prune_z: 0.0, ..Params::default() };
         let (acc, tree) = train_checked(&data, &p, 1);
         assert!(acc >= 0.9, "{node:?}: training accuracy {acc}");
         if node == NodeModel::Mlp {
@@ -85,7 +86,13 @@ fn forced_mlp_diagram_agrees_with_the_runtime_on_iris() {
     // Iris with 3 classes and 4 inputs: 2 hidden units per non-linear node.
     let data = load("iris.csv");
     for seed in 0..3 {
-        let p = Params { node: NodeModel::Mlp, epochs: 100, prune_fraction: 0.0, ..Params::default() };
+        let p = Params {
+            node: NodeModel::Mlp,
+            epochs: 100,
+            prune_fraction: 0.0,
+            prune_z: 0.0,
+            ..Params::default()
+        };
         let (acc, tree) = train_checked(&data, &p, seed);
         assert!(acc >= 0.9, "seed {seed}: training accuracy {acc}");
         assert!(tree.report.mlp_splits >= 1, "seed {seed}: {:?}", tree.report);
@@ -126,7 +133,14 @@ fn deterministic_for_a_seed() {
 #[test]
 fn budgets_bound_the_tree() {
     let data = load("vehicle.csv");
-    let p = Params { max_nodes: 3, max_depth: 2, epochs: 10, prune_fraction: 0.0, ..Params::default() };
+    let p = Params {
+        max_nodes: 3,
+        max_depth: 2,
+        epochs: 10,
+        prune_fraction: 0.0,
+        prune_z: 0.0,
+        ..Params::default()
+    };
     let (_, tree) = train_checked(&data, &p, 0);
     assert!(tree.report.splits <= 3);
     assert!(tree.spec.stats().max_depth <= 3, "{:?}", tree.spec.stats());

@@ -112,10 +112,13 @@ const BUDGETS: &[Variant] = &[
     },
     // Unpruned: a larger tree of threshold tests, which codegen turns into a few compares each.
     Variant {
-        label: "fringe --prune-fraction 0",
+        label: "fringe --prune-z 0",
         algo: Algo::Fringe,
         budget: true,
-        set: |o| o.fringe.prune_fraction = 0.0,
+        set: |o| {
+            o.fringe.prune_fraction = 0.0;
+            o.fringe.prune_z = 0.0;
+        },
     },
 ];
 
@@ -1300,7 +1303,7 @@ fn short_label(name: &str) -> String {
     name.replace(" --max-depth ", " d≤")
         .replace(" --max-nodes ", " n≤")
         .replace(" --rounds ", " r=")
-        .replace(" --prune-fraction ", " p=")
+        .replace(" --prune-z ", " z=")
         .replace(" codegen-rs", " rs")
         .replace(" codegen-c", " c")
         .replace(" inline", "")

@@ -95,6 +95,15 @@ pub(crate) fn zero_or_two_plus(s: &str) -> std::result::Result<usize, String> {
 }
 
 /// A fraction in `[0, 0.9)`.
+fn prune_z(s: &str) -> std::result::Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if (0.0..=10.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("must be in [0, 10], got {v}"))
+    }
+}
+
 pub(crate) fn prune_fraction(s: &str) -> std::result::Result<f64, String> {
     let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
     if !(0.0..0.9).contains(&v) {
@@ -182,6 +191,15 @@ fn log_base_help(b: perceptron_tree::LogBase) -> &'static str {
     }
 }
 
+fn categorical_tests_help(t: perceptron_tree::CategoricalTests) -> &'static str {
+    match t {
+        perceptron_tree::CategoricalTests::Multiway => "One branch per value (section 4.2.2)",
+        perceptron_tree::CategoricalTests::Value => {
+            "`x = v` against every other value, two branches (as CART splits a one-hot column)"
+        }
+    }
+}
+
 fn leaf_fit_help(f: perceptron_tree::LeafFit) -> &'static str {
     match f {
         perceptron_tree::LeafFit::Perceptron => {
@@ -240,13 +258,22 @@ pub struct LearnArgs {
     /// Fraction of the training rows held out to prune the model (ptree, ndl, hsi, oblique, fringe).
     #[arg(long, value_name = "FRACTION", value_parser = prune_fraction,
           help = format!(
-              "Fraction of the training rows held out to prune the model, in [0, 0.9) (ptree, ndl, hsi, oblique, fringe) [default: {} for ptree, {} for ndl and hsi, {} for oblique, {:.3} for fringe]",
+              "Fraction of the training rows held out to prune the model, in [0, 0.9) (ptree, ndl, hsi, oblique, fringe); 0 prunes ptree, oblique and fringe on the training rows by C4.5's error estimate instead [default: {} for ptree, {} for ndl and hsi, {} for oblique, {} for fringe; --paper: 0.333 for fringe]",
               perceptron_tree::Params::default().prune_fraction,
               decision_list::Params::default().validation,
               ltu::oblique::Params::default().prune_fraction,
               ltu::fringe::Params::default().prune_fraction
           ))]
     pub prune_fraction: Option<f64>,
+    /// C4.5 error-based pruning on the training rows when --prune-fraction is 0 (ptree, oblique, fringe).
+    #[arg(long, value_name = "Z", value_parser = prune_z,
+          help = format!(
+              "Error-based pruning (C4.5) on the training rows, used when --prune-fraction is 0: the width in standard deviations of the error estimate's confidence interval, in [0, 10]; 0 does not prune (ptree, oblique, fringe) [default: {} for ptree, {} for oblique, {} for fringe; --paper: 0]",
+              perceptron_tree::Params::default().prune_z,
+              ltu::oblique::Params::default().prune_z,
+              ltu::fringe::Params::default().prune_z
+          ))]
+    pub prune_z: Option<f64>,
     /// Numeric attributes become features quantized to [-N, N] (ptree, ndl, hsi, oblique).
     #[arg(long, value_name = "N", value_parser = numeric_max_abs,
           help = format!(
@@ -355,9 +382,9 @@ pub struct FringeArgs {
 }
 
 impl FringeArgs {
-    fn params(&self) -> ltu::fringe::Params {
+    fn params(&self, paper: bool) -> ltu::fringe::Params {
         use ltu::fringe::{FeatureRule, Proposal};
-        let mut p = ltu::fringe::Params::default();
+        let mut p = if paper { ltu::fringe::Params::paper() } else { ltu::fringe::Params::default() };
         if let Some(r) = self.fringe_rule {
             p.rule = match r {
                 FringeRuleArg::Auto => FeatureRule::Auto,
@@ -381,7 +408,8 @@ impl FringeArgs {
 #[command(next_help_heading = "Perceptron tree options (--algo ptree)")]
 pub struct PtreeArgs {
     /// Start from the paper's configuration (ptree: cyclic order, no pocket, no stopping rules;
-    /// sparse: the boosted votes as weights, --weight-fit boost).
+    /// sparse: the boosted votes as weights, --weight-fit boost; fringe: a third of the rows held
+    /// out for reduced-error pruning).
     #[arg(long)]
     pub paper: bool,
     /// Maximum passes over the data (training stops once the tree is consistent).
@@ -446,6 +474,12 @@ pub struct PtreeArgs {
         perceptron_tree::Params::default().leaf_l2
     ))]
     pub leaf_l2: Option<f64>,
+    /// Tests on categorical inputs.
+    #[arg(long, value_parser = choice(perceptron_tree::CategoricalTests::ALL, categorical_tests_help), help = {
+        let (d, p) = ptree_defaults();
+        format!("Tests a decision node puts on a categorical input [default: {}; --paper: {}]", d.categorical_tests, p.categorical_tests)
+    })]
+    pub categorical_tests: Option<perceptron_tree::CategoricalTests>,
 }
 
 fn leaf_l2(s: &str) -> std::result::Result<f64, String> {
@@ -474,7 +508,8 @@ impl PtreeArgs {
             max_depth,
             numeric_bins,
             leaf_fit,
-            leaf_l2
+            leaf_l2,
+            categorical_tests
         );
         p
     }
@@ -749,10 +784,11 @@ impl LearnArgs {
         use Algo::{Fringe, Hsi, Ndl, Oblique, Ptree, Sparse};
         const TREE_LIST: &[Algo] = &[Ptree, Ndl, Hsi, Oblique];
         let (p, n, s) = (&self.ptree, &self.ndl, &self.sparse);
-        let given: [(&str, bool, &[Algo]); 27] = [
+        let given: [(&str, bool, &[Algo]); 28] = [
             ("--prune-fraction", self.prune_fraction.is_some(), &[Ptree, Ndl, Hsi, Oblique, Fringe]),
+            ("--prune-z", self.prune_z.is_some(), &[Ptree, Oblique, Fringe]),
             ("--numeric-max-abs", self.numeric_max_abs.is_some(), TREE_LIST),
-            ("--paper", p.paper, &[Ptree, Sparse]),
+            ("--paper", p.paper, &[Ptree, Sparse, Fringe]),
             ("--epochs", p.epochs.is_some(), &[Ptree]),
             ("--order", p.order.is_some(), &[Ptree]),
             ("--split-rule", p.split_rule.is_some(), &[Ptree]),
@@ -779,8 +815,9 @@ impl LearnArgs {
             ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
         ];
         let (o, f) = (&self.oblique, &self.fringe);
-        let more: [(&str, bool, &[Algo]); 14] = [
+        let more: [(&str, bool, &[Algo]); 15] = [
             ("--leaf-fit", p.leaf_fit.is_some(), &[Ptree]),
+            ("--categorical-tests", p.categorical_tests.is_some(), &[Ptree]),
             ("--leaf-l2", p.leaf_l2.is_some(), &[Ptree]),
             ("--prefer-simple", s.prefer_simple.is_some(), &[Sparse]),
             ("--negated-literals", s.negated_literals.is_some(), &[Sparse]),
@@ -808,6 +845,16 @@ impl LearnArgs {
         if s.refit_rounds.is_some() && s.params(p.paper).weight_fit != sparse_perceptron::WeightFit::Auto {
             bail!("--refit-rounds applies to --weight-fit auto only");
         }
+        if self.prune_z.is_some() {
+            let fraction = self.prune_fraction.unwrap_or(match self.algo {
+                Ptree => p.params().prune_fraction,
+                Oblique => ltu::oblique::Params::default().prune_fraction,
+                _ => f.params(p.paper).prune_fraction,
+            });
+            if fraction > 0.0 {
+                bail!("--prune-z applies when --prune-fraction is 0 (here {fraction:.3}: the held-out rows prune)");
+            }
+        }
         if p.leaf_l2.is_some() && p.params().leaf_fit == perceptron_tree::LeafFit::Perceptron {
             bail!("--leaf-l2 applies to --leaf-fit logistic or auto, not perceptron");
         }
@@ -825,12 +872,17 @@ impl LearnArgs {
         let mut ptree = self.ptree.params();
         let mut ndl = self.ndl.params(schema)?;
         let mut oblique = self.oblique.params();
-        let mut fringe = self.fringe.params();
+        let mut fringe = self.fringe.params(self.ptree.paper);
         if let Some(f) = self.prune_fraction {
             ptree.prune_fraction = f;
             ndl.validation = f;
             oblique.prune_fraction = f;
             fringe.prune_fraction = f;
+        }
+        if let Some(z) = self.prune_z {
+            ptree.prune_z = z;
+            oblique.prune_z = z;
+            fringe.prune_z = z;
         }
         if let Some(n) = self.numeric_max_abs {
             ptree.numeric_max_abs = n;
