@@ -506,6 +506,10 @@ struct Search<'s, 'a> {
     space: &'s Space<'a>,
     /// `D(x) · f(x)`.
     g: Vec<f64>,
+    /// `g` split by sign, `(max(g, 0), max(−g, 0))`, so that accumulating bucket masses takes no
+    /// branch on the row's label (which the row order makes unpredictable).
+    g_pos: Vec<f64>,
+    g_neg: Vec<f64>,
     /// `Σ g`: the correlation of the constant `+1`.
     total: f64,
     k: usize,
@@ -549,6 +553,8 @@ impl<'s, 'a> Search<'s, 'a> {
         Search {
             space,
             g: vec![0.0; space.m],
+            g_pos: vec![0.0; space.m],
+            g_neg: vec![0.0; space.m],
             total: 0.0,
             k,
             factor,
@@ -609,13 +615,10 @@ impl<'s, 'a> Search<'s, 'a> {
                 None => {
                     let buckets = &space.bucket[q * space.m..(q + 1) * space.m];
                     for &i in &parent {
-                        let v = self.g[i as usize];
-                        let b = &mut prefix[buckets[i as usize] as usize + 1];
-                        if v > 0.0 {
-                            b.pos += v;
-                        } else {
-                            b.neg -= v;
-                        }
+                        let i = i as usize;
+                        let b = &mut prefix[buckets[i] as usize + 1];
+                        b.pos += self.g_pos[i];
+                        b.neg += self.g_neg[i];
                         b.n += 1;
                     }
                 }
@@ -691,13 +694,10 @@ impl<'s, 'a> Search<'s, 'a> {
             let nb = space.groups[q].n_buckets;
             let block = &mut masses[self.offsets[a][q - a]..self.offsets[a][q - a + 1]];
             let second = &space.bucket[q * m..(q + 1) * m];
-            for ((&ba, &bq), &v) in first.iter().zip(second).zip(&self.g) {
+            for (((&ba, &bq), &pos), &neg) in first.iter().zip(second).zip(&self.g_pos).zip(&self.g_neg) {
                 let c = &mut block[ba as usize * nb + bq as usize];
-                if v > 0.0 {
-                    c.pos += v;
-                } else {
-                    c.neg -= v;
-                }
+                c.pos += pos;
+                c.neg += neg;
                 c.n += 1;
             }
         }
@@ -740,6 +740,11 @@ fn boost(
     for _ in 0..max_rounds {
         for ((gi, di), fi) in search.g.iter_mut().zip(&d).zip(&space.f) {
             *gi = di * fi;
+        }
+        // Adding +0.0 leaves a mass unchanged (masses start at +0.0 and only grow), so these
+        // give the same sums, bit for bit, as adding `g` to `pos` or `−g` to `neg` by its sign.
+        for ((&v, p), n) in search.g.iter().zip(&mut search.g_pos).zip(&mut search.g_neg) {
+            (*p, *n) = if v > 0.0 { (v, 0.0) } else { (0.0, -v) };
         }
         search.total = search.g.iter().sum();
         search.run();
@@ -842,7 +847,20 @@ fn boost_all(
     let owned: Vec<Vec<i32>> = rows.iter().map(|r| r.to_vec()).collect();
     let literals = candidate_literals(inputs, &owned, p);
     let classes: Vec<usize> = if n_classes == 2 { vec![1] } else { (0..n_classes).collect() };
-    let folds = validation_folds(labels, n_classes, p, seed)?;
+    // The rows the inner cross-validation uses: all of them, or on more than
+    // `VALIDATION_ROWS` a seeded stratified sample of that many (the rounds are a setting the
+    // sample estimates; the boosting that follows uses every row).
+    let cv_rows: Vec<usize> = if m > VALIDATION_ROWS {
+        let rest = 1.0 - VALIDATION_ROWS as f64 / m as f64;
+        split::hold_out(labels, n_classes, rest, seed.rotate_left(29)).0
+    } else {
+        (0..m).collect()
+    };
+    let cv_labels: Vec<usize> = cv_rows.iter().map(|&i| labels[i]).collect();
+    let folds: Vec<Vec<usize>> = validation_folds(&cv_labels, n_classes, p, seed)?
+        .into_iter()
+        .map(|fold| fold.into_iter().map(|k| cv_rows[k]).collect())
+        .collect();
     let mut boosters = Vec::new();
     for &class in &classes {
         let positive: Vec<bool> = labels.iter().map(|&y| y == class).collect();
@@ -851,7 +869,9 @@ fn boost_all(
         } else {
             let mut runs = Vec::new();
             for fold in &folds {
-                let train = split::complement(fold, m);
+                let mut in_fold = vec![false; m];
+                fold.iter().for_each(|&i| in_fold[i] = true);
+                let train: Vec<usize> = cv_rows.iter().copied().filter(|&i| !in_fold[i]).collect();
                 let train_rows: Vec<&[i32]> = train.iter().map(|&i| rows[i]).collect();
                 let train_pos: Vec<bool> = train.iter().map(|&i| positive[i]).collect();
                 let valid_rows: Vec<&[i32]> = fold.iter().map(|&i| rows[i]).collect();
@@ -1035,6 +1055,11 @@ fn choose_weight_fit(
 
 /// Training rows beyond which [`WeightFit::Auto`] chooses on a stratified sample of this many.
 pub const AUTO_CHOICE_ROWS: usize = 20_000;
+
+/// Above this many training rows the inner cross-validation that picks the number of rounds
+/// ([`Params::validation_folds`]) runs on a seeded stratified sample of this many rows; the
+/// boosting itself then runs on every row.
+pub const VALIDATION_ROWS: usize = 20_000;
 
 /// The training rows up to which [`Params::min_rounds`] applies in full; on `m` more rows the
 /// floor is `min_rounds · MIN_ROUNDS_ROWS / m` (so its boosting work stays bounded).

@@ -62,6 +62,8 @@ pub fn logistic(rows: Rows<'_>, max_abs: &[i64], p: Params) -> Vec<Vec<f64>> {
         g.iter_mut().for_each(|v| *v = 0.0);
         let mut loss = 0.0;
         let mut z = vec![0.0; k];
+        // `e^(z_r − max z)` of the current row, computed once for the loss and the gradient.
+        let mut ez = vec![0.0; k];
         for i in 0..n {
             let xi = &xs[i * d..(i + 1) * d];
             for (r, zr) in z.iter_mut().enumerate() {
@@ -71,19 +73,23 @@ pub fn logistic(rows: Rows<'_>, max_abs: &[i64], p: Params) -> Vec<Vec<f64>> {
             if k == 1 {
                 let s = if y[i] == 1 { 1.0 } else { -1.0 };
                 let t = s * z[0];
+                let et = t.exp();
                 // log(1 + e^{-t}), stable.
-                loss += if t > 0.0 { (-t).exp().ln_1p() } else { -t + t.exp().ln_1p() };
-                let coef = -s / (1.0 + t.exp());
+                loss += if t > 0.0 { (-t).exp().ln_1p() } else { -t + et.ln_1p() };
+                let coef = -s / (1.0 + et);
                 for (gj, xj) in g[..d].iter_mut().zip(xi) {
                     *gj += coef * xj;
                 }
                 g[d] += coef;
             } else {
                 let zmax = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let sum: f64 = z.iter().map(|v| (v - zmax).exp()).sum();
+                for (e, &zr) in ez.iter_mut().zip(&z) {
+                    *e = (zr - zmax).exp();
+                }
+                let sum: f64 = ez.iter().sum();
                 loss += zmax + sum.ln() - z[y[i]];
-                for (r, &zr) in z.iter().enumerate() {
-                    let coef = (zr - zmax).exp() / sum - f64::from(u8::from(r == y[i]));
+                for (r, &e) in ez.iter().enumerate() {
+                    let coef = e / sum - f64::from(u8::from(r == y[i]));
                     let gr = &mut g[r * dim..(r + 1) * dim];
                     for (gj, xj) in gr[..d].iter_mut().zip(xi) {
                         *gj += coef * xj;

@@ -378,13 +378,9 @@ fn round_limit_floor() {
     assert_eq!(allowed(&data, Params::default()), vec![16]);
 }
 
-#[test]
-fn auto_weight_fit_chooses_on_a_sample_of_many_rows() {
-    // More rows than AUTO_CHOICE_ROWS: `auto` chooses its setting on a stratified sample and
-    // fits the model on every row. Two numeric attributes, the class is x0 + x1 > 100 with 2 %
-    // of the labels flipped.
-    let m = sparse_perceptron::AUTO_CHOICE_ROWS + 5_000;
-    let data = Dataset {
+/// `n` rows of two numeric attributes; the class is x0 + x1 > 100 with 2 % of the labels flipped.
+fn many_rows(m: usize) -> Dataset {
+    Dataset {
         schema: Schema {
             attributes: vec![
                 Attribute { name: "x0".into(), kind: AttrKind::Numeric { decimals: 0 } },
@@ -397,7 +393,33 @@ fn auto_weight_fit_chooses_on_a_sample_of_many_rows() {
             .map(|i| usize::from((i * 7 % 101) + (i * 13 % 103) > 100) ^ usize::from(i % 50 == 0))
             .collect(),
         source: "synthetic".into(),
-    };
+    }
+}
+
+#[test]
+fn boosted_rounds_are_validated_on_a_sample_of_many_rows() {
+    // More rows than VALIDATION_ROWS: the inner cross-validation picks the rounds on a
+    // stratified sample; boosting then runs on every row for that many rounds.
+    let m = sparse_perceptron::VALIDATION_ROWS + 5_000;
+    let data = many_rows(m);
+    let p = Params { weight_fit: WeightFit::Boost, ..Params::default() };
+    let ctx = Context::new(&data, 3, None);
+    let a = sparse_perceptron::fit(&ctx, &p).unwrap();
+    let correct = ctx.raw.iter().zip(ctx.labels()).filter(|(x, &y)| a.spec.predict(x) == y).count();
+    assert!(correct as f64 / m as f64 > 0.9, "{correct} of {m}");
+    let limit = a.boosters[0].rounds_allowed;
+    assert!(limit >= 1 && a.boosters[0].hypotheses.len() <= limit);
+    // Seeded: the same sample, the same folds, the same model.
+    let b = sparse_perceptron::fit(&ctx, &p).unwrap();
+    assert_eq!(a.spec, b.spec);
+}
+
+#[test]
+fn auto_weight_fit_chooses_on_a_sample_of_many_rows() {
+    // More rows than AUTO_CHOICE_ROWS: `auto` chooses its setting on a stratified sample and
+    // fits the model on every row.
+    let m = sparse_perceptron::AUTO_CHOICE_ROWS + 5_000;
+    let data = many_rows(m);
     let p = Params { weight_fit: WeightFit::Auto, ..Params::default() };
     let ctx = Context::new(&data, 3, None);
     let a = sparse_perceptron::fit(&ctx, &p).unwrap();
