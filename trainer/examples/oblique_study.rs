@@ -88,12 +88,12 @@ fn ablations() -> Vec<Variant> {
             "reduced-error",
             "`prune_fraction` 0.25: grown on three quarters of the rows, reduced-error pruning on the \
              rest (the default before error-based pruning)",
-            Params { prune_fraction: 0.25, ..d() },
+            Params { prune_fraction: Some(0.25), ..d() },
         ),
         v(
             "no-prune",
             "`prune_fraction` 0 and `prune_z` 0: grown on every row, not pruned",
-            Params { prune_fraction: 0.0, prune_z: 0.0, ..d() },
+            Params { prune_fraction: Some(0.0), prune_z: 0.0, ..d() },
         ),
     ]
 }

@@ -91,10 +91,12 @@ pub struct Params {
     /// second class).
     pub positive_class: usize,
     /// Share of the learning rows held out for reduced-error pruning (the paper's 1/3, in
-    /// [`Params::paper`]). 0, the default: the tree grows on every row and is pruned by
-    /// [`Params::prune_z`] instead, which is more accurate on 14 of the 17 benchmark datasets
-    /// (less on 2; docs/FRINGE.md).
-    pub prune_fraction: f64,
+    /// [`Params::paper`]); `Some(0.0)`: the trees grow on every row and are pruned by
+    /// [`Params::prune_z`] instead. `None`, the default: that error-based pruning on up to
+    /// [`crate::split::HOLD_OUT_PRUNING_ROWS`] learning rows (more accurate on 14 of the 17
+    /// benchmark datasets, less on 2; docs/FRINGE.md), the paper's held-out third on more
+    /// (error-based pruning keeps far too much of a noisy tree grown on 100,000 rows).
+    pub prune_fraction: Option<f64>,
     /// Beyond the paper, used when `prune_fraction` is 0: error-based pruning on the growing rows
     /// themselves (C4.5; [`crate::perceptron_tree::pessimistic_errors`] with this `z`): a subtree
     /// becomes a leaf of its majority class when the leaf's pessimistic error estimate is not
@@ -117,7 +119,7 @@ impl Default for Params {
             rule: FeatureRule::Auto,
             proposal: Proposal::Fringe,
             positive_class: 1,
-            prune_fraction: 0.0,
+            prune_fraction: None,
             prune_z: 0.6745,
             max_variables: 1000,
             max_iterations: 30,
@@ -129,7 +131,13 @@ impl Default for Params {
 impl Params {
     /// The paper's configuration: 2/3 of the rows grow each tree, 1/3 prune it (reduced error).
     pub fn paper() -> Self {
-        Params { prune_fraction: 1.0 / 3.0, prune_z: 0.0, ..Params::default() }
+        Params { prune_fraction: Some(1.0 / 3.0), prune_z: 0.0, ..Params::default() }
+    }
+
+    /// The share of `m` learning rows held out for reduced-error pruning (0: error-based pruning
+    /// on the growing rows, see [`Params::prune_fraction`]).
+    pub fn prune_fraction_for(&self, m: usize) -> f64 {
+        self.prune_fraction.unwrap_or(if m > crate::split::HOLD_OUT_PRUNING_ROWS { 1.0 / 3.0 } else { 0.0 })
     }
 
     /// Checks the option values (not the data).
@@ -138,8 +146,8 @@ impl Params {
     /// [`TrainError::InvalidOption`] naming the first bad value.
     pub fn check(&self) -> Result<(), TrainError> {
         let bad = |s: String| Err(TrainError::InvalidOption(s));
-        if !(0.0..0.9).contains(&self.prune_fraction) {
-            return bad(format!("fringe prune fraction must be in [0, 0.9), got {}", self.prune_fraction));
+        if let Some(f) = self.prune_fraction.filter(|f| !(0.0..0.9).contains(f)) {
+            return bad(format!("fringe prune fraction must be in [0, 0.9), got {f}"));
         }
         if !(0.0..=10.0).contains(&self.prune_z) {
             return bad(format!("fringe prune z must be in [0, 10], got {}", self.prune_z));
@@ -280,6 +288,8 @@ pub struct Fringe {
     pub iterations: Vec<Iteration>,
     /// Why it stopped.
     pub stop: Stop,
+    /// Learning rows held out for reduced-error pruning (0: the trees grew on every row).
+    pub prune_rows: usize,
 }
 
 /// Bit set over rows.
@@ -324,17 +334,27 @@ fn primitives(inputs: &[InputSpec], rows: &[Vec<i32>], max_thresholds: usize) ->
                 let mut vals: Vec<i32> = rows.iter().map(|r| r[attr]).collect();
                 vals.sort_unstable();
                 vals.dedup();
-                // `x > t` for every distinct value but the largest, or quantiles of them.
+                // A cut after every distinct value but the largest, or after quantiles of them.
                 let cuts = vals.len().saturating_sub(1);
-                let picks: Vec<i32> = if cuts <= max_thresholds {
-                    vals[..cuts].to_vec()
+                let picks: Vec<usize> = if cuts <= max_thresholds {
+                    (0..cuts).collect()
                 } else {
-                    let mut p: Vec<i32> =
-                        (1..=max_thresholds).map(|k| vals[k * cuts / (max_thresholds + 1)]).collect();
+                    let mut p: Vec<usize> =
+                        (1..=max_thresholds).map(|k| k * cuts / (max_thresholds + 1)).collect();
                     p.dedup();
                     p
                 };
-                picks.into_iter().map(|value| Literal { attr, op: LiteralOp::Gt, value }).collect()
+                // `x > t` with `t` halfway to the next learning value (rounded down), as CART
+                // places its thresholds: the same split of the learning rows as `x > vals[i]`,
+                // but unseen values in the gap go to the nearer side.
+                picks
+                    .into_iter()
+                    .map(|i| {
+                        let (lo, hi) = (i64::from(vals[i]), i64::from(vals[i + 1]));
+                        let value = i32::try_from(lo + (hi - lo) / 2).unwrap_or(vals[i]);
+                        Literal { attr, op: LiteralOp::Gt, value }
+                    })
+                    .collect()
             }
         };
         for l in cands {
@@ -671,8 +691,12 @@ impl Fringe {
         let mut rng = Rng::new(seed);
         // The paper splits the learning rows at random, 2/3 to grow and 1/3 to prune; ours is
         // the learners' seeded stratified hold-out (a random split that keeps class shares).
-        let (grow_rows, prune_rows) =
-            crate::split::hold_out(labels, n_classes, p.prune_fraction, rng.fork(1).next_u64());
+        let (grow_rows, prune_rows) = crate::split::hold_out(
+            labels,
+            n_classes,
+            p.prune_fraction_for(rows.len()),
+            rng.fork(1).next_u64(),
+        );
         let mut variables: Vec<Variable> =
             primitives(inputs, rows, p.numeric_thresholds).into_iter().map(Variable::Primitive).collect();
         let mut values = Values { n_rows: rows.len(), bits: Vec::new(), seen: HashSet::new() };
@@ -737,7 +761,14 @@ impl Fringe {
                 break Stop::NoNewFeature;
             }
         };
-        Ok(Fringe { inputs: inputs.to_vec(), n_classes, variables, iterations, stop })
+        Ok(Fringe {
+            inputs: inputs.to_vec(),
+            n_classes,
+            variables,
+            iterations,
+            stop,
+            prune_rows: prune_rows.len(),
+        })
     }
 
     /// The final tree.
@@ -1103,6 +1134,9 @@ pub struct Report {
     pub decision_nodes: usize,
     /// Errors of the final tree on the pruning rows.
     pub prune_errors: usize,
+    /// How the trees were pruned: `reduced-error on N held-out rows`, `error-based (z = Z)` or
+    /// `none`.
+    pub pruning: String,
     /// The variables the final tree tests, as formulas over the inputs (`x3`, `x0 ∧ ¬x5`, ...).
     pub tests: Vec<String>,
 }
@@ -1142,6 +1176,11 @@ impl Learner for FringeLearner {
             plain_decision_nodes: fringe.plain_tree().decision_nodes(),
             decision_nodes: last.tree.decision_nodes(),
             prune_errors: last.prune_errors,
+            pruning: match fringe.prune_rows {
+                0 if p.prune_z > 0.0 => format!("error-based (z = {})", p.prune_z),
+                0 => "none".into(),
+                n => format!("reduced-error on {n} held-out rows"),
+            },
             tests: fringe
                 .tree()
                 .tested_variables()

@@ -687,16 +687,20 @@ fn pruning_and_categorical_test_options() {
     let monks = data("monks-2_train.csv");
     let monks = monks.to_str().unwrap();
     let cat = ["--categorical", "a1,a2,a3,a4,a5,a6,class", "--no-estimate"];
-    let nodes = |extra: &[&str]| {
+    let fringe = |extra: &[&str]| {
         let mut args = vec!["train", monks, "--algo", "fringe", "-o", "m.ltu", "--json"];
         args.extend(cat);
         args.extend(extra);
         let t = json(d, &args);
-        t["decision_nodes"].as_u64().unwrap_or_else(|| panic!("decision_nodes in {t}"))
+        let nodes = t["decision_nodes"].as_u64().unwrap_or_else(|| panic!("decision_nodes in {t}"));
+        (nodes, t["learner"]["pruning"].as_str().unwrap_or_else(|| panic!("pruning in {t}")).to_string())
     };
-    let (pruned, unpruned, paper) = (nodes(&[]), nodes(&["--prune-z", "0"]), nodes(&["--paper"]));
-    assert!(pruned < unpruned, "error-based pruning: {pruned} decision nodes, unpruned {unpruned}");
-    assert!(paper < unpruned, "--paper prunes on held-out rows: {paper}, unpruned {unpruned}");
+    let (pruned, unpruned, paper) = (fringe(&[]), fringe(&["--prune-z", "0"]), fringe(&["--paper"]));
+    assert!(pruned.0 < unpruned.0, "error-based pruning: {pruned:?}, unpruned {unpruned:?}");
+    assert!(paper.0 < unpruned.0, "--paper prunes on held-out rows: {paper:?}, unpruned {unpruned:?}");
+    assert_eq!(pruned.1, "error-based (z = 0.6745)");
+    assert_eq!(unpruned.1, "none");
+    assert_eq!(paper.1, "reduced-error on 56 held-out rows");
     fails(
         d,
         &["train", monks, "--algo", "fringe", "--paper", "--prune-z", "1", "-o", "x.ltu"],

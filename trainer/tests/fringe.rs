@@ -237,8 +237,8 @@ fn same_seed_same_model() {
 fn check_rejects_bad_params_and_data() {
     assert!(Params::default().check().is_ok());
     let bad = [
-        Params { prune_fraction: 0.95, ..Params::default() },
-        Params { prune_fraction: -0.1, ..Params::default() },
+        Params { prune_fraction: Some(0.95), ..Params::default() },
+        Params { prune_fraction: Some(-0.1), ..Params::default() },
         Params { max_variables: 0, ..Params::default() },
         Params { max_iterations: 0, ..Params::default() },
         Params { numeric_thresholds: 0, ..Params::default() },
@@ -398,7 +398,7 @@ fn figure_1_features_and_figure_2_tree() {
     let rows: Vec<Vec<i32>> = (0..32 * 4).map(|r: i32| (0..5).map(|i| (r >> i) & 1).collect()).collect();
     let labels: Vec<usize> =
         rows.iter().map(|x| usize::from(x[0] & x[1] == 1 || x[2] & x[3] & x[4] == 1)).collect();
-    let p = Params { prune_fraction: 0.0, prune_z: 0.0, ..Params::default() };
+    let p = Params { prune_fraction: Some(0.0), prune_z: 0.0, ..Params::default() };
     let f = Fringe::learn(&synth::boolean_inputs(5), &rows, &labels, 2, &p, 0).unwrap();
     assert!(f.plain_tree().decision_nodes() > 5, "replication: {}", f.plain_tree().decision_nodes());
     let first: Vec<String> =
@@ -463,4 +463,25 @@ fn one_class_data_gives_a_single_leaf() {
     let single = categorical_data(&[2, 2, 3], &rows[..1], &[0], 1);
     let trained = train_and_check(&single, &Params::default(), &[]);
     assert_eq!(trained.spec.structure, Structure::Tree(vec![Node::Class(0)]));
+}
+
+/// The default prunes on the learning rows themselves up to `HOLD_OUT_PRUNING_ROWS` and holds
+/// out the paper's third above; an explicit fraction (the paper's, or 0) applies at any size.
+/// The oblique tree follows the same rule with a quarter.
+#[test]
+fn default_pruning_depends_on_the_number_of_rows() {
+    let limit = ltu::split::HOLD_OUT_PRUNING_ROWS;
+    let d = Params::default();
+    assert_eq!(d.prune_fraction_for(limit), 0.0);
+    assert_eq!(d.prune_fraction_for(limit + 1), 1.0 / 3.0);
+    assert_eq!(Params::paper().prune_fraction_for(10), 1.0 / 3.0);
+    assert_eq!(Params { prune_fraction: Some(0.0), ..d }.prune_fraction_for(10 * limit), 0.0);
+    let o = ltu::oblique::Params::default();
+    assert_eq!((o.prune_fraction_for(limit), o.prune_fraction_for(limit + 1)), (0.0, 0.25));
+    // Through learning: a held-out third of 12,000 rows is reported as pruning rows.
+    let pr = problem("dnf2");
+    let (rows, labels) = synth::sample(&pr, limit + 2_000, 0.05, 0.0, &mut Rng::new(3));
+    let p = Params { max_iterations: 1, ..Params::default() };
+    let f = Fringe::learn(&synth::boolean_inputs(pr.n_attrs), &rows, &labels, 2, &p, 3).unwrap();
+    assert_eq!(f.prune_rows, 4_000);
 }

@@ -69,8 +69,14 @@ fn selection_and_exchange_both_learn_vehicle() {
 fn mlp_and_hybrid_nodes_export_bit_exact() {
     let data = load("breast-cancer-wisconsin.csv");
     for node in [NodeModel::Mlp, NodeModel::Hybrid] {
-        let p =
-            Params { node, epochs: 15, max_nodes: 4, prune_fraction: 0.0, prune_z: 0.0, ..Params::default() };
+        let p = Params {
+            node,
+            epochs: 15,
+            max_nodes: 4,
+            prune_fraction: Some(0.0),
+            prune_z: 0.0,
+            ..Params::default()
+        };
         let (acc, tree) = train_checked(&data, &p, 1);
         assert!(acc >= 0.9, "{node:?}: training accuracy {acc}");
         if node == NodeModel::Mlp {
@@ -89,7 +95,7 @@ fn forced_mlp_diagram_agrees_with_the_runtime_on_iris() {
         let p = Params {
             node: NodeModel::Mlp,
             epochs: 100,
-            prune_fraction: 0.0,
+            prune_fraction: Some(0.0),
             prune_z: 0.0,
             ..Params::default()
         };
@@ -137,7 +143,7 @@ fn budgets_bound_the_tree() {
         max_nodes: 3,
         max_depth: 2,
         epochs: 10,
-        prune_fraction: 0.0,
+        prune_fraction: Some(0.0),
         prune_z: 0.0,
         ..Params::default()
     };
@@ -213,7 +219,7 @@ fn check_rejects_bad_values() {
         Params { max_depth: 0, ..Params::default() },
         Params { max_nodes: 0, ..Params::default() },
         Params { min_split: 1, ..Params::default() },
-        Params { prune_fraction: 0.95, ..Params::default() },
+        Params { prune_fraction: Some(0.95), ..Params::default() },
         Params { numeric_max_abs: 0, ..Params::default() },
         Params { max_weight: 0, ..Params::default() },
         Params { mlp_output_max: 0, ..Params::default() },

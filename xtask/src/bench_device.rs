@@ -116,7 +116,7 @@ const BUDGETS: &[Variant] = &[
         algo: Algo::Fringe,
         budget: true,
         set: |o| {
-            o.fringe.prune_fraction = 0.0;
+            o.fringe.prune_fraction = Some(0.0);
             o.fringe.prune_z = 0.0;
         },
     },

@@ -258,17 +258,16 @@ pub struct LearnArgs {
     /// Fraction of the training rows held out to prune the model (ptree, ndl, hsi, oblique, fringe).
     #[arg(long, value_name = "FRACTION", value_parser = prune_fraction,
           help = format!(
-              "Fraction of the training rows held out to prune the model, in [0, 0.9) (ptree, ndl, hsi, oblique, fringe); 0 prunes ptree, oblique and fringe on the training rows by C4.5's error estimate instead [default: {} for ptree, {} for ndl and hsi, {} for oblique, {} for fringe; --paper: 0.333 for fringe]",
+              "Fraction of the training rows held out to prune the model, in [0, 0.9) (ptree, ndl, hsi, oblique, fringe); 0 prunes ptree, oblique and fringe on the training rows by C4.5's error estimate instead [default: {} for ptree, {} for ndl and hsi; oblique and fringe: 0 on up to {} rows, else 0.25 (oblique) or 0.333 (fringe); --paper: 0.333 for fringe]",
               perceptron_tree::Params::default().prune_fraction,
               decision_list::Params::default().validation,
-              ltu::oblique::Params::default().prune_fraction,
-              ltu::fringe::Params::default().prune_fraction
+              ltu::split::HOLD_OUT_PRUNING_ROWS
           ))]
     pub prune_fraction: Option<f64>,
     /// C4.5 error-based pruning on the training rows when --prune-fraction is 0 (ptree, oblique, fringe).
     #[arg(long, value_name = "Z", value_parser = prune_z,
           help = format!(
-              "Error-based pruning (C4.5) on the training rows, used when --prune-fraction is 0: the width in standard deviations of the error estimate's confidence interval, in [0, 10]; 0 does not prune (ptree, oblique, fringe) [default: {} for ptree, {} for oblique, {} for fringe; --paper: 0]",
+              "Error-based pruning (C4.5) on the training rows, used when --prune-fraction is 0 (given, it sets oblique's and fringe's --prune-fraction to 0): the width in standard deviations of the error estimate's confidence interval, in [0, 10]; 0 does not prune (ptree, oblique, fringe) [default: {} for ptree, {} for oblique, {} for fringe; --paper: 0]",
               perceptron_tree::Params::default().prune_z,
               ltu::oblique::Params::default().prune_z,
               ltu::fringe::Params::default().prune_z
@@ -846,10 +845,11 @@ impl LearnArgs {
             bail!("--refit-rounds applies to --weight-fit auto only");
         }
         if self.prune_z.is_some() {
+            // Given alone, it asks oblique and fringe for error-based pruning (fraction 0).
             let fraction = self.prune_fraction.unwrap_or(match self.algo {
                 Ptree => p.params().prune_fraction,
-                Oblique => ltu::oblique::Params::default().prune_fraction,
-                _ => f.params(p.paper).prune_fraction,
+                Oblique => 0.0,
+                _ => f.params(p.paper).prune_fraction.unwrap_or(0.0),
             });
             if fraction > 0.0 {
                 bail!("--prune-z applies when --prune-fraction is 0 (here {fraction:.3}: the held-out rows prune)");
@@ -876,13 +876,15 @@ impl LearnArgs {
         if let Some(f) = self.prune_fraction {
             ptree.prune_fraction = f;
             ndl.validation = f;
-            oblique.prune_fraction = f;
-            fringe.prune_fraction = f;
+            oblique.prune_fraction = Some(f);
+            fringe.prune_fraction = Some(f);
         }
         if let Some(z) = self.prune_z {
             ptree.prune_z = z;
             oblique.prune_z = z;
             fringe.prune_z = z;
+            oblique.prune_fraction = oblique.prune_fraction.or(Some(0.0));
+            fringe.prune_fraction = fringe.prune_fraction.or(Some(0.0));
         }
         if let Some(n) = self.numeric_max_abs {
             ptree.numeric_max_abs = n;
