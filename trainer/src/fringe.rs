@@ -3,7 +3,9 @@
 //!
 //! Each iteration grows an ID3 tree by mutual information on two thirds of the learning rows (a
 //! branch stops when no variable has positive mutual information with the class), prunes it by
-//! reduced-error pruning on the other third (Quinlan 1987), then reads new features off the
+//! reduced-error pruning on the other third (Quinlan 1987; [`Params::paper`]; by default, beyond
+//! the paper, on up to 10,000 rows the tree grows on every row and is pruned by C4.5's error
+//! estimate, [`Params::prune_fraction`]), then reads new features off the
 //! tree's fringe: for every positive leaf at depth ≥ 2, the conjunction of the tests at its two
 //! nearest ancestors (the variable if the path goes right, its negation if it goes left). The
 //! features join the variable set, the rows are re-described and the next tree is grown. The

@@ -36,9 +36,11 @@
 //!   move if the split's impurity (the weighted entropy of the classes on each side) decreases;
 //!   stop after a pass without an improvement or after [`Params::exchange_passes`] passes. The
 //!   hybrid node searches the partition with the linear network.
-//! - **Pruning with a validation set**: [`Params::prune_fraction`] of the rows (stratified) is
-//!   held out; the tree is grown on the rest, then every subtree, bottom-up, becomes a leaf when
-//!   that does not make more errors on the held-out rows.
+//! - **Pruning**: on more than 10,000 rows (or with an explicit [`Params::prune_fraction`]) a
+//!   stratified part of the rows is held out; the tree is grown on the rest, then every subtree,
+//!   bottom-up, becomes a leaf when that does not make more errors on the held-out rows. On fewer
+//!   rows, by default, the tree grows on every row and is pruned by C4.5's error estimate
+//!   ([`Params::prune_z`]).
 //!
 //! # For the device (beyond the chapter)
 //!
