@@ -284,6 +284,20 @@ pub struct ModelSpec {
     pub names: Option<Names>,
 }
 
+/// What predicting a set of rows costs ([`ModelSpec::row_cost`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct RowCost {
+    /// Mean multiply-accumulates per row.
+    pub mean_macs: f64,
+    /// Most multiply-accumulates of one row (at most [`Stats::max_macs`], the worst path).
+    pub max_macs: u64,
+    /// Mean [`ModelSpec::essential_work`] per row: Cortex-M3 instructions a minimal evaluator
+    /// needs, by issue 11's yardstick.
+    pub mean_essential_work: f64,
+    /// Most essential work of one row.
+    pub max_essential_work: u64,
+}
+
 /// Size figures of a model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Stats {
@@ -390,6 +404,61 @@ impl ModelSpec {
             }
         }
         cost
+    }
+
+    /// Multiply-accumulates of predicting `x`: `rows × terms` of every unit the prediction
+    /// evaluates (a tree's unit splits on its path and its leaf, a list's entries up to the one
+    /// that fires), as [`Stats::max_macs`] counts them on the worst path.
+    pub fn macs(&self, x: &[i32]) -> u64 {
+        let macs = |u: usize| {
+            let unit = &self.units[u];
+            (unit.rows.len() * unit.terms.len()) as u64
+        };
+        match &self.structure {
+            Structure::Linear(u) => macs(*u),
+            Structure::List { entries, .. } => {
+                let f = self.feature_values(x);
+                let mut total = 0;
+                for &(u, _) in entries {
+                    total += macs(u);
+                    if self.units[u].row_score(0, &f) > 0 {
+                        break;
+                    }
+                }
+                total
+            }
+            Structure::Tree(nodes) => {
+                let f = self.feature_values(x);
+                let (mut i, mut total) = (0, 0);
+                loop {
+                    if let Node::UnitSplit { unit: u, .. } = &nodes[i] {
+                        total += macs(*u);
+                    }
+                    i = match nodes[i].step(x, |u| self.units[u].row_score(0, &f) > 0) {
+                        Step::Next(next) => next,
+                        Step::Class(_) => return total,
+                        Step::Unit(u) => return total + macs(u),
+                    };
+                }
+            }
+        }
+    }
+
+    /// Mean and largest [`ModelSpec::macs`] and [`ModelSpec::essential_work`] over `rows`.
+    pub fn row_cost(&self, rows: &[Vec<i32>]) -> RowCost {
+        let n = rows.len().max(1) as f64;
+        let (mut macs, mut work) = ((0u64, 0u64), (0u64, 0u64));
+        for x in rows {
+            let (m, w) = (self.macs(x), self.essential_work(x));
+            macs = (macs.0 + m, macs.1.max(m));
+            work = (work.0 + w, work.1.max(w));
+        }
+        RowCost {
+            mean_macs: macs.0 as f64 / n,
+            max_macs: macs.1,
+            mean_essential_work: work.0 as f64 / n,
+            max_essential_work: work.1,
+        }
     }
 
     /// Size and cost figures.

@@ -62,6 +62,12 @@ fn train_eval_predict_inspect_json_shapes() {
     assert!(t["train_accuracy"].as_f64().unwrap() > 0.9, "{t}");
     let bytes = std::fs::read(d.join("m.ltu")).unwrap();
     assert_eq!(t["model_bytes"].as_u64().unwrap() as usize, bytes.len());
+    // The cost of predicting the training rows, bounded by the worst path.
+    let cost = &t["cost"];
+    keys(cost, &["mean_macs", "max_macs", "mean_essential_work", "max_essential_work"]);
+    assert!(cost["max_macs"].as_u64().unwrap() <= t["max_macs"].as_u64().unwrap(), "{t}");
+    assert!(cost["mean_macs"].as_f64().unwrap() <= cost["max_macs"].as_f64().unwrap(), "{t}");
+    assert!(cost["mean_essential_work"].as_f64().unwrap() >= 10.0, "{t}");
 
     let e = json(d, &["eval", "m.ltu", iris, "--json"]);
     keys(&e, &["accuracy", "n", "model_bytes", "confusion", "per_class"]);

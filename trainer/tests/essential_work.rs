@@ -1,5 +1,5 @@
 //! `ModelSpec::essential_work`, issue 11's yardstick for what a prediction cannot do without,
-//! counted by hand on small models.
+//! and `ModelSpec::macs` / `row_cost`, counted by hand on small models.
 
 use ltu::ir::{
     Feature, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Node, Structure, Unit, WeightKind,
@@ -48,6 +48,12 @@ fn tree_counts_nodes_features_weights_and_rows() {
     assert_eq!(m.essential_work(&[1, 0]), 10 + 2 * 6);
     // Right: 10 + 2 nodes + 3 rows + 4 non-zero weights + f0 (numeric) + f1 (comparison).
     assert_eq!(m.essential_work(&[1, 9]), 10 + 2 * 6 + 3 * 8 + 4 * 5 + 15 + 5);
+    // Multiply-accumulates: none on the left, rows × terms of the machine on the right.
+    assert_eq!((m.macs(&[1, 0]), m.macs(&[1, 9])), (0, 9));
+    let cost = m.row_cost(&[vec![1, 0], vec![1, 9], vec![1, 9], vec![5, 0]]);
+    assert_eq!((cost.mean_macs, cost.max_macs), (4.5, 9));
+    assert_eq!(cost.max_essential_work, 10 + 2 * 6 + 3 * 8 + 4 * 5 + 15 + 5);
+    assert_eq!(cost.mean_essential_work, (2.0 * 22.0 + 2.0 * 86.0) / 4.0);
 }
 
 #[test]
@@ -62,4 +68,11 @@ fn list_stops_at_the_entry_that_fires_and_counts_each_feature_once() {
     assert_eq!(m.essential_work(&[2, 9]), 10 + 2 * per_entry + 15 + (4 + 6) + 5);
     // x0 = 1, x1 = 9: both literals tested.
     assert_eq!(m.essential_work(&[1, 9]), 10 + 2 * per_entry + 15 + (4 + 2 * 6) + 5);
+    // Both entries tried: 2 terms each.
+    assert_eq!(m.macs(&[2, 9]), 4);
+    // Entries swapped: entry u1 fires for x0 = 2 (2 + 1 > 0), so u0 is not scored; for
+    // x0 = -5, x1 = 0 it does not (-5 - 1 <= 0) and both are.
+    let (u0, u1) = (m.units[0].clone(), m.units[1].clone());
+    let swapped = spec(Structure::List { entries: vec![(1, 2), (0, 1)], default: 0 }, vec![u0, u1]);
+    assert_eq!((swapped.macs(&[2, 9]), swapped.macs(&[-5, 0])), (2, 4));
 }

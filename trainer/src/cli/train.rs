@@ -10,7 +10,7 @@ use serde::Serialize;
 use ltu::algo::{self, Algo, Context};
 use ltu::data::{self, Dataset};
 use ltu::encode;
-use ltu::export::{Host, ModelSpec, Stats};
+use ltu::export::{Host, ModelSpec, RowCost, Stats};
 use ltu::split;
 
 use super::{args::*, model::*, output::*};
@@ -64,6 +64,10 @@ pub struct TrainReport {
     /// Size figures.
     #[serde(flatten)]
     pub stats: Stats,
+    /// Cost of predicting the training rows: mean and largest multiply-accumulates and
+    /// essential work (`ModelSpec::essential_work`, Cortex-M3 instructions a minimal evaluator
+    /// needs; docs/DEVICE.md measures the runtime and `ltu codegen` against it).
+    pub cost: RowCost,
     /// Wall-clock training time.
     pub seconds: f64,
     /// Decisions the user may not expect (also printed on standard error).
@@ -119,10 +123,19 @@ impl fmt::Display for TrainReport {
             "structure          {} decision nodes, {} leaves, {} LTUs, {} non-zero weights",
             self.stats.decision_nodes, self.stats.leaves, self.stats.ltus, self.stats.weights_nonzero
         )?;
-        write!(
+        writeln!(
             f,
             "worst case         {} multiply-accumulates, depth {} (nodes on the longest path, leaf included)",
             self.stats.max_macs, self.stats.max_depth
+        )?;
+        write!(
+            f,
+            "training rows      {:.1} multiply-accumulates on average (at most {}); essential work {:.0} \
+             Cortex-M3 instructions on average (at most {})",
+            self.cost.mean_macs,
+            self.cost.max_macs,
+            self.cost.mean_essential_work,
+            self.cost.max_essential_work
         )?;
         if self.rescaled_units > 0 {
             write!(
@@ -233,6 +246,7 @@ pub fn train(
         budget: trained.budget.clone(),
         estimate,
         stats: trained.spec.stats(),
+        cost: trained.spec.row_cost(&ctx.raw),
         seconds: start.elapsed().as_secs_f64(),
         warnings,
     })
