@@ -40,7 +40,8 @@
 //!   unit (perceptron, sparse perceptron, linear machine) needs neither.
 //! - `sparse`: units over the feature table (sparse perceptrons, conjunctions); dense units, which
 //!   read every standard feature, need nothing.
-//! - `i8`, `i16`, `i32`, `fixed`: the weight kinds.
+//! - `i8`, `i16`, `i32`, `fixed`: the weight kinds. A model without units (a tree of tests, such
+//!   as FRINGE's) needs none, and a build with none links no unit evaluator.
 //! - `host`: check the optional host block at load and read it ([`Model::names`],
 //!   [`Model::meta`], [`Model::host_input`]); without it the block is skipped (the CRC still
 //!   covers it).

@@ -83,7 +83,12 @@ impl<'a> Model<'a> {
     /// # Errors
     /// As [`Model::from_bytes`], minus the header and checksum checks.
     pub fn from_repr(repr: ModelRepr<'a>) -> Result<Model<'a>> {
-        check(structure_enabled(&repr.structure) && kind_enabled(repr.weight_kind), Error::Unsupported)?;
+        // A model without units (a tree of tests) never reads a weight, so it loads whatever its
+        // weight kind and whichever kinds this build has.
+        check(
+            structure_enabled(&repr.structure) && (repr.units.is_empty() || kind_enabled(repr.weight_kind)),
+            Error::Unsupported,
+        )?;
         // Without `sparse`, a model has no feature table, literals or terms (and no sparse unit,
         // checked with the units).
         check(
@@ -347,7 +352,8 @@ impl<'a> Model<'a> {
 
     /// The cargo features of this crate a build needs to load and evaluate this model: its
     /// structure (`tree`, `list`; a single unit needs none), its weight kind (`i8`, `i16`, `i32`,
-    /// `fixed`) and `sparse` if it has a feature table. Add `host` to read names and metadata.
+    /// `fixed`; none for a model without units, such as a tree of tests) and `sparse` if it has a
+    /// feature table. Add `host` to read names and metadata.
     ///
     /// A firmware that runs only this model builds the runtime with exactly these
     /// (`default-features = false`), and links nothing else.
@@ -367,7 +373,8 @@ impl<'a> Model<'a> {
             && self.repr.literals.is_empty()
             && self.repr.term_features.is_empty()
             && self.repr.units.chunks_exact(UnitRec::SIZE).all(|u| u[0] & unit_flags::SPARSE == 0));
-        [structure, sparse.then_some("sparse"), Some(kind)].into_iter().flatten()
+        let kind = (!self.repr.units.is_empty()).then_some(kind);
+        [structure, sparse.then_some("sparse"), kind].into_iter().flatten()
     }
 
     /// The raw body, for tools that inspect the model's tables.
@@ -452,7 +459,7 @@ impl<'a> Model<'a> {
         mut scores: Option<&mut [i64]>,
     ) -> Result<usize> {
         match self.repr.structure {
-            StructureRepr::Linear { unit } => self.unit(src, unit as usize, scores),
+            StructureRepr::Linear { unit } if WEIGHTS => self.unit(src, unit as usize, scores),
             #[cfg(feature = "list")]
             StructureRepr::List { entries, default_class } => self.list(src, entries, default_class, scores),
             #[cfg(feature = "tree")]
@@ -481,15 +488,16 @@ impl<'a> Model<'a> {
                             }
                         }
                         // The loader checked that a split's unit is binary: its score decides.
-                        node_kind::UNIT_SPLIT => {
+                        node_kind::UNIT_SPLIT if WEIGHTS => {
                             if self.split(src, a as usize)? <= 0 {
                                 b
                             } else {
                                 c
                             }
                         }
-                        node_kind::UNIT => return self.unit(src, a as usize, scores),
-                        // CLASS: the loader rejected every other kind.
+                        node_kind::UNIT if WEIGHTS => return self.unit(src, a as usize, scores),
+                        // CLASS: the loader rejected every other kind (and, in a build without
+                        // weight kinds, every unit: a tree of tests has none).
                         _ => {
                             set_score(&mut scores, a as usize, 0);
                             return Ok(a as usize);
@@ -958,6 +966,10 @@ fn quantize_wide(x: i32, offset: i32, mul: i16, shift: u8, m: i32) -> i32 {
     let q = ((i64::from(x) - i64::from(offset)) * i64::from(mul)) >> (shift & 63);
     q.clamp(-i64::from(m), i64::from(m)) as i32
 }
+
+/// Whether this build has any weight kind, that is, evaluates units at all. Without one only a
+/// model without units loads, and the unit evaluator is not compiled in.
+const WEIGHTS: bool = cfg!(any(feature = "i8", feature = "i16", feature = "i32", feature = "fixed"));
 
 /// Whether this build evaluates `structure` (cargo features `tree` and `list`; a single unit is
 /// always supported).

@@ -765,6 +765,32 @@ fn unsupported() {
             assert_eq!(model.predict(&[30i32, 0]).unwrap(), 2);
         }
     }
+    // A tree of tests (no unit, so no weight) needs `tree` alone, whatever its weight kind says:
+    // nodes 2 and 4 become class leaves.
+    for kind in [WeightKind::I8, WeightKind::I16, WeightKind::I32, WeightKind::Fixed] {
+        let tests = Builder::tree().with(|b| {
+            b.weight_kind = kind;
+            b.nodes[2] = NodeRec { kind: node_kind::CLASS, a: 2, value: 0, b: 0, c: 0 };
+            b.nodes[4] = NodeRec { kind: node_kind::CLASS, a: 2, value: 0, b: 0, c: 0 };
+            b.units.clear();
+            b.weights.clear();
+            b.unit_classes.clear();
+            b.features.clear();
+            b.literals.clear();
+            b.term_features.clear();
+        });
+        check(&tests, cfg!(feature = "tree"));
+        if cfg!(feature = "tree") {
+            let bytes = tests.bytes();
+            let model = Model::from_bytes(&bytes).unwrap();
+            assert_eq!(model.features_needed().collect::<Vec<_>>(), ["tree"]);
+            // x0 <= 10 then x1: 0 -> class 0 (node 3), 1 -> class 2 (node 4), 2 or unknown -> 1.
+            assert_eq!(model.predict(&[10i32, 0]).unwrap(), 0);
+            assert_eq!(model.predict(&[10i32, 1]).unwrap(), 2);
+            assert_eq!(model.predict(&[10i32, 7]).unwrap(), 1);
+            assert_eq!(model.predict(&[11i32, 0]).unwrap(), 2);
+        }
+    }
     // Without `sparse`, a feature table (even unused) is not accepted either.
     let unused_features = Builder::tree().with(|b| {
         b.units.truncate(1);

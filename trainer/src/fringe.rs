@@ -18,15 +18,14 @@
 //! random baseline (conjunctions of two random variables, as many per iteration as FRINGE
 //! proposes).
 //!
-//! The exported model ([`Fringe::to_model_spec`]) is a tree of the runtime's format. A test on a
-//! primitive variable is a [`Node::Categorical`] (`x == v`) or [`Node::Threshold`] (`x > t`)
-//! node on the raw input. A test on a constructed feature is a [`Node::UnitSplit`] over a binary
-//! unit whose terms are [`Feature::Conjunction`]s (`±1`): for a feature that is a conjunction of
-//! literals the unit has one term, weight 1, bias 0, so its score is `+1 > 0` exactly when the
-//! conjunction holds; a feature `C ∧ ¬D₁ ∧ … ∧ ¬Dₖ` (`C`, `Dᵢ` conjunctions) is one unit with
-//! weights `+1` on `C`, `−1` on each `Dᵢ` and bias `−k`, positive only when every part is
-//! satisfied; deeper nesting becomes a short chain of such nodes that share their exits (tree
-//! links may share a child as long as they point forward). Design notes: `docs/FRINGE.md`.
+//! The exported model ([`Fringe::to_model_spec`]) is a tree of the runtime's format made only of
+//! tests on raw inputs: `x > t` is a [`Node::Threshold`], `x == v` a [`Node::Categorical`] (or,
+//! on an input with more than 12 values, two thresholds). A constructed feature is a chain of
+//! such nodes, one per literal, that share their exits (tree links may share a child as long as
+//! they point forward): a feature flattened to `C ∧ ¬D₁ ∧ … ∧ ¬Dₖ` tests the literals of `C`,
+//! then each `Dᵢ` in turn (itself such a chain whose "holds" exit is the feature's "fails"). The
+//! runtime therefore evaluates a FRINGE model with its tree walk alone: no unit, no feature
+//! table, no weights. Design notes: `docs/FRINGE.md`.
 //!
 //! Entry points: [`Fringe::learn`] on raw rows (every iteration's tree kept, the first being the
 //! plain ID3 tree), [`train`] from an [`algo::Context`](crate::algo::Context), and
@@ -54,8 +53,7 @@ use std::collections::HashSet;
 
 use crate::algo::{Context, Learner, TrainError};
 use crate::export::{
-    ExportError, Feature, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Node, Structure, Unit,
-    WeightKind,
+    ExportError, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Node, Structure, WeightKind,
 };
 use crate::rng::Rng;
 
@@ -840,9 +838,9 @@ impl Fringe {
     /// [`ExportError::TooLarge`] if a constructed feature expands to more literals than the
     /// format holds.
     pub fn to_model_spec(&self) -> Result<ModelSpec, ExportError> {
-        let mut b = Builder { fringe: self, graph: Vec::new(), features: Vec::new(), units: Vec::new() };
+        let mut b = Builder { fringe: self, graph: Vec::new() };
         let tree = self.tree();
-        let root = b.emit(tree, 0)?;
+        let root = b.emit(tree, 0, &[])?;
         // Order the graph so every link points forward: reverse postorder from the root.
         let mut order = Vec::new();
         let mut seen = vec![false; b.graph.len()];
@@ -877,8 +875,8 @@ impl Fringe {
             n_classes: self.n_classes,
             weight_kind: WeightKind::I8,
             inputs: self.inputs.clone(),
-            features: b.features,
-            units: b.units,
+            features: Vec::new(),
+            units: Vec::new(),
             structure: Structure::Tree(nodes),
             names: None,
         })
@@ -957,8 +955,6 @@ struct Builder<'a> {
     fringe: &'a Fringe,
     /// Nodes with graph ids as links (reordered at the end).
     graph: Vec<Node>,
-    features: Vec<Feature>,
-    units: Vec<Unit>,
 }
 
 impl Builder<'_> {
@@ -967,16 +963,26 @@ impl Builder<'_> {
         self.graph.len() - 1
     }
 
-    fn emit(&mut self, tree: &Tree, id: usize) -> Result<usize, ExportError> {
+    /// The nodes of FRINGE node `id` and its subtree; `known` holds the literals the path to it
+    /// decides (a chain leaves out the literals they imply).
+    fn emit(&mut self, tree: &Tree, id: usize, known: &[Literal]) -> Result<usize, ExportError> {
         match tree.nodes[id] {
             TreeNode::Leaf { class } => Ok(self.push(Node::Class(class))),
             TreeNode::Split { var, left, right, .. } => {
-                let f = self.emit(tree, left)?;
-                let t = self.emit(tree, right)?;
                 let mut flat = Flat::default();
                 let mut budget = MAX_EXPANDED_LITERALS;
                 self.flatten(var, true, &mut flat, &mut budget)?;
-                Ok(self.test(flat, t, f))
+                // What each branch knows: the right one that every literal of `C` holds, the
+                // left one, for a single literal, that it fails.
+                let mut on_true = known.to_vec();
+                on_true.extend(flat.lits.iter().copied());
+                let mut on_false = known.to_vec();
+                if let ([l], []) = (flat.lits.as_slice(), flat.fail.as_slice()) {
+                    on_false.push(negate(*l));
+                }
+                let f = self.emit(tree, left, &on_false)?;
+                let t = self.emit(tree, right, &on_true)?;
+                Ok(self.test(flat, t, f, &mut known.to_vec()))
             }
         }
     }
@@ -1017,19 +1023,7 @@ impl Builder<'_> {
         }
     }
 
-    fn conjunction(&mut self, mut lits: Vec<Literal>) -> usize {
-        lits.sort_unstable();
-        lits.dedup();
-        let f = Feature::Conjunction(lits);
-        match self.features.iter().position(|g| *g == f) {
-            Some(i) => i,
-            None => {
-                self.features.push(f);
-                self.features.len() - 1
-            }
-        }
-    }
-
+    /// One node testing literal `l`: to `t` when it holds, else to `f`.
     fn literal_node(&mut self, l: Literal, t: usize, f: usize) -> usize {
         let (l, t, f) = match l.op {
             LiteralOp::Ne | LiteralOp::Le => (negate(l), f, t),
@@ -1046,54 +1040,77 @@ impl Builder<'_> {
                 self.push(Node::Threshold { attr: l.attr, threshold: l.value, left: f, right: t })
             }
             _ => {
-                // `x == v` on a many-valued input: a one-literal conjunction is cheaper than a
-                // child link per value.
-                let feature = self.conjunction(vec![l]);
-                self.unit_node(&[(feature, 1)], t, f)
+                // `x == v` on a many-valued input: `x > v − 1` then `x <= v`, two threshold
+                // nodes instead of a child link per value. Categorical values are `0..n_values`,
+                // so `v − 1` does not overflow.
+                let le = self.push(Node::Threshold { attr: l.attr, threshold: l.value, left: t, right: f });
+                self.push(Node::Threshold { attr: l.attr, threshold: l.value - 1, left: f, right: le })
             }
         }
     }
 
-    /// A binary unit over `±1` conjunction features with weights `±1` and bias `−(k−1)`: its
-    /// score is `+1` when every term has its sign, at most `−1` otherwise.
-    fn unit_node(&mut self, terms: &[(usize, i64)], t: usize, f: usize) -> usize {
-        let k = terms.len() as i64;
-        let mut row: Vec<i64> = terms.iter().map(|&(_, w)| w).collect();
-        row.push(-(k - 1));
-        let classes = vec![0, 1.min(self.fringe.n_classes.saturating_sub(1))];
-        self.units.push(Unit { terms: terms.iter().map(|&(i, _)| i).collect(), rows: vec![row], classes });
-        self.push(Node::UnitSplit { unit: self.units.len() - 1, left: f, right: t })
-    }
-
     /// Nodes that go to `t` when `flat` holds and to `f` otherwise; returns the entry node.
-    fn test(&mut self, mut flat: Flat, t: usize, f: usize) -> usize {
+    ///
+    /// A chain of one node per literal that shares the exit `f`: the literals of `C` first, then
+    /// each part `Dᵢ` that must fail (itself a chain whose exit when it holds is `f`). A literal
+    /// that `known` (the literals that hold wherever the chain is entered) decides is not tested.
+    fn test(&mut self, mut flat: Flat, t: usize, f: usize, known: &mut Vec<Literal>) -> usize {
         flat.lits.sort_unstable();
         flat.lits.dedup();
-        let (pure, nested): (Vec<Flat>, Vec<Flat>) = flat.fail.into_iter().partition(|g| g.fail.is_empty());
-        // Nested parts last, chained: each must fail for the test to hold.
-        let mut next = t;
-        for g in nested.into_iter().rev() {
-            next = self.test(g, f, next);
-        }
-        if pure.is_empty() {
-            return match flat.lits.len() {
-                0 => next,
-                1 => self.literal_node(flat.lits[0], next, f),
-                _ => {
-                    let c = self.conjunction(flat.lits);
-                    self.unit_node(&[(c, 1)], next, f)
+        let mut lits = Vec::new();
+        for &l in &flat.lits {
+            match implied(known, l) {
+                Some(true) => {}
+                Some(false) => return f,
+                None => {
+                    lits.push(l);
+                    known.push(l);
                 }
-            };
+            }
         }
-        let mut terms = Vec::new();
-        if !flat.lits.is_empty() {
-            terms.push((self.conjunction(flat.lits), 1));
+        let mut fail = Vec::new();
+        for g in flat.fail {
+            // A part with a literal that cannot hold never holds; one whose literals all hold
+            // always does, and then the test fails.
+            if g.lits.iter().any(|&l| implied(known, l) == Some(false)) {
+                continue;
+            }
+            if g.fail.is_empty() && g.lits.iter().all(|&l| implied(known, l) == Some(true)) {
+                return f;
+            }
+            fail.push(g);
         }
-        for g in pure {
-            terms.push((self.conjunction(g.lits), -1));
+        let mut next = t;
+        for g in fail.into_iter().rev() {
+            next = self.test(g, f, next, &mut known.clone());
         }
-        self.unit_node(&terms, next, f)
+        for l in lits.into_iter().rev() {
+            next = self.literal_node(l, next, f);
+        }
+        next
     }
+}
+
+/// Whether literal `l` holds (`Some(true)`), fails (`Some(false)`) or is undecided (`None`) for
+/// every raw input where all of `known` hold. Sound for any raw value (an unknown category
+/// included: `x == v` known pins `x`; `x != v` only rules out `v`).
+fn implied(known: &[Literal], l: Literal) -> Option<bool> {
+    known.iter().filter(|k| k.attr == l.attr).find_map(|k| {
+        let (v, w) = (k.value, l.value);
+        match (k.op, l.op) {
+            (LiteralOp::Eq, LiteralOp::Eq) => Some(v == w),
+            (LiteralOp::Eq, LiteralOp::Ne) => Some(v != w),
+            (LiteralOp::Eq, LiteralOp::Gt) => Some(v > w),
+            (LiteralOp::Eq, LiteralOp::Le) => Some(v <= w),
+            (LiteralOp::Ne, LiteralOp::Ne) if v == w => Some(true),
+            (LiteralOp::Ne, LiteralOp::Eq) if v == w => Some(false),
+            (LiteralOp::Gt, LiteralOp::Gt) if w <= v => Some(true),
+            (LiteralOp::Gt, LiteralOp::Le) if w <= v => Some(false),
+            (LiteralOp::Le, LiteralOp::Le) if w >= v => Some(true),
+            (LiteralOp::Le, LiteralOp::Gt) if w >= v => Some(false),
+            _ => None,
+        }
+    })
 }
 
 /// Learns FRINGE on the context's training rows and exports the final tree.
@@ -1197,13 +1214,20 @@ impl Learner for FringeLearner {
         model.spec.clone()
     }
 
-    /// Fewer feature-construction iterations: 4, 2, then the plain pruned tree (1).
+    /// Fewer feature-construction iterations: 4, 2, then the plain pruned tree (1); then the
+    /// plain tree pruned harder, by C4.5's error estimate with a wider interval (z 1.15, 1.96,
+    /// 3: 75 %, 95 % and 99.7 % two-sided).
     fn ladder(p: &Params) -> Vec<Params> {
-        [4, 2, 1]
+        let fewer = [4, 2, 1]
             .into_iter()
             .filter(|&n| n < p.max_iterations)
-            .map(|max_iterations| Params { max_iterations, ..p.clone() })
-            .collect()
+            .map(|max_iterations| Params { max_iterations, ..p.clone() });
+        let plain = Params { max_iterations: 1, prune_fraction: Some(0.0), ..p.clone() };
+        let harder = [1.15, 1.96, 3.0]
+            .into_iter()
+            .filter(|&z| z > p.prune_z)
+            .map(move |prune_z| Params { prune_z, ..plain.clone() });
+        fewer.chain(harder).collect()
     }
 }
 

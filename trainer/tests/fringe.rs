@@ -8,7 +8,7 @@
 
 use ltu::algo::{self, Context};
 use ltu::data::{AttrKind, Attribute, Dataset, Schema};
-use ltu::export::{Feature, Node, Structure};
+use ltu::export::{Node, Structure};
 use ltu::fringe::{self, FeatureRule, Fringe, Params, Proposal, Stop, Variable};
 use ltu::rng::Rng;
 use synth::{Problem, Target};
@@ -137,9 +137,21 @@ fn exported_models_agree_with_the_runtime_on_nested_features() {
         let data = categorical_data(&vec![2; pr.n_attrs], &rows, &labels, 2);
         let trained = train_and_check(&data, &Params::default(), &test);
         assert!(trained.train_accuracy > 0.99, "{name}: {}", trained.train_accuracy);
+        // Constructed tests are chains of tests on raw inputs: no unit, no feature table.
         let Structure::Tree(nodes) = &trained.spec.structure else { panic!("a tree") };
-        assert!(nodes.iter().any(|n| matches!(n, Node::UnitSplit { .. })), "{name}: constructed tests");
-        assert!(trained.spec.features.iter().all(|f| matches!(f, Feature::Conjunction(_))));
+        assert!(trained.spec.units.is_empty() && trained.spec.features.is_empty(), "{name}");
+        assert!(nodes.iter().all(|n| matches!(n, Node::Class(_) | Node::Categorical { .. })), "{name}");
+        // A chain's nodes share its "fails" exit: some node has two parents.
+        let mut parents = vec![0; nodes.len()];
+        for n in nodes {
+            if let Node::Categorical { children, default, .. } = n {
+                let mut kids: Vec<usize> = children.iter().copied().chain([*default]).collect();
+                kids.sort_unstable();
+                kids.dedup();
+                kids.iter().for_each(|&k| parents[k] += 1);
+            }
+        }
+        assert!(parents.iter().any(|&p| p >= 2), "{name}: constructed tests");
     }
 }
 
@@ -219,8 +231,10 @@ fn continuous_attributes_become_threshold_variables() {
     let trained = train_and_check(&data, &p, &[]);
     assert!(trained.train_accuracy > 0.97, "{}", trained.train_accuracy);
     let Structure::Tree(nodes) = &trained.spec.structure else { panic!("a tree") };
-    assert!(trained.spec.stats().decision_nodes <= 8, "{:?}", trained.spec.stats());
-    assert!(nodes.iter().any(|n| matches!(n, Node::UnitSplit { .. })));
+    // Two conjunctions of two thresholds each, as chains of threshold nodes (11 when written).
+    assert!(trained.spec.stats().decision_nodes <= 12, "{:?}", trained.spec.stats());
+    assert!(trained.spec.units.is_empty());
+    assert!(nodes.iter().all(|n| matches!(n, Node::Class(_) | Node::Threshold { .. })));
 }
 
 #[test]

@@ -164,7 +164,7 @@ fn test(root: &Path) -> ExitCode {
             steps.run(&format!("ltu-runtime builds for {target}{what}"), || cmd::run(&mut cargo));
         }
     }
-    for features in ["", "tree,i16", "list,sparse,i8", "fixed,host"] {
+    for features in ["", "tree", "tree,i16", "list,sparse,i8", "fixed,host"] {
         steps.run(&format!("ltu-runtime with only [{features}] rejects every other kind of model"), || {
             let mut cargo = cmd::cargo(root);
             cargo.args(["test", "-p", "ltu-runtime", "--no-default-features"]);

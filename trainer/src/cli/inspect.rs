@@ -163,10 +163,12 @@ pub(crate) fn describe_model(
 
 impl fmt::Display for InspectReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A model without units (a tree of tests) stores no weight, whatever its weight kind says.
+        let weights = if self.stats.ltus == 0 { "no".to_string() } else { self.weights.clone() };
         writeln!(
             f,
-            "{}: {} model, {} bytes, {} weights",
-            self.model, self.structure, self.model_bytes, self.weights
+            "{}: {} model, {} bytes, {weights} weights",
+            self.model, self.structure, self.model_bytes
         )?;
         writeln!(f, "inputs {}, features {}, classes {}", self.n_inputs, self.n_features, self.n_classes)?;
         writeln!(
@@ -301,9 +303,22 @@ pub(crate) fn render_text(spec: &ModelSpec) -> String {
             let _ = write!(out, "  else {}", n.class(*default));
         }
         Structure::Tree(nodes) => {
-            // Every line names its node (`#3`), so `same as #3` can be found.
-            fn walk(n: &Namer<'_>, nodes: &[Node], i: usize, depth: usize, out: &mut String) {
+            // Every line names its node (`#3`), so `same as #3` can be found. A node several
+            // links reach (a FRINGE chain's shared exit) is printed once, where it is first
+            // reached; later links say `same as #i`, so the text grows with the nodes, not paths.
+            fn walk(
+                n: &Namer<'_>,
+                nodes: &[Node],
+                i: usize,
+                depth: usize,
+                seen: &mut [bool],
+                out: &mut String,
+            ) {
                 let pad = "  ".repeat(depth + 1);
+                if std::mem::replace(&mut seen[i], true) && !matches!(nodes[i], Node::Class(_)) {
+                    let _ = writeln!(out, "{pad}→ same as #{i}");
+                    return;
+                }
                 match &nodes[i] {
                     Node::Class(c) => {
                         let _ = writeln!(out, "{pad}#{i} → {}", n.class(*c));
@@ -312,29 +327,38 @@ pub(crate) fn render_text(spec: &ModelSpec) -> String {
                         let _ = writeln!(out, "{}", n.unit(*u, &format!("{pad}#{i} → ")));
                     }
                     Node::Categorical { attr, children, default } => {
+                        // Values that lead to the same child share one line.
+                        let mut groups: Vec<(usize, Vec<String>)> = Vec::new();
                         for (v, &c) in children.iter().enumerate() {
-                            let _ =
-                                writeln!(out, "{pad}#{i} {} = {}:", n.input(*attr), n.value(*attr, v as i32));
-                            walk(n, nodes, c, depth + 1, out);
+                            let name = n.value(*attr, v as i32);
+                            match groups.iter_mut().find(|(g, _)| *g == c) {
+                                Some((_, names)) => names.push(name),
+                                None => groups.push((c, vec![name])),
+                            }
+                        }
+                        for (c, names) in groups {
+                            let _ = writeln!(out, "{pad}#{i} {} = {}:", n.input(*attr), names.join(", "));
+                            walk(n, nodes, c, depth + 1, seen, out);
                         }
                         let _ = writeln!(out, "{pad}#{i} {} unknown: same as #{default}", n.input(*attr));
                     }
                     Node::Threshold { attr, threshold, left, right } => {
                         let t = n.number(*attr, *threshold);
                         let _ = writeln!(out, "{pad}#{i} {} <= {t}:", n.input(*attr));
-                        walk(n, nodes, *left, depth + 1, out);
+                        walk(n, nodes, *left, depth + 1, seen, out);
                         let _ = writeln!(out, "{pad}#{i} {} > {t}:", n.input(*attr));
-                        walk(n, nodes, *right, depth + 1, out);
+                        walk(n, nodes, *right, depth + 1, seen, out);
                     }
                     Node::UnitSplit { unit, left, right } => {
                         let _ = writeln!(out, "{pad}#{i} {} <= 0:", n.row(*unit, 0));
-                        walk(n, nodes, *left, depth + 1, out);
+                        walk(n, nodes, *left, depth + 1, seen, out);
                         let _ = writeln!(out, "{pad}#{i} {} > 0:", n.row(*unit, 0));
-                        walk(n, nodes, *right, depth + 1, out);
+                        walk(n, nodes, *right, depth + 1, seen, out);
                     }
                 }
             }
-            walk(&n, nodes, 0, 0, &mut out);
+            let mut seen = vec![false; nodes.len()];
+            walk(&n, nodes, 0, 0, &mut seen, &mut out);
             out.pop();
         }
     }

@@ -113,11 +113,8 @@ impl fmt::Display for TrainReport {
         if let Some(e) = &self.estimate {
             writeln!(f, "held-out accuracy  {:.2}% ({}, {} rows)", 100.0 * e.accuracy, e.method, e.rows)?;
         }
-        writeln!(
-            f,
-            "model              {} ({} bytes, {} weights)",
-            self.model, self.model_bytes, self.weights
-        )?;
+        let weights = if self.stats.ltus == 0 { "no".to_string() } else { self.weights.clone() };
+        writeln!(f, "model              {} ({} bytes, {weights} weights)", self.model, self.model_bytes)?;
         writeln!(
             f,
             "structure          {} decision nodes, {} leaves, {} LTUs, {} non-zero weights",
