@@ -131,8 +131,20 @@ fn cv_json_shape_and_determinism() {
     let iris = data("iris.csv");
     let args = ["cv", iris.to_str().unwrap(), "--algo", "ptree", "--folds", "5", "--seed", "3", "--json"];
     let a = json(d, &args);
-    keys(&a, &["accuracy_mean", "accuracy_std", "model_bytes_mean", "folds"]);
+    keys(&a, &["accuracy_mean", "accuracy_std", "model_bytes_mean", "folds", "fold_costs", "cost"]);
     assert_eq!(a["folds"], 5);
+    // The device cost on the held-out rows: per fold, and pooled (equal folds of 30 rows: the
+    // pooled mean is the mean of the folds' means; the maximum is the largest fold's).
+    let cost = &a["cost"];
+    keys(cost, &["mean_macs", "max_macs", "mean_essential_work", "max_essential_work"]);
+    let folds = a["fold_costs"].as_array().unwrap();
+    assert_eq!(folds.len(), 5);
+    let f = |c: &Value, k: &str| c[k].as_f64().unwrap();
+    let mean = folds.iter().map(|c| f(c, "mean_essential_work")).sum::<f64>() / 5.0;
+    assert!((f(cost, "mean_essential_work") - mean).abs() < 1e-9, "{a}");
+    let max = folds.iter().map(|c| c["max_macs"].as_u64().unwrap()).max().unwrap();
+    assert_eq!(cost["max_macs"].as_u64().unwrap(), max, "{a}");
+    assert!(f(cost, "mean_macs") <= max as f64 && f(cost, "mean_essential_work") > 10.0, "{a}");
     assert!(a["accuracy_mean"].as_f64().unwrap() > 0.8, "{a}");
     assert_eq!(a, json(d, &args), "same seed, same folds and models");
 }
@@ -598,6 +610,7 @@ fn eval_and_cv_per_class_figures() {
     let (text, _) = ok(d, &["cv", iris, "--algo", "ptree", "--folds", "5"]);
     assert_eq!(text.lines().filter(|l| l.starts_with("fold ")).count(), 5, "{text}");
     assert!(text.contains("confusion") && text.contains("macro average"), "{text}");
+    assert!(text.contains("device cost") && text.contains("essential work"), "{text}");
 }
 
 /// Runs and expects clap's usage error: exit code 2, an `error:` line containing `needle`.

@@ -362,6 +362,11 @@ pub struct CvReport {
     pub fold_model_bytes: Vec<usize>,
     /// Test rows of each fold.
     pub fold_rows: Vec<usize>,
+    /// What each fold's model costs to predict its held-out rows (multiply-accumulates and
+    /// essential work, [`ModelSpec::row_cost`]).
+    pub fold_costs: Vec<RowCost>,
+    /// The same over every held-out row: means weighted by the folds' rows, maxima over folds.
+    pub cost: RowCost,
     /// Class names, the order of the confusion matrix.
     pub classes: Vec<String>,
     /// `confusion[true][predicted]` over the held-out predictions of every fold.
@@ -388,16 +393,42 @@ impl fmt::Display for CvReport {
         for (i, ((acc, bytes), rows)) in
             self.fold_accuracies.iter().zip(&self.fold_model_bytes).zip(&self.fold_rows).enumerate()
         {
-            writeln!(f, "fold {:>2}     accuracy {:>6.2}% ({rows} rows), {bytes} bytes", i + 1, 100.0 * acc)?;
+            let cost = self.fold_costs.get(i).copied().unwrap_or_default();
+            writeln!(
+                f,
+                "fold {:>2}     accuracy {:>6.2}% ({rows} rows), {bytes} bytes, {:.1} MACs and {:.0} instructions of essential work per row",
+                i + 1,
+                100.0 * acc,
+                cost.mean_macs,
+                cost.mean_essential_work
+            )?;
         }
         writeln!(f, "accuracy    {:.2}% ± {:.2}", 100.0 * self.accuracy_mean, 100.0 * self.accuracy_std)?;
         writeln!(f, "model bytes {:.1} (mean)", self.model_bytes_mean)?;
+        writeln!(
+            f,
+            "device cost {:.1} multiply-accumulates per held-out row (at most {}); essential work {:.0} Cortex-M3 instructions (at most {})",
+            self.cost.mean_macs, self.cost.max_macs, self.cost.mean_essential_work, self.cost.max_essential_work
+        )?;
         let macros = [self.macro_precision, self.macro_recall, self.macro_f1];
         write_figures(f, &self.classes, &self.confusion, &self.per_class, macros)
     }
 }
 
 pub use ltu::evaluate::mean_std;
+
+/// The cost over every fold's rows: means weighted by each fold's rows, maxima over the folds.
+fn pooled_cost(costs: &[RowCost], rows: &[Vec<usize>]) -> RowCost {
+    let n = rows.iter().map(Vec::len).sum::<usize>().max(1) as f64;
+    let weighted =
+        |f: fn(&RowCost) -> f64| costs.iter().zip(rows).map(|(c, r)| f(c) * r.len() as f64).sum::<f64>() / n;
+    RowCost {
+        mean_macs: weighted(|c| c.mean_macs),
+        max_macs: costs.iter().map(|c| c.max_macs).max().unwrap_or(0),
+        mean_essential_work: weighted(|c| c.mean_essential_work),
+        max_essential_work: costs.iter().map(|c| c.max_essential_work).max().unwrap_or(0),
+    }
+}
 
 /// What one train/test split gives.
 pub(crate) struct Heldout {
@@ -407,6 +438,8 @@ pub(crate) struct Heldout {
     predictions: Vec<usize>,
     /// Set when the model predicts one class for every training row.
     trivial: Option<String>,
+    /// What predicting the test rows costs.
+    cost: RowCost,
 }
 
 pub(crate) fn heldout(
@@ -424,7 +457,9 @@ pub(crate) fn heldout(
     };
     let h = ltu::evaluate::holdout(data, train_rows, test_rows, &setup)?;
     let train_raw = encode::raw_rows(&h.trained.spec.inputs, &data.subset(train_rows));
+    let test_raw = encode::raw_rows(&h.trained.spec.inputs, &data.subset(test_rows));
     Ok(Heldout {
+        cost: h.trained.spec.row_cost(&test_raw),
         accuracy: h.accuracy,
         bytes: h.trained.bytes.len(),
         trivial: trivial_model_warning(&h.trained.spec, &train_raw, &data.schema.classes, "its model"),
@@ -517,6 +552,8 @@ pub fn cv(
     let accs: Vec<f64> = results.iter().map(|r| r.accuracy).collect();
     let bytes: Vec<usize> = results.iter().map(|r| r.bytes).collect();
     let (accuracy_mean, accuracy_std) = mean_std(&accs);
+    let fold_costs: Vec<RowCost> = results.iter().map(|r| r.cost).collect();
+    let cost = pooled_cost(&fold_costs, &fold_rows);
     Ok(CvReport {
         algo: learn.algo,
         data: data.source.clone(),
@@ -528,6 +565,8 @@ pub fn cv(
         fold_accuracies: accs,
         fold_model_bytes: bytes,
         fold_rows: fold_rows.iter().map(Vec::len).collect(),
+        fold_costs,
+        cost,
         classes: data.schema.classes.clone(),
         confusion,
         per_class,
