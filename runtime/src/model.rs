@@ -84,9 +84,15 @@ impl<'a> Model<'a> {
     /// As [`Model::from_bytes`], minus the header and checksum checks.
     pub fn from_repr(repr: ModelRepr<'a>) -> Result<Model<'a>> {
         // A model without units (a tree of tests) never reads a weight, so it loads whatever its
-        // weight kind and whichever kinds this build has.
+        // weight kind and whichever kinds this build has: the checks below read its (unused)
+        // weight table as the first kind this build has. So in a build with weight kinds `kind`
+        // is always one of them, and no check is compiled for the others.
+        let kind = match FIRST_KIND {
+            Some(k) if repr.units.is_empty() => k,
+            _ => repr.weight_kind,
+        };
         check(
-            structure_enabled(&repr.structure) && (repr.units.is_empty() || kind_enabled(repr.weight_kind)),
+            structure_enabled(&repr.structure) && (kind_enabled(kind) || (!WEIGHTS && repr.units.is_empty())),
             Error::Unsupported,
         )?;
         // Without `sparse`, a model has no feature table, literals or terms (and no sparse unit,
@@ -105,8 +111,8 @@ impl<'a> Model<'a> {
         let n_units = count(repr.units, UnitRec::SIZE)?;
         let n_terms = count(repr.term_features, 2)?;
         let n_unit_classes = count(repr.unit_classes, 2)?;
-        check(repr.weights.len() % repr.weight_kind.width() == 0, Error::TableLength)?;
-        let n_weights = repr.weights.len() / repr.weight_kind.width();
+        check(repr.weights.len() % kind.width() == 0, Error::TableLength)?;
+        let n_weights = repr.weights.len() / kind.width();
 
         let input = |i: usize| InputRec::from_array(record(repr.inputs, i));
         let n_scales = count(repr.scales, ScaleRec::SIZE)?;
@@ -170,7 +176,6 @@ impl<'a> Model<'a> {
                 1
             }
         };
-        let kind = repr.weight_kind;
         let width = kind.width();
         let limit = kind.accumulator_limit();
         for u in repr.units.chunks_exact(UnitRec::SIZE) {
@@ -966,6 +971,19 @@ fn quantize_wide(x: i32, offset: i32, mul: i16, shift: u8, m: i32) -> i32 {
     let q = ((i64::from(x) - i64::from(offset)) * i64::from(mul)) >> (shift & 63);
     q.clamp(-i64::from(m), i64::from(m)) as i32
 }
+
+/// The first weight kind this build has, if any.
+const FIRST_KIND: Option<WeightKind> = if cfg!(feature = "i8") {
+    Some(WeightKind::I8)
+} else if cfg!(feature = "i16") {
+    Some(WeightKind::I16)
+} else if cfg!(feature = "i32") {
+    Some(WeightKind::I32)
+} else if cfg!(feature = "fixed") {
+    Some(WeightKind::Fixed)
+} else {
+    None
+};
 
 /// Whether this build has any weight kind, that is, evaluates units at all. Without one only a
 /// model without units loads, and the unit evaluator is not compiled in.
