@@ -174,6 +174,8 @@ struct Entry {
     /// Mean over the measured rows of issue 11's essential work (`ModelSpec::essential_work`,
     /// ltu only): the instructions a prediction cannot do without.
     essential: Option<f64>,
+    /// Linear threshold units in the model (ltu; 0 for a tree of tests, such as FRINGE's).
+    units: usize,
     measures: Vec<Measure>,
     notes: Vec<String>,
 }
@@ -498,6 +500,7 @@ fn ltu_models(
                         accuracy: None,
                         model_bytes: None,
                         essential: None,
+                        units: 0,
                         measures: Vec::new(),
                         notes: vec![format!("training failed: {e}")],
                     });
@@ -602,6 +605,7 @@ fn ltu_models(
             accuracy,
             model_bytes: Some(bytes.len()),
             essential,
+            units: spec.units.len(),
             measures,
             notes: notes.clone(),
         });
@@ -612,6 +616,7 @@ fn ltu_models(
             accuracy,
             model_bytes: None,
             essential,
+            units: spec.units.len(),
             measures: generated,
             notes: notes.clone(),
         });
@@ -622,6 +627,7 @@ fn ltu_models(
             accuracy,
             model_bytes: None,
             essential,
+            units: spec.units.len(),
             measures: generated_c,
             notes,
         });
@@ -809,6 +815,7 @@ fn emlearn_models(
                 accuracy: cv["emlearn_accuracy"].as_f64(),
                 model_bytes: None,
                 essential: None,
+                units: 0,
                 measures,
                 notes,
             });
@@ -1280,7 +1287,75 @@ fn goals(report: &Report, m3: &str) -> String {
             lo.0, lo.1, hi.0, hi.1
         );
     }
+    s.push_str(&issue11_why(&runtime, code));
     s.push('\n');
+    s
+}
+
+/// Which of issue 11's goals the runtime's models miss and why, by kind of model: trees of tests
+/// (no unit: every FRINGE model) and models with units.
+fn issue11_why(runtime: &[(&str, &Entry, &Measure)], code: impl Fn(&Entry, &Measure) -> u64) -> String {
+    let mut s = String::from(
+        "\nWhich models miss which goal, and why (docs/FORMAT.md section 9 has the profiles):\n\n",
+    );
+    for (tests, what) in
+        [(true, "Trees of tests (no unit: every FRINGE model)"), (false, "Models with units")]
+    {
+        let group: Vec<_> = runtime.iter().filter(|(_, e, _)| (e.units == 0) == tests).collect();
+        if group.is_empty() {
+            continue;
+        }
+        let range = |v: Vec<f64>| {
+            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(0.0, f64::max);
+            (lo, hi)
+        };
+        let stack =
+            range(group.iter().map(|(_, _, m)| m.stack.iter().copied().max().unwrap_or(0) as f64).collect());
+        let bytes = range(group.iter().map(|(_, e, m)| code(e, m) as f64).collect());
+        let ratio = range(
+            group
+                .iter()
+                .filter_map(|(_, e, m)| e.essential.map(|w| mean(&m.predict) as f64 / w.max(1.0)))
+                .collect(),
+        );
+        let names: Vec<String> = {
+            let mut g: Vec<&str> = group.iter().map(|(_, e, _)| e.group.as_str()).collect();
+            g.sort_unstable();
+            g.dedup();
+            g.iter().map(|g| format!("`{g}`")).collect()
+        };
+        let _ = writeln!(
+            s,
+            "- {what}, {} models ({}): stack {:.0}–{:.0} B, runtime code {:.0}–{:.0} B, {:.1}–{:.1}× the essential work.",
+            group.len(),
+            names.join(", "),
+            stack.0,
+            stack.1,
+            bytes.0,
+            bytes.1,
+            ratio.0,
+            ratio.1
+        );
+        let why = if tests {
+            "  They meet the stack and code goals (a build with the `tree` feature alone links the walk, 174 B, and the \
+             loader). They miss 1.5× the essential work: the walk over 12-byte node records costs about 23 instructions \
+             per threshold node where the yardstick allows 9, and no layout read by safe Rust through bounds-tested \
+             slices gets under about 10."
+        } else {
+            "  They miss the stack goal: three frames (the walk; the unit evaluator, which holds the 64-byte cache of \
+             numeric features; the row scorer) with 36 bytes of saved registers each. They miss the code goal: the \
+             loader's checks and accumulator proof (about 2 KB), the unit and feature evaluators, and `memcpy` (0.9 KB, \
+             moving the 100-byte `Model`). They miss 1.5× the essential work: per unit about 35 instructions of record \
+             decoding and best-row bookkeeping, per row about 45 before its first weight, per numeric input about 30, \
+             where the yardstick allows 8 per row and 15 per input."
+        };
+        let _ = writeln!(s, "{why}");
+    }
+    s.push_str(
+        "\nFor a fixed model `ltu codegen` meets every instruction goal (docs/CODEGEN.md); the runtime is for models \
+         that arrive at run time.\n",
+    );
     s
 }
 
@@ -1564,6 +1639,42 @@ mod tests {
         assert!(wide.contains("pub type Raw = i32;"));
         assert!(wide.contains("pub const N_INPUTS: usize = 2;"));
         assert!(wide.contains("[1, 40000],"));
+    }
+
+    #[test]
+    fn issue11_why_groups_trees_of_tests_and_models_with_units() {
+        let entry = |group: &str, units: usize, model_bytes: usize| Entry {
+            family: "ltu",
+            name: group.into(),
+            group: group.into(),
+            accuracy: Some(1.0),
+            model_bytes: Some(model_bytes),
+            essential: Some(20.0),
+            units,
+            measures: Vec::new(),
+            notes: Vec::new(),
+        };
+        let measure = |predict: u64, stack: u64, flash: u64| Measure {
+            target: TARGETS[0],
+            load: Some(100),
+            predict: vec![predict],
+            stack: vec![stack],
+            flash,
+            agree: 1,
+        };
+        let (fringe, ptree, ndl) = (entry("fringe", 0, 100), entry("ptree", 1, 200), entry("ndl", 3, 300));
+        let (a, b, c) = (measure(60, 48, 2900), measure(100, 276, 6200), measure(200, 216, 5300));
+        let runtime = [("iris", &fringe, &a), ("iris", &ptree, &b), ("car", &ndl, &c)];
+        let code = |e: &Entry, m: &Measure| m.flash - e.model_bytes.unwrap() as u64;
+        let text = issue11_why(&runtime, code);
+        assert!(
+            text.contains("Trees of tests (no unit: every FRINGE model), 1 models (`fringe`): stack 48–48 B, runtime code 2800–2800 B, 3.0–3.0×"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Models with units, 2 models (`ndl`, `ptree`): stack 216–276 B, runtime code 5000–6000 B, 5.0–10.0×"),
+            "{text}"
+        );
     }
 
     #[test]
