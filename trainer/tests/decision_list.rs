@@ -561,3 +561,41 @@ fn searching_a_sample_of_the_rows_is_deterministic_and_accounts_for_every_row() 
     let trained = algo::finish(a.spec.clone(), &Context::new(&data, 4, None), false).unwrap();
     assert!(trained.train_accuracy > 0.8, "{}", trained.train_accuracy);
 }
+
+#[test]
+fn prune_weights_zeroes_only_what_no_decision_needs() {
+    use ltu::export::Unit;
+    // Score 4·x0 + 1·x1 + 0·x2 − 2 over rows where x0 alone decides: x1 never flips a sign.
+    let features = vec![vec![1, 1, 5], vec![1, -1, 5], vec![-1, 1, 5], vec![-1, -1, 5], vec![0, 1, 5]];
+    let mut unit = Unit { terms: vec![0, 1, 2], rows: vec![vec![4, 1, 0, -2]], classes: vec![0, 1] };
+    let before: Vec<bool> = features.iter().map(|f| unit.row_score(0, f) > 0).collect();
+    let rows: Vec<usize> = (0..features.len()).collect();
+    assert_eq!(dl::prune_weights(&mut unit, &features, &[1, 1, 5], &rows), 1);
+    assert_eq!(unit.rows[0], [4, 0, 0, -2], "x1 zeroed, x0 and the bias kept");
+    let after: Vec<bool> = features.iter().map(|f| unit.row_score(0, f) > 0).collect();
+    assert_eq!(before, after);
+    // A row where x1 matters (x0 = 0 alone scores −2, with x1 = 3 it fires): x1 stays.
+    let features = vec![vec![1, 0, 0], vec![0, 3, 0], vec![-1, 0, 0]];
+    let mut unit = Unit { terms: vec![0, 1, 2], rows: vec![vec![4, 1, 0, -2]], classes: vec![0, 1] };
+    assert_eq!(dl::prune_weights(&mut unit, &features, &[1, 3, 1], &[0, 1, 2]), 0);
+    assert_eq!(unit.rows[0], [4, 1, 0, -2]);
+}
+
+#[test]
+fn pruned_lists_decide_every_training_row_as_unpruned_ones_with_fewer_weights() {
+    // A list over 7 classes, and a halfspace intersection (`None`: hsi's default shape).
+    for (file, shape) in [("zoo.csv", Some(Shape::Ndl)), ("mushroom.csv", None)] {
+        let data = load(file, &[]);
+        let ctx = Context::new(&data, 0, None);
+        let pruned = dl::fit(&ctx, shape, &Params::default()).unwrap();
+        let full = dl::fit(&ctx, shape, &Params { prune_weights: false, ..Params::default() }).unwrap();
+        let nonzero = |f: &dl::Fitted| f.spec.stats().weights_nonzero;
+        assert!(nonzero(&pruned) < nonzero(&full), "{file}: {} vs {}", nonzero(&pruned), nonzero(&full));
+        assert!(pruned.report().lp.weights_pruned > 0);
+        assert_eq!(full.report().lp.weights_pruned, 0);
+        for x in &ctx.raw {
+            assert_eq!(pruned.spec.predict(x), full.spec.predict(x), "row {x:?}");
+        }
+        algo::finish(pruned.spec.clone(), &ctx, true).unwrap();
+    }
+}

@@ -583,6 +583,13 @@ pub struct NdlArgs {
         decision_list::Params::default().reuse_covers
     ))]
     pub reuse_covers: Option<bool>,
+    /// Zero the entries' weights no training decision needs.
+    #[arg(long, value_name = "BOOL", help = format!(
+        "Zero each entry's weights that change none of its decisions on the training rows it sees, \
+         smallest first (fewer multiply-accumulates and inputs read; beyond the paper) [default: {}]",
+        decision_list::Params::default().prune_weights
+    ))]
+    pub prune_weights: Option<bool>,
     /// Passes of Find_large_neg_subset without a larger subset before it stops (0: the paper's end).
     #[arg(long, value_name = "N", help = format!(
         "Passes of Find_large_neg_subset without a larger subset before it stops; 0 searches to the \
@@ -751,6 +758,9 @@ impl NdlArgs {
         if let Some(v) = self.reuse_covers {
             p.reuse_covers = v;
         }
+        if let Some(v) = self.prune_weights {
+            p.prune_weights = v;
+        }
         if let Some(v) = self.patience {
             p.patience = (v > 0).then_some(v);
         }
@@ -783,7 +793,7 @@ impl LearnArgs {
         use Algo::{Fringe, Hsi, Ndl, Oblique, Ptree, Sparse};
         const TREE_LIST: &[Algo] = &[Ptree, Ndl, Hsi, Oblique];
         let (p, n, s) = (&self.ptree, &self.ndl, &self.sparse);
-        let given: [(&str, bool, &[Algo]); 28] = [
+        let given: [(&str, bool, &[Algo]); 29] = [
             ("--prune-fraction", self.prune_fraction.is_some(), &[Ptree, Ndl, Hsi, Oblique, Fringe]),
             ("--prune-z", self.prune_z.is_some(), &[Ptree, Oblique, Fringe]),
             ("--numeric-max-abs", self.numeric_max_abs.is_some(), TREE_LIST),
@@ -806,6 +816,7 @@ impl LearnArgs {
             ("--positive", n.positive.is_some(), &[Hsi]),
             ("--relabel-duplicates", n.relabel_duplicates.is_some(), &[Ndl, Hsi]),
             ("--reuse-covers", n.reuse_covers.is_some(), &[Ndl, Hsi]),
+            ("--prune-weights", n.prune_weights.is_some(), &[Ndl, Hsi]),
             ("--patience", n.patience.is_some(), &[Ndl, Hsi]),
             ("--max-search-rows", n.max_search_rows.is_some(), &[Ndl, Hsi]),
             ("--max-literals", s.max_literals.is_some(), &[Sparse]),

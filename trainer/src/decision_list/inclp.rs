@@ -130,6 +130,9 @@ pub struct LpStats {
     /// Multi-class steps that reused a class's cover from an earlier step instead of searching
     /// (`Params::reuse_covers`).
     pub reused_covers: u64,
+    /// Term weights of the exported entries zeroed because no training decision needed them
+    /// (`Params::prune_weights`).
+    pub weights_pruned: u64,
 }
 
 impl LpStats {
@@ -144,6 +147,7 @@ impl LpStats {
         self.margin_fallbacks += other.margin_fallbacks;
         self.quantization_rejected += other.quantization_rejected;
         self.reused_covers += other.reused_covers;
+        self.weights_pruned += other.weights_pruned;
     }
 }
 
