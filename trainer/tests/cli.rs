@@ -1400,3 +1400,29 @@ fn sparse_weight_fit_option() {
     let o = ltu(d, &["train", iris, "--algo", "sparse", "--weight-fit", "votes", "-o", "m2.ltu"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// `--prune-weights` (ndl, hsi): fewer non-zero weights, the same training predictions.
+#[test]
+fn prune_weights_option_for_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let zoo = data("zoo.csv");
+    let zoo = zoo.to_str().unwrap();
+    let args = |extra: &[&'static str], out: &'static str| {
+        let mut a = vec!["train", zoo, "--algo", "ndl", "--no-estimate", "--json", "-o", out];
+        a.extend(extra);
+        a
+    };
+    let full = json(d, &args(&[], "full.ltu"));
+    let pruned = json(d, &args(&["--prune-weights", "true"], "pruned.ltu"));
+    let nonzero = |t: &Value| t["weights_nonzero"].as_u64().unwrap();
+    assert!(nonzero(&pruned) < nonzero(&full), "{pruned}\n{full}");
+    assert!(pruned["learner"]["lp"]["weights_pruned"].as_u64().unwrap() > 0, "{pruned}");
+    assert_eq!(full["learner"]["lp"]["weights_pruned"], 0, "off by default: {full}");
+    assert_eq!(pruned["train_accuracy"], full["train_accuracy"]);
+    let p = json(d, &["predict", "pruned.ltu", zoo, "--json"]);
+    let f = json(d, &["predict", "full.ltu", zoo, "--json"]);
+    assert_eq!(p["predictions"].as_array().unwrap().len(), 101);
+    assert_eq!(p["predictions"], f["predictions"], "every training row decided as before");
+    fails(d, &["train", zoo, "--algo", "ptree", "--prune-weights", "true", "-o", "x.ltu"], "--prune-weights");
+}

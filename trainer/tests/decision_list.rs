@@ -587,8 +587,8 @@ fn pruned_lists_decide_every_training_row_as_unpruned_ones_with_fewer_weights() 
     for (file, shape) in [("zoo.csv", Some(Shape::Ndl)), ("mushroom.csv", None)] {
         let data = load(file, &[]);
         let ctx = Context::new(&data, 0, None);
-        let pruned = dl::fit(&ctx, shape, &Params::default()).unwrap();
-        let full = dl::fit(&ctx, shape, &Params { prune_weights: false, ..Params::default() }).unwrap();
+        let pruned = dl::fit(&ctx, shape, &Params { prune_weights: true, ..Params::default() }).unwrap();
+        let full = dl::fit(&ctx, shape, &Params::default()).unwrap();
         let nonzero = |f: &dl::Fitted| f.spec.stats().weights_nonzero;
         assert!(nonzero(&pruned) < nonzero(&full), "{file}: {} vs {}", nonzero(&pruned), nonzero(&full));
         assert!(pruned.report().lp.weights_pruned > 0);
