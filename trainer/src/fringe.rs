@@ -838,9 +838,22 @@ impl Fringe {
     /// [`ExportError::TooLarge`] if a constructed feature expands to more literals than the
     /// format holds.
     pub fn to_model_spec(&self) -> Result<ModelSpec, ExportError> {
-        let mut b = Builder { fringe: self, graph: Vec::new() };
+        self.to_model_spec_for(&[])
+    }
+
+    /// [`Fringe::to_model_spec`] with each chain's tests ordered for `rows` (the training rows,
+    /// raw): among the rows that reach it, the literal that fails most often is tested first, and
+    /// the part `Dᵢ` that holds most often is tested first, so the walk stops early on typical
+    /// inputs. The predictions are the same in any order; without rows the literals keep their
+    /// sorted order.
+    ///
+    /// # Errors
+    /// As [`Fringe::to_model_spec`].
+    pub fn to_model_spec_for(&self, rows: &[Vec<i32>]) -> Result<ModelSpec, ExportError> {
+        let mut b = Builder { fringe: self, graph: Vec::new(), rows };
         let tree = self.tree();
-        let root = b.emit(tree, 0, &[])?;
+        let all: Vec<usize> = (0..rows.len()).collect();
+        let root = b.emit(tree, 0, &[], &all)?;
         // Order the graph so every link points forward: reverse postorder from the root.
         let mut order = Vec::new();
         let mut seen = vec![false; b.graph.len()];
@@ -955,6 +968,28 @@ struct Builder<'a> {
     fringe: &'a Fringe,
     /// Nodes with graph ids as links (reordered at the end).
     graph: Vec<Node>,
+    /// Rows that order each chain's tests (none: sorted order).
+    rows: &'a [Vec<i32>],
+}
+
+impl Flat {
+    /// Whether the condition holds for raw inputs `x`.
+    fn holds(&self, x: &[i32]) -> bool {
+        self.lits.iter().all(|l| l.holds(x)) && !self.fail.iter().any(|g| g.holds(x))
+    }
+}
+
+/// Reorders `items` greedily: next the one for which `hit` is true on most of the rows still
+/// `alive`, which then leave (ties keep the given order). Returns the rows left at the end.
+fn order_by_hits<T>(items: &mut [T], mut alive: Vec<usize>, hit: impl Fn(&T, usize) -> bool) -> Vec<usize> {
+    for k in 0..items.len() {
+        let best = (k..items.len())
+            .max_by_key(|&i| (alive.iter().filter(|&&r| hit(&items[i], r)).count(), std::cmp::Reverse(i)))
+            .unwrap_or(k);
+        items[k..=best].rotate_right(1);
+        alive.retain(|&r| !hit(&items[k], r));
+    }
+    alive
 }
 
 impl Builder<'_> {
@@ -965,7 +1000,13 @@ impl Builder<'_> {
 
     /// The nodes of FRINGE node `id` and its subtree; `known` holds the literals the path to it
     /// decides (a chain leaves out the literals they imply).
-    fn emit(&mut self, tree: &Tree, id: usize, known: &[Literal]) -> Result<usize, ExportError> {
+    fn emit(
+        &mut self,
+        tree: &Tree,
+        id: usize,
+        known: &[Literal],
+        reach: &[usize],
+    ) -> Result<usize, ExportError> {
         match tree.nodes[id] {
             TreeNode::Leaf { class } => Ok(self.push(Node::Class(class))),
             TreeNode::Split { var, left, right, .. } => {
@@ -980,9 +1021,11 @@ impl Builder<'_> {
                 if let ([l], []) = (flat.lits.as_slice(), flat.fail.as_slice()) {
                     on_false.push(negate(*l));
                 }
-                let f = self.emit(tree, left, &on_false)?;
-                let t = self.emit(tree, right, &on_true)?;
-                Ok(self.test(flat, t, f, &mut known.to_vec()))
+                let (holds, fails): (Vec<usize>, Vec<usize>) =
+                    reach.iter().partition(|&&r| flat.holds(&self.rows[r]));
+                let f = self.emit(tree, left, &on_false, &fails)?;
+                let t = self.emit(tree, right, &on_true, &holds)?;
+                Ok(self.test(flat, t, f, &mut known.to_vec(), reach))
             }
         }
     }
@@ -1054,7 +1097,14 @@ impl Builder<'_> {
     /// A chain of one node per literal that shares the exit `f`: the literals of `C` first, then
     /// each part `Dᵢ` that must fail (itself a chain whose exit when it holds is `f`). A literal
     /// that `known` (the literals that hold wherever the chain is entered) decides is not tested.
-    fn test(&mut self, mut flat: Flat, t: usize, f: usize, known: &mut Vec<Literal>) -> usize {
+    fn test(
+        &mut self,
+        mut flat: Flat,
+        t: usize,
+        f: usize,
+        known: &mut Vec<Literal>,
+        reach: &[usize],
+    ) -> usize {
         flat.lits.sort_unstable();
         flat.lits.dedup();
         let mut lits = Vec::new();
@@ -1080,9 +1130,20 @@ impl Builder<'_> {
             }
             fail.push(g);
         }
+        // The rows reaching each part: those every literal before it passed, and every part
+        // before it failed.
+        let rows = self.rows;
+        let passed = order_by_hits(&mut lits, reach.to_vec(), |l, r| !l.holds(&rows[r]));
+        order_by_hits(&mut fail, passed.clone(), |g, r| g.holds(&rows[r]));
+        let mut reaches = Vec::with_capacity(fail.len());
+        let mut alive = passed;
+        for g in &fail {
+            reaches.push(alive.clone());
+            alive.retain(|&r| !g.holds(&rows[r]));
+        }
         let mut next = t;
-        for g in fail.into_iter().rev() {
-            next = self.test(g, f, next, &mut known.clone());
+        for (g, reach) in fail.into_iter().zip(reaches).rev() {
+            next = self.test(g, f, next, &mut known.clone(), &reach);
         }
         for l in lits.into_iter().rev() {
             next = self.literal_node(l, next, f);
@@ -1120,7 +1181,7 @@ fn implied(known: &[Literal], l: Literal) -> Option<bool> {
 /// constructed feature is too large for the model format.
 pub fn train(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
     let model = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), p, ctx.seed)?;
-    Ok(model.to_model_spec()?)
+    Ok(model.to_model_spec_for(&ctx.raw)?)
 }
 
 /// FRINGE in the learner registry (`crate::algo`): `ltu train --algo fringe` once registered.
@@ -1185,7 +1246,7 @@ impl Learner for FringeLearner {
 
     fn fit(ctx: &Context<'_>, p: &Params) -> Result<(Learned, Report), TrainError> {
         let fringe = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), p, ctx.seed)?;
-        let spec = fringe.to_model_spec()?;
+        let spec = fringe.to_model_spec_for(&ctx.raw)?;
         let last = fringe.iterations.last().expect("at least one iteration");
         let report = Report {
             iterations: fringe.iterations.len(),

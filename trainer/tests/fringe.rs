@@ -499,3 +499,22 @@ fn default_pruning_depends_on_the_number_of_rows() {
     let f = Fringe::learn(&synth::boolean_inputs(pr.n_attrs), &rows, &labels, 2, &p, 3).unwrap();
     assert_eq!(f.prune_rows, 4_000);
 }
+
+#[test]
+fn chains_tested_in_order_of_the_training_rows_cost_less_and_predict_the_same() {
+    // dnf4's features are conjunctions of several literals: the order of a chain's tests matters.
+    let pr = problem("dnf4");
+    let mut rng = Rng::new(5);
+    let (rows, labels) = synth::sample(&pr, 2000, 0.0, 0.0, &mut rng);
+    let f =
+        Fringe::learn(&synth::boolean_inputs(pr.n_attrs), &rows, &labels, 2, &Params::default(), 5).unwrap();
+    let sorted = f.to_model_spec().unwrap();
+    let ordered = f.to_model_spec_for(&rows).unwrap();
+    assert_eq!(sorted.stats().decision_nodes, ordered.stats().decision_nodes, "the same tests");
+    for x in &rows {
+        assert_eq!(ordered.predict(x), sorted.predict(x));
+        assert_eq!(ordered.predict(x), f.predict(x));
+    }
+    let (a, b) = (sorted.row_cost(&rows).mean_essential_work, ordered.row_cost(&rows).mean_essential_work);
+    assert!(b < a, "ordered {b} vs sorted {a}");
+}
