@@ -107,6 +107,28 @@ crate::names::names!(SplitRule, "split rule" { Progress => "progress", Corollary
 crate::names::names!(LogBase, "log base" { E => "e", Two => "two", Ten => "ten" });
 crate::names::names!(LeafFit, "leaf fit" { Perceptron => "perceptron", Logistic => "logistic", Auto => "auto" });
 crate::names::names!(CategoricalTests, "categorical tests" { Multiway => "multiway", Value => "value" });
+crate::names::names!(SplitChoice, "split choice" { Entropy => "entropy", Lookahead => "lookahead" });
+
+/// How a decision node's test is chosen among the inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SplitChoice {
+    /// The lowest expected entropy of the class counts (section 4.2.2); the paper's.
+    #[default]
+    Entropy,
+    /// Beyond the paper: each input's best test by entropy, then the one whose branches linear
+    /// units fit best on the LTU's most recent [`LOOKAHEAD_ROWS`] instances (fewest errors of a
+    /// short perceptron run per branch, over the features the branch's LTU would have); entropy
+    /// breaks ties. A perceptron tree's leaves are linear units, so the test to take is the one
+    /// after which they can separate the classes, which entropy does not see when no single
+    /// input is informative (MONK's `a1 = a2`).
+    Lookahead,
+}
+
+/// Instances an LTU keeps for [`SplitChoice::Lookahead`] (the most recent).
+pub const LOOKAHEAD_ROWS: usize = 128;
+
+/// Perceptron epochs per branch in [`SplitChoice::Lookahead`].
+const LOOKAHEAD_EPOCHS: usize = 10;
 
 /// The tests a decision node may put on a categorical input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -210,6 +232,9 @@ pub struct Params {
     pub leaf_l2: f64,
     /// The tests on categorical inputs ([`CategoricalTests::Multiway`], the paper's, by default).
     pub categorical_tests: CategoricalTests,
+    /// How a test is chosen: [`SplitChoice::Lookahead`] by default (beyond the paper),
+    /// [`SplitChoice::Entropy`] in [`Params::paper`].
+    pub split_choice: SplitChoice,
 }
 
 impl Default for Params {
@@ -230,6 +255,7 @@ impl Default for Params {
             leaf_fit: LeafFit::Auto,
             leaf_l2: 0.1,
             categorical_tests: CategoricalTests::Multiway,
+            split_choice: SplitChoice::Lookahead,
         }
     }
 }
@@ -249,6 +275,7 @@ impl Params {
             compact_leaves: false,
             leaf_fit: LeafFit::Perceptron,
             categorical_tests: CategoricalTests::Multiway,
+            split_choice: SplitChoice::Entropy,
             ..Params::default()
         }
     }
@@ -590,6 +617,10 @@ struct Ltu {
     run: u64,
     pocket_current: bool,
     depth: usize,
+    /// The most recent instances ([`SplitChoice::Lookahead`] only): active feature values, the
+    /// count slot of each of `attrs`, label; a ring of at most [`LOOKAHEAD_ROWS`].
+    recent: Vec<(Vec<i32>, Vec<u16>, usize)>,
+    recent_next: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -695,6 +726,7 @@ pub struct PerceptronTree {
     n_classes: usize,
     split_rule: SplitRule,
     categorical_tests: CategoricalTests,
+    split_choice: SplitChoice,
     log_base: LogBase,
     pocket: bool,
     min_split: u64,
@@ -722,6 +754,7 @@ impl PerceptronTree {
             n_classes,
             split_rule: p.split_rule,
             categorical_tests: p.categorical_tests,
+            split_choice: p.split_choice,
             log_base: p.log_base,
             pocket: p.pocket,
             min_split: p.min_split,
@@ -829,17 +862,24 @@ impl PerceptronTree {
         let NodeState::Ltu(ltu) = &mut self.nodes[id] else { unreachable!() };
         // Steps 4–6.
         let f = &mut self.scratch[..ltu.active.len()];
+        let lookahead = self.split_choice == SplitChoice::Lookahead;
         match inst {
             Instance::Raw(x) => {
                 ltu.count(label, |a| self.space.slot(a, x[a]));
                 for (s, &j) in f.iter_mut().zip(&ltu.active) {
                     *s = self.space.features[j as usize].value(x);
                 }
+                if lookahead {
+                    ltu.remember(f, label, |a| self.space.slot(a, x[a]));
+                }
             }
             Instance::Encoded(e) => {
                 ltu.count(label, |a| usize::from(e.slots[a]));
                 for (s, &j) in f.iter_mut().zip(&ltu.active) {
                     *s = e.features[j as usize];
+                }
+                if lookahead {
+                    ltu.remember(f, label, |a| usize::from(e.slots[a]));
                 }
             }
         }
@@ -858,7 +898,11 @@ impl PerceptronTree {
             SplitRule::Corollary1 => ltu.revisited(),
         };
         if no_progress && ltu.depth < self.max_depth && ltu.seen >= self.min_split {
-            if let Some(test) = ltu.best_test(&self.space, self.categorical_tests) {
+            let test = match self.split_choice {
+                SplitChoice::Entropy => ltu.best_test(&self.space, self.categorical_tests),
+                SplitChoice::Lookahead => ltu.best_test_lookahead(&self.space, self.categorical_tests),
+            };
+            if let Some(test) = test {
                 self.split(id, test);
                 step.split = true;
                 let h = &mut self.history;
@@ -1678,6 +1722,8 @@ impl Ltu {
             run: 0,
             pocket_current: true,
             depth,
+            recent: Vec::new(),
+            recent_next: 0,
         }
     }
 
@@ -1709,6 +1755,21 @@ impl Ltu {
             self.w[class * dim + dim - 1] = 1;
         }
         self.pocket.copy_from_slice(&self.w);
+    }
+
+    /// Keeps instance `f` (active features), `label` and its slots for the lookahead.
+    fn remember(&mut self, f: &[i32], label: usize, slot: impl Fn(usize) -> usize) {
+        let slots = self.attrs.iter().map(|&a| slot(a as usize) as u16);
+        if self.recent.len() < LOOKAHEAD_ROWS {
+            self.recent.push((f.to_vec(), slots.collect(), label));
+        } else {
+            // Full: overwrite the oldest in place (no allocation per instance).
+            let (kept_f, kept_slots, kept_label) = &mut self.recent[self.recent_next];
+            kept_f.copy_from_slice(f);
+            kept_slots.iter_mut().zip(slots).for_each(|(k, s)| *k = s);
+            *kept_label = label;
+        }
+        self.recent_next = (self.recent_next + 1) % LOOKAHEAD_ROWS;
     }
 
     /// Updates the split statistics of section 4.2.2.
@@ -1871,9 +1932,134 @@ impl Ltu {
     /// (categorical: one branch per value, unknowns as their own part; numeric: the best bin
     /// boundary). `None` if no test separates the instances seen into two non-empty parts.
     fn best_test(&self, space: &FeatureSpace, tests: CategoricalTests) -> Option<Test> {
+        let mut best: Option<(f64, Test)> = None;
+        self.scan_tests(space, tests, |e, t, _| {
+            if best.is_none_or(|(b, _)| e < b - 1e-12) {
+                best = Some((e, t));
+            }
+        });
+        best.map(|(_, t)| t)
+    }
+
+    /// [`SplitChoice::Lookahead`]: each eligible input's best test by entropy, then the one with
+    /// the fewest [`Ltu::lookahead_errors`] (the lower entropy on ties). Below 16 kept instances,
+    /// [`Ltu::best_test`].
+    fn best_test_lookahead(&self, space: &FeatureSpace, tests: CategoricalTests) -> Option<Test> {
+        if self.recent.len() < 16 {
+            return self.best_test(space, tests);
+        }
+        // Per input (scan order), its best test by entropy.
+        let mut per_input: Vec<(usize, f64, Test)> = Vec::new();
+        self.scan_tests(space, tests, |e, t, i| match per_input.last_mut() {
+            Some(last) if last.0 == i => {
+                if e < last.1 - 1e-12 {
+                    *last = (i, e, t);
+                }
+            }
+            _ => per_input.push((i, e, t)),
+        });
+        let mut best: Option<(usize, f64, Test)> = None;
+        for (_, e, t) in per_input {
+            let errors = self.lookahead_errors(space, t);
+            if best.is_none_or(|(b, be, _)| errors < b || (errors == b && e < be - 1e-12)) {
+                best = Some((errors, e, t));
+            }
+        }
+        best.map(|(_, _, t)| t)
+    }
+
+    /// Errors of a short perceptron run (linear machine for more than two classes) on each
+    /// branch of `test` over the kept instances, summed: how well the LTUs the split would
+    /// create could fit. A categorical test's own features leave the branches' units, as in
+    /// [`PerceptronTree::split`].
+    fn lookahead_errors(&self, space: &FeatureSpace, test: Test) -> usize {
+        let attr = match test {
+            Test::Categorical { attr } | Test::Value { attr, .. } | Test::Threshold { attr, .. } => attr,
+        };
+        let Some(ai) = self.attrs.iter().position(|&a| a as usize == attr) else { return usize::MAX };
+        let keep: Vec<usize> = (0..self.active.len())
+            .filter(|&j| {
+                !matches!(test, Test::Categorical { .. })
+                    || space.feature_attr[self.active[j] as usize] != Some(attr)
+            })
+            .collect();
+        let branch = |slots: &[u16]| -> usize {
+            let s = usize::from(slots[ai]);
+            match test {
+                Test::Categorical { .. } => s,
+                Test::Value { value, .. } => usize::from(s as i32 != value),
+                Test::Threshold { threshold, .. } => {
+                    usize::from(space.edges[attr].get(s).copied().unwrap_or(i32::MAX) > threshold)
+                }
+            }
+        };
+        let mut parts: Vec<Vec<usize>> = Vec::new();
+        for (i, (_, slots, _)) in self.recent.iter().enumerate() {
+            let b = branch(slots);
+            if parts.len() <= b {
+                parts.resize(b + 1, Vec::new());
+            }
+            parts[b].push(i);
+        }
+        parts.iter().map(|p| self.perceptron_errors(p, &keep)).sum()
+    }
+
+    /// Fewest mistakes in one epoch of up to [`LOOKAHEAD_EPOCHS`] perceptron epochs over kept
+    /// instances `rows`, on the active features `keep` and a bias.
+    fn perceptron_errors(&self, rows: &[usize], keep: &[usize]) -> usize {
+        let dim = keep.len() + 1;
+        let mut w = vec![0i64; self.n_rows * dim];
+        let x = |f: &[i32], j: usize| if j < keep.len() { i64::from(f[keep[j]]) } else { 1 };
+        let score = |w: &[i64], f: &[i32]| (0..dim).map(|j| w[j] * x(f, j)).sum::<i64>();
+        let mut best = rows.len();
+        for _ in 0..LOOKAHEAD_EPOCHS {
+            let mut errors = 0;
+            for &r in rows {
+                let (f, _, y) = &self.recent[r];
+                if self.n_rows == 1 {
+                    let positive = score(&w, f) > 0;
+                    if positive != (*y == 1) {
+                        errors += 1;
+                        let sign = if *y == 1 { 1 } else { -1 };
+                        for (j, wj) in w.iter_mut().enumerate() {
+                            *wj += sign * x(f, j);
+                        }
+                    }
+                } else {
+                    let mut top = (i64::MIN, 0);
+                    for o in 0..self.n_rows {
+                        let s = score(&w[o * dim..(o + 1) * dim], f);
+                        if s > top.0 {
+                            top = (s, o);
+                        }
+                    }
+                    if top.1 != *y {
+                        errors += 1;
+                        for j in 0..dim {
+                            let v = x(f, j);
+                            w[*y * dim + j] += v;
+                            w[top.1 * dim + j] -= v;
+                        }
+                    }
+                }
+            }
+            best = best.min(errors);
+            if errors == 0 {
+                break;
+            }
+        }
+        best
+    }
+
+    /// Calls `consider(E, test, input index in attrs)` for every test section 4.2.2 weighs.
+    fn scan_tests(
+        &self,
+        space: &FeatureSpace,
+        tests: CategoricalTests,
+        mut consider: impl FnMut(f64, Test, usize),
+    ) {
         let k = self.class_counts.len();
         let total = self.seen as f64;
-        let mut best: Option<(f64, Test)> = None;
         let mut left = vec![0u64; k];
         let mut right = vec![0u64; k];
         let mut slot = vec![0u64; k];
@@ -1886,11 +2072,7 @@ impl Ltu {
             if nonempty < 2 {
                 continue;
             }
-            let mut consider = |e: f64, t: Test| {
-                if best.is_none_or(|(b, _)| e < b - 1e-12) {
-                    best = Some((e, t));
-                }
-            };
+            let mut consider = |e: f64, t: Test| consider(e, t, i);
             match space.inputs[a].kind {
                 InputKind::Categorical { n_values } if tests == CategoricalTests::Value => {
                     let all: Vec<u64> = (0..k)
@@ -1940,7 +2122,6 @@ impl Ltu {
                 }
             }
         }
-        best.map(|(_, t)| t)
     }
 
     fn to_unit(&self, remap: &[usize], n_classes: usize, pocket: bool) -> Unit {

@@ -1426,3 +1426,24 @@ fn prune_weights_option_for_lists() {
     assert_eq!(p["predictions"], f["predictions"], "every training row decided as before");
     fails(d, &["train", zoo, "--algo", "ptree", "--prune-weights", "true", "-o", "x.ltu"], "--prune-weights");
 }
+
+/// ptree's lookahead split choice (the default) finds MONK's `a1 = a2` where the paper's entropy
+/// choice does not: no single input is informative there, but the branches of `a1` are linearly
+/// separable.
+#[test]
+fn ptree_lookahead_splits_learn_monks_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (train, test) = (data("monks-1_train.csv"), data("monks-1_test.csv"));
+    let accuracy = |extra: &[&str]| {
+        let mut args = vec!["train", train.to_str().unwrap(), "--algo", "ptree", "--json", "-o", "m.ltu"];
+        args.extend(["--categorical", "a1,a2,a3,a4,a5,a6", "--test", test.to_str().unwrap()]);
+        args.extend(extra);
+        json(d, &args)["estimate"]["accuracy"].as_f64().unwrap()
+    };
+    let (lookahead, entropy) = (accuracy(&[]), accuracy(&["--split-choice", "entropy"]));
+    assert!(lookahead > 0.99, "lookahead {lookahead}");
+    assert!(entropy < 0.9, "entropy {entropy}");
+    assert_eq!(accuracy(&["--split-choice", "lookahead"]), lookahead, "the default");
+    assert!(accuracy(&["--paper"]) < 0.95, "--paper: the entropy choice");
+}

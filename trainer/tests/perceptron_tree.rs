@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use ltu::algo::Context;
 use ltu::data::{self, Dataset, LoadOptions};
 use ltu::export::{Node, Structure};
-use ltu::perceptron_tree::{self, FeatureSpace, LeafFit, LogBase, Order, Params, PerceptronTree, SplitRule};
+use ltu::perceptron_tree::{
+    self, FeatureSpace, LeafFit, LogBase, Order, Params, PerceptronTree, SplitChoice, SplitRule,
+};
 
 fn load(name: &str, categorical: &[&str]) -> Dataset {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data").join(name);
@@ -437,7 +439,9 @@ fn logistic_leaf_fit_refits_units_and_exports_what_it_predicts() {
 }
 
 /// The refit is what the option promises on held-out rows: over 10 folds of vehicle (numeric,
-/// overlapping classes) logistic leaves are more accurate than the perceptron's.
+/// overlapping classes) logistic leaves are more accurate than the perceptron's. Measured with
+/// the paper's entropy splits, as docs/PERCEPTRON_TREE.md reports it (with the lookahead
+/// splits of the default the two are within two rows of 846: 669 and 671).
 #[test]
 fn logistic_leaves_generalise_better_on_vehicle() {
     let data = load("vehicle.csv", &[]);
@@ -447,7 +451,8 @@ fn logistic_leaves_generalise_better_on_vehicle() {
         let train = data.subset(&ltu::split::complement(test, data.n_rows()));
         let ctx = Context::new(&train, 0, None);
         for (k, leaf_fit) in [LeafFit::Perceptron, LeafFit::Logistic].into_iter().enumerate() {
-            let spec = perceptron_tree::train(&ctx, &Params { leaf_fit, ..Params::default() }).unwrap();
+            let p = Params { leaf_fit, split_choice: SplitChoice::Entropy, ..Params::default() };
+            let spec = perceptron_tree::train(&ctx, &p).unwrap();
             let held = data.subset(test);
             let raw = ltu::encode::raw_rows(&spec.inputs, &held);
             correct[k] += raw.iter().zip(&held.y).filter(|(x, &y)| spec.predict(x) == y).count();

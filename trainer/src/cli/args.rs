@@ -191,6 +191,18 @@ fn log_base_help(b: perceptron_tree::LogBase) -> &'static str {
     }
 }
 
+fn split_choice_help(t: perceptron_tree::SplitChoice) -> &'static str {
+    match t {
+        perceptron_tree::SplitChoice::Entropy => {
+            "Lowest expected entropy of the class counts (section 4.2.2)"
+        }
+        perceptron_tree::SplitChoice::Lookahead => {
+            "Each input's best test by entropy, then the one after which short perceptron runs fit the \
+             LTU's recent instances best (beyond the paper)"
+        }
+    }
+}
+
 fn categorical_tests_help(t: perceptron_tree::CategoricalTests) -> &'static str {
     match t {
         perceptron_tree::CategoricalTests::Multiway => "One branch per value (section 4.2.2)",
@@ -479,6 +491,12 @@ pub struct PtreeArgs {
         format!("Tests a decision node puts on a categorical input [default: {}; --paper: {}]", d.categorical_tests, p.categorical_tests)
     })]
     pub categorical_tests: Option<perceptron_tree::CategoricalTests>,
+    /// How a decision node's test is chosen.
+    #[arg(long, value_parser = choice(perceptron_tree::SplitChoice::ALL, split_choice_help), help = {
+        let (d, p) = ptree_defaults();
+        format!("How a decision node's test is chosen [default: {}; --paper: {}]", d.split_choice, p.split_choice)
+    })]
+    pub split_choice: Option<perceptron_tree::SplitChoice>,
 }
 
 fn leaf_l2(s: &str) -> std::result::Result<f64, String> {
@@ -508,7 +526,8 @@ impl PtreeArgs {
             numeric_bins,
             leaf_fit,
             leaf_l2,
-            categorical_tests
+            categorical_tests,
+            split_choice
         );
         p
     }
@@ -825,9 +844,10 @@ impl LearnArgs {
             ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
         ];
         let (o, f) = (&self.oblique, &self.fringe);
-        let more: [(&str, bool, &[Algo]); 15] = [
+        let more: [(&str, bool, &[Algo]); 16] = [
             ("--leaf-fit", p.leaf_fit.is_some(), &[Ptree]),
             ("--categorical-tests", p.categorical_tests.is_some(), &[Ptree]),
+            ("--split-choice", p.split_choice.is_some(), &[Ptree]),
             ("--leaf-l2", p.leaf_l2.is_some(), &[Ptree]),
             ("--prefer-simple", s.prefer_simple.is_some(), &[Sparse]),
             ("--negated-literals", s.negated_literals.is_some(), &[Sparse]),
