@@ -1075,7 +1075,7 @@ fn train_reports_a_held_out_estimate_and_warns_about_overfitting() {
         &["train", iris.to_str().unwrap(), "--algo", "ptree", "--no-estimate", "-o", "m.ltu", "--json"],
     );
     assert!(none["estimate"].is_null(), "{none}");
-    let (train, test) = (data("monks-1_train.csv"), data("monks-1_test.csv"));
+    let (train, test) = (data("monks-2_train.csv"), data("monks-2_test.csv"));
     let codes = "a1,a2,a3,a4,a5,a6,class";
     let args = ["train", train.to_str().unwrap(), "--algo", "ptree", "--categorical", codes];
     let m = json(d, &[&args[..], &["--test", test.to_str().unwrap(), "-o", "m.ltu", "--json"]].concat());
@@ -1084,7 +1084,7 @@ fn train_reports_a_held_out_estimate_and_warns_about_overfitting() {
     let warned =
         m["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("may overfit"));
     assert_eq!(warned, gap > 0.10, "{m}");
-    assert!(warned, "monks-1's ptree overfits its 124 training rows: {m}");
+    assert!(warned, "monks-2's ptree overfits its 169 training rows: {m}");
     fails(
         d,
         &[&args[..], &["--test", test.to_str().unwrap(), "-o", test.to_str().unwrap()]].concat(),
