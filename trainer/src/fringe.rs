@@ -980,17 +980,39 @@ impl Flat {
 }
 
 /// Reorders `items` greedily: next the one for which `hit` is true on most of the rows still
-/// `alive`, which then leave (ties keep the given order). Returns the rows left at the end.
-fn order_by_hits<T>(items: &mut [T], mut alive: Vec<usize>, hit: impl Fn(&T, usize) -> bool) -> Vec<usize> {
-    for k in 0..items.len() {
-        let best = (k..items.len())
-            .max_by_key(|&i| (alive.iter().filter(|&&r| hit(&items[i], r)).count(), std::cmp::Reverse(i)))
-            .unwrap_or(k);
-        items[k..=best].rotate_right(1);
-        alive.retain(|&r| !hit(&items[k], r));
+/// `alive`, which then leave (ties keep the given order). Returns the rows left at the end. The
+/// cost is bounded: at most [`ORDER_ROWS`] of the rows (evenly spaced) are counted, and the rows
+/// returned are those of that sample; a list of more than [`ORDER_GREEDY`] items is sorted once
+/// by its hits instead of greedily.
+fn order_by_hits<T: Clone>(items: &mut [T], alive: &[usize], hit: impl Fn(&T, usize) -> bool) -> Vec<usize> {
+    let step = alive.len().div_ceil(ORDER_ROWS).max(1);
+    let mut sample: Vec<usize> = alive.iter().copied().step_by(step).collect();
+    let hits = |item: &T, rows: &[usize]| rows.iter().filter(|&&r| hit(item, r)).count();
+    if items.len() > ORDER_GREEDY {
+        let mut keyed: Vec<(usize, T)> =
+            items.iter().map(|item| (hits(item, &sample), item.clone())).collect();
+        keyed.sort_by_key(|(count, _)| std::cmp::Reverse(*count));
+        for (slot, (_, item)) in items.iter_mut().zip(keyed) {
+            *slot = item;
+        }
+        sample.retain(|&r| !items.iter().any(|item| hit(item, r)));
+    } else {
+        for k in 0..items.len() {
+            let best = (k..items.len())
+                .max_by_key(|&i| (hits(&items[i], &sample), std::cmp::Reverse(i)))
+                .unwrap_or(k);
+            items[k..=best].rotate_right(1);
+            sample.retain(|&r| !hit(&items[k], r));
+        }
     }
-    alive
+    sample
 }
+
+/// Rows [`order_by_hits`] counts at most.
+const ORDER_ROWS: usize = 4096;
+
+/// Longest list [`order_by_hits`] orders greedily.
+const ORDER_GREEDY: usize = 32;
 
 impl Builder<'_> {
     fn push(&mut self, n: Node) -> usize {
@@ -1133,8 +1155,8 @@ impl Builder<'_> {
         // The rows reaching each part: those every literal before it passed, and every part
         // before it failed.
         let rows = self.rows;
-        let passed = order_by_hits(&mut lits, reach.to_vec(), |l, r| !l.holds(&rows[r]));
-        order_by_hits(&mut fail, passed.clone(), |g, r| g.holds(&rows[r]));
+        let passed = order_by_hits(&mut lits, reach, |l, r| !l.holds(&rows[r]));
+        order_by_hits(&mut fail, &passed, |g, r| g.holds(&rows[r]));
         let mut reaches = Vec::with_capacity(fail.len());
         let mut alive = passed;
         for g in &fail {
@@ -1304,5 +1326,35 @@ fn named_literal(ctx: &Context<'_>, l: &Literal) -> String {
             format!("{}>{}", attr.name, f64::from(l.value) / 10f64.powi(i32::from(scale_exp)))
         }
         _ => format!("{}>{}", attr.name, l.value),
+    }
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::{order_by_hits, ORDER_GREEDY};
+
+    #[test]
+    fn greedy_order_counts_only_the_rows_still_alive() {
+        // Item 0 hits rows 0..6, item 1 rows 0..5, item 2 rows 6..9: greedily 0 (6 rows), then
+        // 2 (rows 6..9 are left; item 1's rows have left with item 0), then 1.
+        let sets: [std::ops::Range<usize>; 3] = [0..6, 0..5, 6..9];
+        let mut items = vec![0usize, 1, 2];
+        let alive: Vec<usize> = (0..12).collect();
+        let left = order_by_hits(&mut items, &alive, |&i, r| sets[i].contains(&r));
+        assert_eq!(items, [0, 2, 1]);
+        assert_eq!(left, [9, 10, 11]);
+    }
+
+    #[test]
+    fn long_lists_are_sorted_once_by_hits_keeping_ties_in_order() {
+        let n = ORDER_GREEDY + 8;
+        // Item i hits the rows below i % 5 (so 4, 9, 14, ... hit most): one stable sort.
+        let mut items: Vec<usize> = (0..n).collect();
+        let alive: Vec<usize> = (0..10).collect();
+        let left = order_by_hits(&mut items, &alive, |&i, r| r < i % 5);
+        let keys: Vec<usize> = items.iter().map(|i| i % 5).collect();
+        assert!(keys.windows(2).all(|w| w[0] >= w[1]), "{keys:?}");
+        assert_eq!(&items[..3], [4, 9, 14], "ties keep their order");
+        assert_eq!(left, [4, 5, 6, 7, 8, 9]);
     }
 }
