@@ -1447,3 +1447,39 @@ fn ptree_lookahead_splits_learn_monks_1() {
     assert_eq!(accuracy(&["--split-choice", "lookahead"]), lookahead, "the default");
     assert!(accuracy(&["--paper"]) < 0.95, "--paper: the entropy choice");
 }
+
+/// ndl's inner cross-validation (default) tries the halfspace intersection on two classes and
+/// learns monks-1's concept, which the list of section 5.1 misses; `--validation-folds 0` keeps
+/// the given settings, and `--margin-norm`/`--edit-neighbours` fix theirs.
+#[test]
+fn ndl_chooses_its_settings_by_inner_cross_validation() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (train, test) = (data("monks-1_train.csv"), data("monks-1_test.csv"));
+    let run = |extra: &[&str]| {
+        let mut args = vec!["train", train.to_str().unwrap(), "--algo", "ndl", "--json", "-o", "m.ltu"];
+        args.extend(["--categorical", "a1,a2,a3,a4,a5,a6", "--test", test.to_str().unwrap()]);
+        args.extend(extra);
+        json(d, &args)
+    };
+    let chosen = run(&[]);
+    assert!(chosen["estimate"]["accuracy"].as_f64().unwrap() > 0.99, "{}", chosen["estimate"]);
+    let candidates = chosen["learner"]["candidates"].as_array().unwrap();
+    // 2 shapes × 2 norms × 2 editings, the winner first and at least as accurate as any.
+    assert_eq!(candidates.len(), 8, "{candidates:?}");
+    assert_eq!(candidates[0]["shape"], "hsi");
+    let acc = |c: &serde_json::Value| c["accuracy"].as_f64().unwrap();
+    assert!(candidates.iter().all(|c| acc(c) <= acc(&candidates[0])));
+    let paper = run(&["--validation-folds", "0"]);
+    assert!(paper["learner"]["candidates"].as_array().unwrap().is_empty());
+    assert!(paper["estimate"]["accuracy"].as_f64().unwrap() < 0.9, "{}", paper["estimate"]);
+    let fixed = run(&["--margin-norm", "sum", "--edit-neighbours", "0"]);
+    let fixed = fixed["learner"]["candidates"].as_array().unwrap().clone();
+    assert_eq!(fixed.len(), 2, "only the shape is left to choose: {fixed:?}");
+    assert!(fixed.iter().all(|c| c["norm"] == "sum" && c["edit_neighbours"] == 0));
+    // Options of other learners are refused.
+    let out =
+        ltu(d, &["train", train.to_str().unwrap(), "--algo", "ptree", "--margin-norm", "sum", "-o", "p.ltu"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--margin-norm does not apply to --algo ptree"));
+}

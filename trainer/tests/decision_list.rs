@@ -291,13 +291,15 @@ fn noisy_duplicate_heavy_data_does_not_collapse() {
         / data.n_rows() as f64;
     let majority = *data.class_counts().iter().max().unwrap() as f64 / data.n_rows() as f64;
 
+    // Nothing chosen: editing (a choice of the defaults) would also separate the rows.
+    let fixed = Params { choose: None, ..Params::default() };
     let exact =
-        dl::fit(&ctx, Some(Shape::Ndl), &Params { relabel_duplicates: false, ..Params::default() }).unwrap();
+        dl::fit(&ctx, Some(Shape::Ndl), &Params { relabel_duplicates: false, ..fixed.clone() }).unwrap();
     let e = exact.report();
     assert_eq!(e.stop, Stop::Inseparable, "{e:?}");
     assert_eq!(e.relabelled, 0);
 
-    let robust = dl::fit(&ctx, Some(Shape::Ndl), &Params::default()).unwrap();
+    let robust = dl::fit(&ctx, Some(Shape::Ndl), &fixed).unwrap();
     let r = robust.report();
     assert_eq!(r.stop, Stop::Exhausted, "{r:?}");
     assert!(r.relabelled > 0);
@@ -492,7 +494,9 @@ fn patience_bounds_the_search_and_unbounded_search_is_the_papers() {
     assert!(!Params::unbounded_search().reuse_two_class_covers);
 }
 
-/// `ndl` reports its progress as training rows covered out of training rows, ending covered.
+/// `ndl` reports its progress in two phases: the candidate settings learned for the inner
+/// cross-validation (folds × candidates), then training rows covered out of training rows, ending
+/// covered.
 #[test]
 fn ndl_reports_rows_covered_as_progress() {
     let data = load("iris.csv", &[]);
@@ -502,10 +506,17 @@ fn ndl_reports_rows_covered_as_progress() {
     ctx.progress = &record;
     dl::train_ndl(&ctx, &Params::default()).unwrap();
     let seen = seen.into_inner().unwrap();
-    assert!(seen.len() >= 2, "{seen:?}");
-    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "{seen:?}");
-    assert!(seen.iter().all(|&(d, t)| t == data.n_rows() as u64 && d <= t));
-    assert_eq!(seen.last().unwrap().0, data.n_rows() as u64);
+    let n = data.n_rows() as u64;
+    // iris: 3 classes, so 2 norms × 2 editings, 5 folds.
+    let candidates = 5 * 4;
+    let split = seen.iter().position(|&(_, t)| t == n).expect("a row phase");
+    let (choosing, building) = seen.split_at(split);
+    assert!(choosing.iter().all(|&(d, t)| t == candidates && d <= t), "{choosing:?}");
+    assert_eq!(choosing.last().map(|p| p.0), Some(candidates), "{choosing:?}");
+    assert!(building.len() >= 2, "{building:?}");
+    assert!(building.windows(2).all(|w| w[0].0 <= w[1].0), "{building:?}");
+    assert!(building.iter().all(|&(d, t)| t == n && d <= t));
+    assert_eq!(building.last().unwrap().0, n);
 }
 
 /// `Params::search_all_up_to`: a list trained on no more rows than that searches all of them,
@@ -587,8 +598,10 @@ fn pruned_lists_decide_every_training_row_as_unpruned_ones_with_fewer_weights() 
     for (file, shape) in [("zoo.csv", Some(Shape::Ndl)), ("mushroom.csv", None)] {
         let data = load(file, &[]);
         let ctx = Context::new(&data, 0, None);
-        let pruned = dl::fit(&ctx, shape, &Params { prune_weights: true, ..Params::default() }).unwrap();
-        let full = dl::fit(&ctx, shape, &Params::default()).unwrap();
+        // The same settings for both (the choice could differ between them).
+        let fixed = Params { choose: None, ..Params::default() };
+        let pruned = dl::fit(&ctx, shape, &Params { prune_weights: true, ..fixed.clone() }).unwrap();
+        let full = dl::fit(&ctx, shape, &fixed).unwrap();
         let nonzero = |f: &dl::Fitted| f.spec.stats().weights_nonzero;
         assert!(nonzero(&pruned) < nonzero(&full), "{file}: {} vs {}", nonzero(&pruned), nonzero(&full));
         assert!(pruned.report().lp.weights_pruned > 0);
@@ -598,4 +611,47 @@ fn pruned_lists_decide_every_training_row_as_unpruned_ones_with_fewer_weights() 
         }
         algo::finish(pruned.spec.clone(), &ctx, true).unwrap();
     }
+}
+
+/// The 1-norm margin puts weight only where the separation needs it: `x0` alone separates these
+/// points; the max-norm margin also leans on `x1`, which widens its margin a little.
+#[test]
+fn sum_norm_margin_uses_only_the_features_the_separation_needs() {
+    let x = pts(&[&[0.8, 0.3], &[0.6, -0.5], &[0.9, 0.9], &[-0.7, 0.4], &[-0.5, -0.8], &[-0.9, 0.1]]);
+    let (covered, excluded) = ([0, 1, 2], [3, 4, 5]);
+    let start = dl::Halfspace { w: vec![1.0, 0.0], b: 0.0 };
+    let dense = inclp::max_margin(&x, &covered, &excluded, &start, dl::Norm::Max).unwrap();
+    let sparse = inclp::max_margin(&x, &covered, &excluded, &start, dl::Norm::Sum).unwrap();
+    assert_separates(&x, &covered, &excluded, &dense);
+    assert_separates(&x, &covered, &excluded, &sparse);
+    assert!(dense.w[1] > 1e-3, "{dense:?}");
+    assert!(sparse.w[1].abs() < 1e-9 && sparse.w[0] > 0.0, "{sparse:?}");
+}
+
+/// Wilson's editing leaves out a row whose neighbours are all of another class, so the list
+/// spends no entry on it and gives it its neighbours' class.
+#[test]
+fn editing_leaves_out_a_row_among_another_class() {
+    let mut data = load("iris.csv", &[]);
+    assert_eq!(data.y[0], 0);
+    data.y[0] = 2; // a setosa labelled virginica
+    let ctx = Context::new(&data, 0, None);
+    let fit = |k| {
+        dl::fit(
+            &ctx,
+            Some(Shape::Ndl),
+            &Params { choose: None, edit_neighbours: Some(k), ..Params::default() },
+        )
+    };
+    let (kept, edited) = (fit(0).unwrap(), fit(3).unwrap());
+    assert_eq!(kept.report().edited, 0);
+    assert!(edited.report().edited >= 1, "{:?}", edited.report());
+    assert!(
+        edited.report().nodes < kept.report().nodes,
+        "{} vs {}",
+        edited.report().nodes,
+        kept.report().nodes
+    );
+    assert_eq!(kept.spec.predict(&ctx.raw[0]), 2, "the exact covering learns the flipped row");
+    assert_eq!(edited.spec.predict(&ctx.raw[0]), 0, "edited out: its neighbours' class");
 }

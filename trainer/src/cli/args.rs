@@ -276,6 +276,16 @@ pub struct LearnArgs {
               ltu::split::HOLD_OUT_PRUNING_ROWS
           ))]
     pub prune_fraction: Option<f64>,
+    /// Folds of the inner cross-validation (sparse, ndl, hsi; 0 = off).
+    #[arg(long, value_name = "N", value_parser = zero_or_two_plus, help = format!(
+        "Folds of the inner cross-validation that picks sparse's number of rounds, or ndl's and hsi's \
+         margin norm, editing and (ndl on two classes) shape: 0 (off) or at least 2 [default: {} for \
+         sparse, {} for ndl and hsi, on up to {} training rows]",
+        sparse_default().validation_folds,
+        decision_list::Choose::default().folds,
+        decision_list::Choose::default().up_to_rows
+    ))]
+    pub validation_folds: Option<usize>,
     /// C4.5 error-based pruning on the training rows when --prune-fraction is 0 (ptree, oblique, fringe).
     #[arg(long, value_name = "Z", value_parser = prune_z,
           help = format!(
@@ -609,6 +619,24 @@ pub struct NdlArgs {
         decision_list::Params::default().prune_weights
     ))]
     pub prune_weights: Option<bool>,
+    /// Norm of the weights the max-margin LP bounds.
+    #[arg(
+        long,
+        value_enum,
+        help = "Norm of the weights the max-margin LP bounds: `max` spreads weight over \
+         every feature that helps (dense units), `sum` puts it on as few as the separation needs \
+         (sparse units: fewer multiply-accumulates) [default: chosen by --validation-folds, else max]"
+    )]
+    pub margin_norm: Option<NormArg>,
+    /// Wilson's editing: neighbours consulted (0 = off).
+    #[arg(
+        long,
+        value_name = "K",
+        help = "Leave out every training row whose class disagrees with most of its K \
+         nearest training rows before building (Wilson's editing; 0 keeps every row) [default: 0 or 3, \
+         chosen by --validation-folds, else 0]"
+    )]
+    pub edit_neighbours: Option<usize>,
     /// Passes of Find_large_neg_subset without a larger subset before it stops (0: the paper's end).
     #[arg(long, value_name = "N", help = format!(
         "Passes of Find_large_neg_subset without a larger subset before it stops; 0 searches to the \
@@ -650,12 +678,6 @@ pub struct SparseArgs {
         sparse_perceptron::MIN_ROUNDS_ROWS
     ))]
     pub rounds: Option<usize>,
-    /// Folds of the inner cross-validation that picks the number of rounds (0 = off).
-    #[arg(long, value_name = "N", value_parser = zero_or_two_plus, help = format!(
-        "Folds of the inner cross-validation that picks the number of rounds: 0 (off) or at least 2 [default: {}]",
-        sparse_default().validation_folds
-    ))]
-    pub validation_folds: Option<usize>,
     /// Prefer single literals over conjunctions.
     #[arg(long, value_name = "BOOL", help = format!(
         "Prefer single literals over conjunctions [default: {}]",
@@ -727,7 +749,6 @@ impl SparseArgs {
         }
         set!(
             max_literals,
-            validation_folds,
             prefer_simple,
             negated_literals,
             max_cuts,
@@ -737,6 +758,15 @@ impl SparseArgs {
         );
         p
     }
+}
+
+/// Norm of the max-margin LP (`--margin-norm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum NormArg {
+    /// Max-norm: dense units.
+    Max,
+    /// 1-norm: sparse units.
+    Sum,
 }
 
 /// Shape of an `hsi` model.
@@ -780,6 +810,15 @@ impl NdlArgs {
         if let Some(v) = self.prune_weights {
             p.prune_weights = v;
         }
+        if let Some(v) = self.margin_norm {
+            p.norm = Some(match v {
+                NormArg::Max => decision_list::Norm::Max,
+                NormArg::Sum => decision_list::Norm::Sum,
+            });
+        }
+        if self.edit_neighbours.is_some() {
+            p.edit_neighbours = self.edit_neighbours;
+        }
         if let Some(v) = self.patience {
             p.patience = (v > 0).then_some(v);
         }
@@ -812,7 +851,7 @@ impl LearnArgs {
         use Algo::{Fringe, Hsi, Ndl, Oblique, Ptree, Sparse};
         const TREE_LIST: &[Algo] = &[Ptree, Ndl, Hsi, Oblique];
         let (p, n, s) = (&self.ptree, &self.ndl, &self.sparse);
-        let given: [(&str, bool, &[Algo]); 29] = [
+        let given: [(&str, bool, &[Algo]); 31] = [
             ("--prune-fraction", self.prune_fraction.is_some(), &[Ptree, Ndl, Hsi, Oblique, Fringe]),
             ("--prune-z", self.prune_z.is_some(), &[Ptree, Oblique, Fringe]),
             ("--numeric-max-abs", self.numeric_max_abs.is_some(), TREE_LIST),
@@ -840,7 +879,9 @@ impl LearnArgs {
             ("--max-search-rows", n.max_search_rows.is_some(), &[Ndl, Hsi]),
             ("--max-literals", s.max_literals.is_some(), &[Sparse]),
             ("--rounds", s.rounds.is_some(), &[Sparse]),
-            ("--validation-folds", s.validation_folds.is_some(), &[Sparse]),
+            ("--validation-folds", self.validation_folds.is_some(), &[Sparse, Ndl, Hsi]),
+            ("--margin-norm", n.margin_norm.is_some(), &[Ndl, Hsi]),
+            ("--edit-neighbours", n.edit_neighbours.is_some(), &[Ndl, Hsi]),
             ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
         ];
         let (o, f) = (&self.oblique, &self.fringe);
@@ -904,6 +945,12 @@ impl LearnArgs {
         let mut ndl = self.ndl.params(schema)?;
         let mut oblique = self.oblique.params();
         let mut fringe = self.fringe.params(self.ptree.paper);
+        let mut sparse = self.sparse.params(self.ptree.paper);
+        if let Some(k) = self.validation_folds {
+            sparse.validation_folds = k;
+            ndl.choose =
+                (k > 0).then(|| decision_list::Choose { folds: k, ..decision_list::Choose::default() });
+        }
         if let Some(f) = self.prune_fraction {
             ptree.prune_fraction = f;
             ndl.validation = f;
@@ -926,7 +973,7 @@ impl LearnArgs {
         oblique.max_macs = self.max_macs;
         oblique.max_bytes = self.max_bytes;
         let budget = Budget { max_bytes: self.max_bytes, max_macs: self.max_macs };
-        Ok(Options { ptree, ndl, sparse: self.sparse.params(self.ptree.paper), oblique, fringe, budget })
+        Ok(Options { ptree, ndl, sparse, oblique, fringe, budget })
     }
 }
 

@@ -756,14 +756,33 @@ pub fn pocket_ratchet(
 /// the coarsest weight grid. Rows are generated lazily as in [`IncLp`]. The result is rescaled to
 /// margin [`MARGIN`]; `None` if the solver fails or its answer cannot be confirmed (callers keep
 /// the IncLP halfspace).
+///
+/// With [`Norm::Sum`] the LP also bounds `Σ |w_j| <= 1` (see [`Norm`]).
 pub fn max_margin(
     points: &[Vec<f64>],
     covered: &[usize],
     excluded: &[usize],
     start: &Halfspace,
+    norm: Norm,
 ) -> Option<Halfspace> {
     let d = start.w.len();
-    max_margin_boxed(points, covered, excluded, start, &vec![1.0; d], d as f64 + 1.0)
+    max_margin_boxed(points, covered, excluded, start, &vec![1.0; d], d as f64 + 1.0, norm)
+}
+
+/// Which norm of the weights the max-margin LP ([`max_margin`]) bounds: the geometry in which a
+/// node's margin is measured, and so which of the separating halfspaces it picks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Norm {
+    /// `|w_j| <= 1` (the max-norm): the margin in the `ℓ1` distance, which spreads weight over
+    /// every feature that helps a little (dense units, the largest tolerance to rounding).
+    #[default]
+    Max,
+    /// `|w_j| <= 1` and `Σ |w_j| / bound_j <= 1` (the 1-norm, as in the 1-norm support vector
+    /// machine): the margin in the `ℓ∞` distance, whose solutions put weight on as few
+    /// features as the separation needs (sparse units: fewer multiply-accumulates, and a better
+    /// guess where few features matter). Beyond the paper.
+    Sum,
 }
 
 /// [`max_margin`] under the box `|w_j| <= weight_bound[j]`, `|b| <= bias_bound`. With
@@ -782,6 +801,7 @@ pub fn max_margin_boxed(
     start: &Halfspace,
     weight_bound: &[f64],
     bias_bound: f64,
+    norm: Norm,
 ) -> Option<Halfspace> {
     let d = start.w.len();
     assert_eq!(weight_bound.len(), d, "one bound per weight");
@@ -795,6 +815,17 @@ pub fn max_margin_boxed(
     let mut vars: Vec<Variable> = weight_bound.iter().map(|&m| p.add_var(0.0, (-m, m))).collect();
     vars.push(p.add_var(0.0, (-bias_bound, bias_bound)));
     let delta = p.add_var(1.0, (0.0, bound));
+    if norm == Norm::Sum {
+        // `|w_j| <= t_j` and `Σ t_j / bound_j <= 1`: the box stays, scaled to one common budget.
+        let t: Vec<Variable> = weight_bound.iter().map(|&m| p.add_var(0.0, (0.0, m))).collect();
+        for (&tj, &wj) in t.iter().zip(&vars) {
+            p.add_constraint([(tj, 1.0), (wj, -1.0)], ComparisonOp::Ge, 0.0);
+            p.add_constraint([(tj, 1.0), (wj, 1.0)], ComparisonOp::Ge, 0.0);
+        }
+        let budget: Vec<(Variable, f64)> =
+            t.iter().zip(weight_bound).filter(|(_, &m)| m > 0.0).map(|(&tj, &m)| (tj, 1.0 / m)).collect();
+        p.add_constraint(budget, ComparisonOp::Le, 1.0);
+    }
     let row = |x: &[f64], cover: bool| {
         let mut e = row_expr(&vars, x);
         e.push((delta, if cover { -1.0 } else { 1.0 }));
