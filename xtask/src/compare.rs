@@ -35,9 +35,9 @@ const FOLDS: usize = 10;
 /// Seed of the fold assignment and of every ltu algorithm.
 const SEED: u64 = 0;
 /// Summed fold time after which an algorithm's remaining folds on a dataset are skipped.
-const PAIR_BUDGET: Duration = Duration::from_secs(150);
+const PAIR_BUDGET: Duration = Duration::from_secs(300);
 /// Wall-clock time after which every ltu fold not yet started is skipped.
-const LTU_DEADLINE: Duration = Duration::from_secs(9 * 60);
+const LTU_DEADLINE: Duration = Duration::from_secs(12 * 60);
 /// The venv for the peers, created on first use.
 const VENV: &str = "target/peers-venv";
 /// Scratch files: folds, results, partial reports.
