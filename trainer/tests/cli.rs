@@ -1477,6 +1477,23 @@ fn ndl_chooses_its_settings_by_inner_cross_validation() {
     let fixed = fixed["learner"]["candidates"].as_array().unwrap().clone();
     assert_eq!(fixed.len(), 2, "only the shape is left to choose: {fixed:?}");
     assert!(fixed.iter().all(|c| c["norm"] == "sum" && c["edit_neighbours"] == 0));
+    // The text report names the chosen settings.
+    let text = ltu(
+        d,
+        &[
+            "train",
+            train.to_str().unwrap(),
+            "--algo",
+            "ndl",
+            "--categorical",
+            "a1,a2,a3,a4,a5,a6",
+            "-o",
+            "t.ltu",
+        ],
+    );
+    assert!(text.status.success());
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(stdout.contains("chosen settings    edit_neighbours 0, norm sum, shape hsi"), "{stdout}");
     // Options of other learners are refused.
     let out =
         ltu(d, &["train", train.to_str().unwrap(), "--algo", "ptree", "--margin-norm", "sum", "-o", "p.ltu"]);

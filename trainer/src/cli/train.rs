@@ -134,6 +134,26 @@ impl fmt::Display for TrainReport {
             self.cost.mean_essential_work,
             self.cost.max_essential_work
         )?;
+        // A learner that chose its settings by inner cross-validation lists the candidates,
+        // the winner first (ndl, hsi).
+        if let Some(winner) =
+            self.learner.get("candidates").and_then(|c| c.as_array()).and_then(|c| c.first())
+        {
+            let n = self.learner["candidates"].as_array().map_or(0, Vec::len);
+            let settings: Vec<String> = winner
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(k, _)| !matches!(k.as_str(), "accuracy" | "macs"))
+                .map(|(k, v)| format!("{k} {}", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                .collect();
+            write!(
+                f,
+                "\nchosen settings    {} (the most accurate of {n} in the inner cross-validation: {:.2}%)",
+                settings.join(", "),
+                100.0 * winner["accuracy"].as_f64().unwrap_or(0.0)
+            )?;
+        }
         if self.rescaled_units > 0 {
             write!(
                 f,
