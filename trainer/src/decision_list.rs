@@ -784,6 +784,31 @@ fn relabel_by_majority(s: &Sample<'_>, rows: &[usize]) -> (usize, Vec<usize>) {
     (changed, y)
 }
 
+/// The rows Wilson's editing keeps, remembered for the lists learned on one sample (the
+/// candidates of one inner fold, or `hsi`'s two lists): `learn_with` edits the same training
+/// rows with the same labels for each of them, and the editing costs the square of the rows.
+#[derive(Default)]
+struct Edits(std::sync::Mutex<Vec<(EditKey, Vec<usize>)>>);
+
+/// What an editing depends on besides the sample: neighbours, relabelling, training rows.
+type EditKey = (usize, bool, Vec<usize>);
+
+impl Edits {
+    /// The kept rows for `k` neighbours, relabelling `relabel`, training rows `train`: remembered,
+    /// else `edit()` (computed under the lock: whoever waits needs the same answer).
+    fn get(&self, k: usize, relabel: bool, train: &[usize], edit: impl FnOnce() -> Vec<usize>) -> Vec<usize> {
+        let mut memo = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, kept)) =
+            memo.iter().find(|((mk, mr, mt), _)| *mk == k && *mr == relabel && mt == train)
+        {
+            return kept.clone();
+        }
+        let kept = edit();
+        memo.push(((k, relabel, train.to_vec()), kept.clone()));
+        kept
+    }
+}
+
 /// Wilson's editing rule (1972): the rows of `rows` whose class agrees with at least half of
 /// their `k` nearest other rows of `rows` (Euclidean distance in the sample's `[-1, 1]^d`; ties
 /// in distance broken by row index), in order. Beyond the paper: a row among rows of another
@@ -822,7 +847,7 @@ fn edit_by_neighbours(s: &Sample<'_>, rows: &[usize], k: usize) -> Vec<usize> {
 /// [`TrainError::InvalidOption`] for a validation fraction outside `[0, 1)`, an `Hsi` shape on a
 /// sample that is not two-class, or rows of different lengths.
 pub fn learn(s: &Sample<'_>, shape: Shape, p: &Params, seed: u64) -> Result<Learned, TrainError> {
-    learn_with(s, shape, p, seed, &|_, _| {}, &AtomicUsize::new(usize::MAX))
+    learn_with(s, shape, p, seed, &|_, _| {}, &AtomicUsize::new(usize::MAX), &Edits::default())
 }
 
 /// [`learn`], reporting `(training rows covered, training rows)` to `progress` after each entry
@@ -836,6 +861,7 @@ fn learn_with(
     seed: u64,
     progress: &(dyn Fn(u64, u64) + Sync),
     limit: &AtomicUsize,
+    edits: &Edits,
 ) -> Result<Learned, TrainError> {
     let start = Instant::now();
     if !(0.0..1.0).contains(&p.validation) {
@@ -880,7 +906,7 @@ fn learn_with(
     let (edited, build_rows) = match p.edit_neighbours.unwrap_or(0) {
         0 => (0, train.clone()),
         k => {
-            let kept = edit_by_neighbours(&built, &train, k);
+            let kept = edits.get(k, p.relabel_duplicates, &train, || edit_by_neighbours(&built, &train, k));
             (train.len() - kept.len(), kept)
         }
     };
@@ -986,7 +1012,7 @@ fn empty_report(lp: LpStats) -> Report {
 /// # Errors
 /// As [`learn`].
 pub fn learn_hsi(s: &Sample<'_>, p: &Params, seed: u64) -> Result<Learned, TrainError> {
-    learn_hsi_with(s, p, seed, &|_, _| {})
+    learn_hsi_with(s, p, seed, &|_, _| {}, &Edits::default())
 }
 
 fn learn_hsi_with(
@@ -994,9 +1020,10 @@ fn learn_hsi_with(
     p: &Params,
     seed: u64,
     progress: &(dyn Fn(u64, u64) + Sync),
+    edits: &Edits,
 ) -> Result<Learned, TrainError> {
     let run = |positive, limit: &AtomicUsize| {
-        learn_with(s, Shape::Hsi { shape: p.hsi_shape, positive }, p, seed, progress, limit)
+        learn_with(s, Shape::Hsi { shape: p.hsi_shape, positive }, p, seed, progress, limit, edits)
     };
     let key = |l: &Learned| {
         (
@@ -1118,8 +1145,16 @@ pub fn fit(ctx: &Context<'_>, shape: Option<Shape>, p: &Params) -> Result<Fitted
         None => (shape, p.clone(), Vec::new()),
     };
     let mut learned = match shape {
-        Some(sh) => learn_with(&sample, sh, &p, ctx.seed, ctx.progress, &AtomicUsize::new(usize::MAX))?,
-        None => learn_hsi_with(&sample, &p, ctx.seed, ctx.progress)?,
+        Some(sh) => learn_with(
+            &sample,
+            sh,
+            &p,
+            ctx.seed,
+            ctx.progress,
+            &AtomicUsize::new(usize::MAX),
+            &Edits::default(),
+        )?,
+        None => learn_hsi_with(&sample, &p, ctx.seed, ctx.progress, &Edits::default())?,
     };
     learned.report.candidates = candidates;
     // Export only the features some unit uses.
@@ -1248,6 +1283,8 @@ fn choose(
         let y: Vec<usize> = train.iter().map(|&i| s.y[i]).collect();
         let f: Vec<Vec<i32>> = train.iter().map(|&i| q.features[i].clone()).collect();
         let sub = Sample { x: &x, y: &y, n_classes: s.n_classes, quant: Some(Quant { features: &f, ..q }) };
+        // The fold's candidates with editing edit the same rows the same way: once per fold.
+        let edits = Edits::default();
         // Candidates are independent and seeded: learned on the available cores, results
         // gathered in candidate order.
         let next = AtomicUsize::new(0);
@@ -1259,10 +1296,16 @@ fn choose(
                     let k = next.fetch_add(1, Ordering::SeqCst);
                     let Some((sh, params)) = settings.get(k) else { break out };
                     let l = match sh {
-                        Some(sh) => {
-                            learn_with(&sub, *sh, params, seed, &|_, _| {}, &AtomicUsize::new(usize::MAX))
-                        }
-                        None => learn_hsi_with(&sub, params, seed, &|_, _| {}),
+                        Some(sh) => learn_with(
+                            &sub,
+                            *sh,
+                            params,
+                            seed,
+                            &|_, _| {},
+                            &AtomicUsize::new(usize::MAX),
+                            &edits,
+                        ),
+                        None => learn_hsi_with(&sub, params, seed, &|_, _| {}, &edits),
                     };
                     out.push((k, l));
                     progress(done.fetch_add(1, Ordering::SeqCst) as u64 + 1, total);
