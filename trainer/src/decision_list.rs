@@ -211,7 +211,7 @@ pub struct Params {
 /// listed). The candidates are every combination of
 ///
 /// * the norm of the max-margin LP, [`Norm::Sum`] then [`Norm::Max`] (unless [`Params::norm`]
-///   fixes it);
+///   fixes it, or [`Params::max_margin`] is off and the search is not the pocket algorithm's);
 /// * no editing, then Wilson's editing with 3 neighbours (unless [`Params::edit_neighbours`]
 ///   fixes it);
 /// * for a neural decision list on two classes with [`Choose::two_class_shapes`], the list of
@@ -1241,7 +1241,13 @@ fn choose(
     let Some(q) = s.quant.filter(|_| n <= c.up_to_rows) else {
         return Ok((given.0, given.1, Vec::new()));
     };
-    let norms: Vec<Norm> = p.norm.map_or_else(|| vec![Norm::Sum, Norm::Max], |n| vec![n]);
+    // Without the max-margin LP the norm changes nothing: not a choice.
+    let margin = p.max_margin || matches!(p.search, Search::Pocket { .. });
+    let norms: Vec<Norm> = match p.norm {
+        Some(n) => vec![n],
+        None if margin => vec![Norm::Sum, Norm::Max],
+        None => vec![Norm::default()],
+    };
     let edits: Vec<usize> = p.edit_neighbours.map_or_else(|| vec![0, 3], |k| vec![k]);
     let mut shapes = vec![shape];
     if c.two_class_shapes && shape == Some(Shape::Ndl) && s.n_classes == 2 {

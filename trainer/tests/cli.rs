@@ -1494,6 +1494,27 @@ fn ndl_chooses_its_settings_by_inner_cross_validation() {
     assert!(text.status.success());
     let stdout = String::from_utf8_lossy(&text.stdout);
     assert!(stdout.contains("chosen settings    edit_neighbours 0, norm sum, shape hsi"), "{stdout}");
+    // Without the max-margin LP the norm is not chosen, and cannot be given.
+    let plain = run(&["--max-margin", "false"]);
+    let plain = plain["learner"]["candidates"].as_array().unwrap().clone();
+    assert_eq!(plain.len(), 4, "2 shapes × 2 editings: {plain:?}");
+    let out = ltu(
+        d,
+        &[
+            "train",
+            train.to_str().unwrap(),
+            "--algo",
+            "ndl",
+            "--max-margin",
+            "false",
+            "--margin-norm",
+            "sum",
+            "-o",
+            "n.ltu",
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--margin-norm applies to the max-margin LP"));
     // Options of other learners are refused.
     let out =
         ltu(d, &["train", train.to_str().unwrap(), "--algo", "ptree", "--margin-norm", "sum", "-o", "p.ltu"]);

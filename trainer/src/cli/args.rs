@@ -933,6 +933,10 @@ impl LearnArgs {
         if n.search_effort.is_some() && !matches!(n.search, Some(SearchArg::Mult | SearchArg::Pocket)) {
             bail!("--search-effort applies to --search mult or --search pocket only");
         }
+        // The norm is the max-margin LP's; `--search pocket` always runs that LP.
+        if n.margin_norm.is_some() && n.max_margin == Some(false) && n.search != Some(SearchArg::Pocket) {
+            bail!("--margin-norm applies to the max-margin LP, which --max-margin false turns off");
+        }
         Ok(())
     }
 
