@@ -1515,6 +1515,31 @@ fn ndl_chooses_its_settings_by_inner_cross_validation() {
     );
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--margin-norm applies to the max-margin LP"));
+    // Asked for, a choice that cannot happen (nothing left to choose) is a warning.
+    let out = ltu(
+        d,
+        &[
+            "train",
+            train.to_str().unwrap(),
+            "--algo",
+            "hsi",
+            "--categorical",
+            "a1,a2,a3,a4,a5,a6",
+            "--margin-norm",
+            "sum",
+            "--edit-neighbours",
+            "0",
+            "--validation-folds",
+            "3",
+            "-o",
+            "w.ltu",
+        ],
+    );
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--validation-folds 3: hsi chose nothing"),
+        "{out:?}"
+    );
     // Options of other learners are refused.
     let out =
         ltu(d, &["train", train.to_str().unwrap(), "--algo", "ptree", "--margin-norm", "sum", "-o", "p.ltu"]);

@@ -190,6 +190,17 @@ pub fn train(
     let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names)
         .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
     warnings.extend(trivial_model_warning(&trained.spec, &ctx.raw, &data.schema.classes, "the model"));
+    if let Some(k) = learn.validation_folds.filter(|&k| k > 0) {
+        let candidates = trained.report.get("candidates").and_then(|c| c.as_array());
+        if candidates.is_some_and(Vec::is_empty) {
+            warnings.push(format!(
+                "--validation-folds {k}: {} chose nothing and kept its settings as given (it chooses on at most \
+                 {} training rows, with at least two settings left to try and rows for every fold)",
+                learn.algo,
+                ltu::decision_list::Choose::default().up_to_rows
+            ));
+        }
+    }
     let estimate = match estimate {
         EstimateArg::None => None,
         EstimateArg::Test(test) => {
