@@ -291,7 +291,13 @@ fn paper_keeps_the_votes() {
     assert_eq!(paper.min_rounds, 0);
     assert_eq!(Params::default().weight_fit, WeightFit::Auto);
     assert_eq!(
-        Params { weight_fit: WeightFit::Boost, refit_rounds: 0, min_rounds: 0, ..Params::default() },
+        Params {
+            weight_fit: WeightFit::Boost,
+            refit_rounds: 0,
+            min_rounds: 0,
+            all_conjunctions: 0,
+            ..Params::default()
+        },
         paper
     );
     let data = load("house-votes-84.csv", &["physician-fee-freeze"]);

@@ -718,6 +718,15 @@ pub struct SparseArgs {
         sparse_perceptron::Params::paper().refit_rounds
     ))]
     pub refit_rounds: Option<usize>,
+    /// Most conjunctions `--weight-fit auto` refits over when it tries every one.
+    #[arg(long, value_name = "N", help = format!(
+        "--weight-fit auto also tries a logistic refit over every conjunction of at most two literals \
+         when there are at most N of them (and the fit is small), pruning the smallest weights while \
+         that costs no training row; 0: never [default: {}; --paper: {}]",
+        sparse_default().all_conjunctions,
+        sparse_perceptron::Params::paper().all_conjunctions
+    ))]
+    pub all_conjunctions: Option<usize>,
 }
 
 fn weight_fit_help(f: sparse_perceptron::WeightFit) -> &'static str {
@@ -754,7 +763,8 @@ impl SparseArgs {
             max_cuts,
             stop_when_consistent,
             weight_fit,
-            refit_rounds
+            refit_rounds,
+            all_conjunctions
         );
         p
     }
@@ -885,7 +895,7 @@ impl LearnArgs {
             ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
         ];
         let (o, f) = (&self.oblique, &self.fringe);
-        let more: [(&str, bool, &[Algo]); 16] = [
+        let more: [(&str, bool, &[Algo]); 17] = [
             ("--leaf-fit", p.leaf_fit.is_some(), &[Ptree]),
             ("--categorical-tests", p.categorical_tests.is_some(), &[Ptree]),
             ("--split-choice", p.split_choice.is_some(), &[Ptree]),
@@ -895,6 +905,7 @@ impl LearnArgs {
             ("--stop-when-consistent", s.stop_when_consistent.is_some(), &[Sparse]),
             ("--weight-fit", s.weight_fit.is_some(), &[Sparse]),
             ("--refit-rounds", s.refit_rounds.is_some(), &[Sparse]),
+            ("--all-conjunctions", s.all_conjunctions.is_some(), &[Sparse]),
             ("--node", o.node.is_some(), &[Oblique]),
             ("--partition", o.partition.is_some(), &[Oblique]),
             ("--oblique-depth", o.oblique_depth.is_some(), &[Oblique]),
@@ -913,8 +924,13 @@ impl LearnArgs {
                 );
             }
         }
-        if s.refit_rounds.is_some() && s.params(p.paper).weight_fit != sparse_perceptron::WeightFit::Auto {
-            bail!("--refit-rounds applies to --weight-fit auto only");
+        if s.params(p.paper).weight_fit != sparse_perceptron::WeightFit::Auto {
+            if s.refit_rounds.is_some() {
+                bail!("--refit-rounds applies to --weight-fit auto only");
+            }
+            if s.all_conjunctions.is_some() {
+                bail!("--all-conjunctions applies to --weight-fit auto only");
+            }
         }
         if self.prune_z.is_some() {
             // Given alone, it asks oblique and fringe for error-based pruning (fraction 0).
