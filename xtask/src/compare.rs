@@ -150,7 +150,10 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     }
     let started = Instant::now();
     let specs = select(args)?;
-    let full = !args.quick && args.datasets.is_empty();
+    // `--algos` with fewer than every learner is partial too: it must not replace the committed
+    // report, whose per-learner sections would go missing.
+    let every_algo = args.algos.is_empty() || Algo::ALL.iter().all(|a| args.algos.contains(a));
+    let full = !args.quick && args.datasets.is_empty() && every_algo;
     let out_dir = root.join(OUT_DIR);
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
 
@@ -1286,9 +1289,12 @@ fn goals(
         writeln!(w)?;
         writeln!(
             w,
-            "**A partial run** ({} of {} datasets): the lines below check the goal on these datasets only.",
+            "**A partial run** ({} of {} datasets, {} of {} learners): the lines below check the goal on \
+             these only.",
             prepared.len(),
-            DATASETS.len()
+            DATASETS.len(),
+            algos.len(),
+            Algo::ALL.len()
         )?;
     }
     writeln!(w)?;
