@@ -1000,7 +1000,7 @@ pub const ALL_CONJUNCTIONS_WORK: usize = 1 << 19;
 
 /// Every distinct feature of one literal and every conjunction of two compatible literals
 /// (when `p.max_literals ≥ 2`) over [`candidate_literals`] of `rows`, or `None` when there are
-/// more than `cap`.
+/// more than `cap` or none (every input constant).
 fn all_conjunctions(inputs: &[InputSpec], rows: &[&[i32]], p: &Params, cap: usize) -> Option<Vec<Feature>> {
     let owned: Vec<Vec<i32>> = rows.iter().map(|r| r.to_vec()).collect();
     let literals = candidate_literals(inputs, &owned, p);
@@ -1024,7 +1024,7 @@ fn all_conjunctions(inputs: &[InputSpec], rows: &[&[i32]], p: &Params, cap: usiz
             }
         }
     }
-    Some(features)
+    (!features.is_empty()).then_some(features)
 }
 
 /// Logistic refits with penalty `l2` over `features`, then over the [`PRUNE_KEEP`] of them with
@@ -1252,6 +1252,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError
     };
     let (boosters, refitted) = match choice {
         WeightChoice::Pruned { l2 } => {
+            // Not empty: the candidate had features on a subset of these rows.
             let features = all_conjunctions(&ctx.inputs, &rows, p, usize::MAX).unwrap_or_default();
             let unit = pruned_refit(features, &rows, labels, n_classes, l2);
             (ctx.progress)(total_runs, total_runs);
