@@ -238,7 +238,11 @@ impl Gen<'_> {
                     self.input(*attr),
                     self.lit(i64::from(*offset), false)
                 );
-                match Clamped::of(*offset, *mul, *shift, *max_abs) {
+                // C only: its inputs are `int32_t`, so the general form multiplies in 64 bits.
+                // Generated Rust reads the firmware's own input type (often `i16`), and the
+                // compiler already narrows `q` to 32 bits there; measured, the clamp-point
+                // form was no faster in Rust (docs/CODEGEN.md).
+                match Clamped::of(*offset, *mul, *shift, *max_abs).filter(|_| self.lang == Lang::C) {
                     Some(c) => self.clamped_expr(*attr, &c, &general),
                     None => general,
                 }
@@ -277,58 +281,32 @@ impl Gen<'_> {
             }
         }
     }
-    /// A numeric feature as comparisons of the raw input with the two inputs where the clamp
-    /// starts ([`Clamped`]) and, between them, `((x - offset) * mul) >> shift` in 32 bits, which
-    /// cannot overflow there. `general` (the full transform) is used where that is not proven.
+    /// A numeric feature (C) as comparisons of the raw input with the two inputs where the
+    /// clamp starts ([`Clamped`]) and, between them, `((x - offset) * mul) >> shift` in 32 bits,
+    /// which cannot overflow there. `general` (the full transform) is used where that is not
+    /// proven.
     fn clamped_expr(&self, attr: usize, c: &Clamped, general: &str) -> String {
-        let m = i64::from(c.max);
-        // Rust binds the input once (`r`: `x` is the row).
-        let x = match self.lang {
-            Lang::Rust => "r".to_string(),
-            Lang::C => self.input(attr),
-        };
-        let middle = match (self.lang, c.exact_middle) {
-            (_, false) => general.to_string(),
-            (Lang::Rust, true) => format!(
-                "r.wrapping_sub({}).wrapping_mul({}) >> {}",
-                self.lit(i64::from(c.offset), false),
-                self.lit(i64::from(c.mul), false),
-                c.shift
-            ),
-            (Lang::C, true) => format!(
+        let x = self.input(attr);
+        let middle = if c.exact_middle {
+            format!(
                 "(({x} - {}) * {}) >> {}",
                 self.lit(i64::from(c.offset), false),
                 self.lit(i64::from(c.mul), false),
                 c.shift
-            ),
+            )
+        } else {
+            general.to_string()
         };
-        // (condition, value) arms, then the middle.
-        let mut arms: Vec<(String, i64)> = Vec::new();
         let (at_max, at_min) = if c.mul > 0 { (">=", "<=") } else { ("<=", ">=") };
+        let mut e = String::from("(");
         if let Some(t) = c.to_max {
-            arms.push((format!("{x} {at_max} {}", self.lit(i64::from(t), false)), m));
+            let _ = write!(e, "{x} {at_max} {} ? {} : ", self.lit(i64::from(t), false), c.max);
         }
         if let Some(t) = c.to_min {
-            arms.push((format!("{x} {at_min} {}", self.lit(i64::from(t), false)), -m));
+            let _ = write!(e, "{x} {at_min} {} ? {} : ", self.lit(i64::from(t), false), -i64::from(c.max));
         }
-        match self.lang {
-            Lang::Rust => {
-                let mut e = format!("{{ let r = {}; ", self.input(attr));
-                for (cond, v) in &arms {
-                    let _ = write!(e, "if {cond} {{ {v} }} else ");
-                }
-                let _ = write!(e, "{{ {middle} }} }}");
-                e
-            }
-            Lang::C => {
-                let mut e = String::from("(");
-                for (cond, v) in &arms {
-                    let _ = write!(e, "{cond} ? {} : ", self.lit(*v, false));
-                }
-                let _ = write!(e, "({middle}))");
-                e
-            }
-        }
+        let _ = write!(e, "({middle}))");
+        e
     }
 
     /// Whether unit `u` needs `i64` accumulators: some row's bound exceeds `i32`.
@@ -580,9 +558,9 @@ impl Gen<'_> {
 /// A numeric feature `clamp(((x - offset) * mul) >> shift, -max, max)` seen as a function of the
 /// raw `i32` input `x`: it is monotone in `x`, so it equals `max` on one side of an input
 /// `to_max` and `-max` beyond an input `to_min` on the other, and between them it is the
-/// unclamped value, where the arithmetic may fit 32 bits. Generated code then compares the raw
-/// input twice and, between, multiplies and shifts in 32 bits: about half the instructions of
-/// the 64-bit product, shift and clamp (issue 12's breast-cancer model: 15 → 7 per input).
+/// unclamped value, where the arithmetic may fit 32 bits. Generated C then compares the raw
+/// input twice and, between, multiplies and shifts in 32 bits instead of the 64-bit product,
+/// shift and clamp (breast-cancer's `ptree` in C: 173 → 108 instructions per prediction).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Clamped {
     offset: i32,
