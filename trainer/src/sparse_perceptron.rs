@@ -990,7 +990,7 @@ fn refit(features: Vec<Feature>, rows: &[&[i32]], labels: &[usize], n_classes: u
     Refit { l2, features, rows: w }
 }
 
-/// Fraction of the features each step of [`prune_ladder`] keeps (the ones with the largest
+/// Fraction of the features each step of the pruning (`prune_ladder`) keeps (the ones with the largest
 /// weights).
 pub const PRUNE_KEEP: f64 = 0.7;
 
