@@ -655,3 +655,30 @@ fn editing_leaves_out_a_row_among_another_class() {
     assert_eq!(kept.spec.predict(&ctx.raw[0]), 2, "the exact covering learns the flipped row");
     assert_eq!(edited.spec.predict(&ctx.raw[0]), 0, "edited out: its neighbours' class");
 }
+
+/// With enough rows the candidate settings race: after each inner fold the better half goes on,
+/// so the losers were tested on fewer folds, the winner on the most, and the progress count
+/// ends at its total. Below the threshold every candidate sees every fold.
+#[test]
+fn candidate_settings_race_on_many_rows() {
+    let data = load("breast-cancer-wisconsin.csv", &[]);
+    let calls = std::sync::Mutex::new(Vec::new());
+    let progress = |done: u64, total: u64| calls.lock().unwrap().push((done, total));
+    let mut ctx = Context::new(&data, 0, None);
+    ctx.progress = &progress;
+    let choose = |race_from_rows| dl::Choose { race_from_rows, ..dl::Choose::default() };
+    let raced =
+        dl::fit(&ctx, Some(Shape::Ndl), &Params { choose: Some(choose(0)), ..Params::default() }).unwrap();
+    let folds: Vec<usize> = raced.report().candidates.iter().map(|c| c.folds).collect();
+    // Eight candidates (two norms, editing or not, list or intersection): 8, 8, 4, 2 per fold.
+    assert_eq!(folds.len(), 8, "{folds:?}");
+    assert_eq!(folds[0], 4, "the winner ran four folds: {folds:?}");
+    assert_eq!(folds.iter().filter(|&&f| f == 2).count(), 4, "{folds:?}");
+    assert_eq!(folds.iter().filter(|&&f| f == 3).count(), 2, "{folds:?}");
+    // The race's phase counts 8 + 8 + 4 + 2 lists and reaches its end.
+    assert!(calls.lock().unwrap().contains(&(22, 22)), "{:?}", calls.lock().unwrap());
+    let full =
+        dl::fit(&ctx, Some(Shape::Ndl), &Params { choose: Some(choose(usize::MAX)), ..Params::default() })
+            .unwrap();
+    assert!(full.report().candidates.iter().all(|c| c.folds == 5), "{:?}", full.report().candidates);
+}
