@@ -144,7 +144,7 @@ impl fmt::Display for TrainReport {
                 .as_object()
                 .into_iter()
                 .flatten()
-                .filter(|(k, _)| !matches!(k.as_str(), "accuracy" | "macs"))
+                .filter(|(k, _)| !matches!(k.as_str(), "accuracy" | "macs" | "folds"))
                 .map(|(k, v)| format!("{k} {}", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
                 .collect();
             write!(
