@@ -1296,7 +1296,71 @@ fn goals(report: &Report, m3: &str) -> String {
         );
     }
     s.push_str(&issue11_why(&runtime, code));
+    s.push_str(&issue11_table(report, &runtime, code));
     s.push('\n');
+    s
+}
+
+/// Issue 11's goals model by model: what each runtime model measured against each goal, the goals
+/// it misses, and the same model compiled to C (`ltu codegen`) against the goals that apply to it.
+fn issue11_table(
+    report: &Report,
+    runtime: &[(&str, &Entry, &Measure)],
+    code: impl Fn(&Entry, &Measure) -> u64,
+) -> String {
+    let m3 = TARGETS[0].triple;
+    let mut s = String::from(
+        "\nModel by model (✗ marks a missed goal: stack ≤ 160 B, runtime code ≤ 3072 B, loading ≤ 40 \
+         instructions per model byte, instructions ≤ 1.5 × the essential work; the last column is the same model \
+         as generated C, whose stack and instructions the same goals apply to):\n\n\
+         | dataset | model | stack B | runtime code B | load / byte | instr / essential | runtime / generated C | misses | generated C: instr / essential · stack B |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
+    );
+    let mark = |ok: bool| if ok { "" } else { " ✗" };
+    for (name, e, m) in runtime {
+        let stack = m.stack.iter().copied().max().unwrap_or(0);
+        let bytes = code(e, m);
+        let per_byte = m.load.unwrap_or(0) as f64 / e.model_bytes.unwrap_or(1).max(1) as f64;
+        let ratio = e.essential.map(|w| mean(&m.predict) as f64 / w.max(1.0));
+        let c = report
+            .datasets
+            .iter()
+            .find(|d| d.0 == *name)
+            .and_then(|d| d.3.iter().find(|x| x.name == format!("{} codegen-c", e.name)))
+            .and_then(|x| x.on(m3).map(|cm| (x, cm)));
+        let mut misses = Vec::new();
+        if stack > 160 {
+            misses.push("stack");
+        }
+        if bytes > 3072 {
+            misses.push("code");
+        }
+        if per_byte > 40.0 {
+            misses.push("loading");
+        }
+        if ratio.is_none_or(|r| r > 1.5) {
+            misses.push("instructions");
+        }
+        let vs_c = c.map_or("—".to_string(), |(_, cm)| {
+            format!("{:.1}×", mean(&m.predict) as f64 / mean(&cm.predict).max(1) as f64)
+        });
+        let generated = c.map_or("—".to_string(), |(x, cm)| {
+            let r = x.essential.map_or(f64::NAN, |w| mean(&cm.predict) as f64 / w.max(1.0));
+            let st = cm.stack.iter().copied().max().unwrap_or(0);
+            format!("{r:.2}×{} · {st}{}", mark(r <= 1.5), mark(st <= 160))
+        });
+        let _ = writeln!(
+            s,
+            "| {name} | `{}` | {stack}{} | {bytes}{} | {per_byte:.1}{} | {}{} | {vs_c} | {} | {generated} |",
+            e.name,
+            mark(stack <= 160),
+            mark(bytes <= 3072),
+            mark(per_byte <= 40.0),
+            ratio.map_or("—".to_string(), |r| format!("{r:.2}×")),
+            mark(ratio.is_some_and(|r| r <= 1.5)),
+            if misses.is_empty() { "none".to_string() } else { misses.join(", ") },
+        );
+    }
     s
 }
 
