@@ -1051,12 +1051,26 @@ fn oblique_and_fringe_train_through_the_cli() {
         assert!(t["device_bytes"].as_u64().unwrap() <= max_bytes, "{algo}: {t}");
         assert!(t["max_macs"].as_u64().unwrap() <= max_macs, "{algo}: {t}");
         assert!(t["budget"]["chosen"].as_u64().unwrap() > 0, "{algo}: a cheaper setting was needed: {t}");
+        // The file says the same: a unit stored dense carries zero weights, which are no
+        // multiply-accumulates.
+        let file = json(d, &["inspect", "t.ltu", "--json"]);
+        assert_eq!(file["max_macs"], t["max_macs"], "{algo}: {file}");
+        assert_eq!(file["weights_nonzero"], t["weights_nonzero"], "{algo}: {file}");
     }
     fails(
         d,
         &["train", iris, "--algo", "sparse", "--max-bytes", "20", "-o", "x.ltu"],
         "no sparse model fits the budget",
     );
+    // --max-bytes counts what a device stores; a file written with its host block is larger,
+    // and says so. With --strip the file is what the budget counted.
+    let full = json(d, &["train", iris, "--algo", "ptree", "--max-bytes", "200", "-o", "h.ltu", "--json"]);
+    assert!(full["model_bytes"].as_u64().unwrap() > 200, "{full}");
+    assert!(full["warnings"].to_string().contains("over --max-bytes 200"), "{full}");
+    let args = ["train", iris, "--algo", "ptree", "--max-bytes", "200", "--strip", "-o", "s.ltu", "--json"];
+    let stripped = json(d, &args);
+    assert!(std::fs::metadata(d.join("s.ltu")).unwrap().len() <= 200, "{stripped}");
+    assert!(!stripped["warnings"].to_string().contains("--max-bytes"), "{stripped}");
 }
 
 /// `ltu train` estimates accuracy on rows the model did not see: a held-out quarter by default,

@@ -304,13 +304,14 @@ pub struct LearnArgs {
               ltu::oblique::Params::default().numeric_max_abs
           ))]
     pub numeric_max_abs: Option<u16>,
-    /// Device budget, every learner: most bytes of the model file as written (names included
-    /// unless --no-names). The most accurate candidate setting within it is chosen on a held-out
-    /// quarter of the training rows; training fails if none fits.
+    /// Device budget, every learner: most bytes of the model a device stores, the file without
+    /// its host block (names, input scales, metadata), as --strip writes it. The most accurate
+    /// candidate setting within it is chosen on a held-out quarter of the training rows; training
+    /// fails if none fits.
     #[arg(long, value_name = "BYTES", value_parser = at_least::<1>)]
     pub max_bytes: Option<usize>,
-    /// Device budget, every learner: most multiply-accumulates of one prediction (worst path),
-    /// chosen like --max-bytes.
+    /// Device budget, every learner: most multiply-accumulates of one prediction (worst path;
+    /// one per non-zero weight of each unit evaluated), chosen like --max-bytes.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_macs: Option<u64>,
     #[command(flatten)]

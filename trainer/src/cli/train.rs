@@ -259,6 +259,14 @@ pub fn train(
         .spec
         .to_bytes_with(&Host { strip, meta })
         .with_context(|| format!("encoding the model for {}", out.display()))?;
+    if let Some(max) = learn.max_bytes.filter(|&max| bytes.len() > max) {
+        warnings.push(format!(
+            "the file written is {} bytes, over --max-bytes {max}: the budget counts the {} bytes a device stores \
+             (the model without its host block of names, input scales and metadata); --strip writes only those",
+            bytes.len(),
+            trained.device_bytes
+        ));
+    }
     output.write(&bytes)?;
     Ok(TrainReport {
         algo: learn.algo,
