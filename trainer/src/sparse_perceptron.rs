@@ -55,7 +55,8 @@
 //!   two of six attributes have their first value", is `−2·C(s,2) + 3s − 3.5 > 0` over the six
 //!   literals `s` counts and all fifteen of their pairs). When there are few conjunctions of at
 //!   most two literals, `auto` also refits over all of them and prunes the weakest weights
-//!   ([`PRUNE_KEEP`] per step) as long as that costs no training row; that refit is one more
+//!   ([`PRUNE_KEEP`] per step, then finer steps) as long as that costs no training row; that
+//!   refit is one more
 //!   candidate, after the others, so it is chosen only when it is clearly better on the held-out
 //!   quarter.
 //!
@@ -115,7 +116,8 @@ pub struct Params {
     /// [`WeightFit::Auto`] also refits over *every* conjunction of at most two literals (not
     /// only the ones boosting chose) when there are at most this many and the fit is small (see
     /// [`ALL_CONJUNCTIONS_WORK`]), then prunes the weakest weights step by step
-    /// ([`PRUNE_KEEP`]); each step is a candidate. 0: never (beyond the paper). Boosting's
+    /// ([`PRUNE_KEEP`], finer once a step would cost a training row). 0: never (beyond the
+    /// paper). Boosting's
     /// greedy choice misses concepts whose conjunctions are each weakly correlated with the class
     /// but needed together (MONK's problem 2: "exactly two attributes have their first value").
     pub all_conjunctions: usize,
@@ -990,8 +992,8 @@ fn refit(features: Vec<Feature>, rows: &[&[i32]], labels: &[usize], n_classes: u
     Refit { l2, features, rows: w }
 }
 
-/// Fraction of the features each step of the pruning (`prune_ladder`) keeps (the ones with the largest
-/// weights).
+/// Fraction of the features each step of the pruning ([`pruned_refit`]) keeps (the ones with the
+/// largest weights) until a step would cost a training row; then steps drop half as many.
 pub const PRUNE_KEEP: f64 = 0.7;
 
 /// [`Params::all_conjunctions`] is only tried when rows × features × unit rows is at most this
@@ -1027,37 +1029,12 @@ fn all_conjunctions(inputs: &[InputSpec], rows: &[&[i32]], p: &Params, cap: usiz
     (!features.is_empty()).then_some(features)
 }
 
-/// Logistic refits with penalty `l2` over `features`, then over the [`PRUNE_KEEP`] of them with
-/// the largest weight magnitude (largest over the unit's rows; every feature is ±1), and so on
-/// down to one feature; each refit goes to `visit` until it returns `false`. Features keep their
-/// order.
-fn prune_ladder(
-    mut features: Vec<Feature>,
-    rows: &[&[i32]],
-    labels: &[usize],
-    n_classes: usize,
-    l2: f64,
-    mut visit: impl FnMut(&Refit) -> bool,
-) {
-    loop {
-        let unit = refit(features.clone(), rows, labels, n_classes, l2);
-        let d = features.len();
-        if !visit(&unit) || d <= 1 {
-            return;
-        }
-        let weight = |j: usize| unit.rows.iter().map(|r| r[j].abs()).fold(0.0, f64::max);
-        let mut order: Vec<usize> = (0..d).collect();
-        order.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)));
-        let keep = ((d as f64 * PRUNE_KEEP).floor() as usize).clamp(1, d - 1);
-        let mut kept = order[..keep].to_vec();
-        kept.sort_unstable();
-        features = kept.into_iter().map(|j| features[j].clone()).collect();
-    }
-}
-
-/// The refit over every conjunction (see [`all_conjunctions`]) on `rows`, pruned by
-/// [`prune_ladder`] as long as that costs no training row: the last refit of the ladder that
-/// classifies as many of `rows` correctly as the first one (over every conjunction) does.
+/// The refit over every conjunction (see [`all_conjunctions`]) on `rows`, pruned as long as
+/// that costs no training row: each step refits over the features with the largest weight
+/// magnitudes (largest over the unit's rows; every feature is ±1), dropping
+/// `1 − `[`PRUNE_KEEP`] of them; a step that would lose a training row is retried dropping half
+/// as many, down to one feature. Returns the last refit that classifies as many of `rows`
+/// correctly as the first one (over every conjunction) does.
 fn pruned_refit(
     features: Vec<Feature>,
     rows: &[&[i32]],
@@ -1066,22 +1043,29 @@ fn pruned_refit(
     l2: f64,
 ) -> Refit {
     let correct = |unit: &Refit| rows.iter().zip(labels).filter(|(x, &y)| unit.predict(x) == y).count();
-    let mut kept: Option<(Refit, usize)> = None;
-    prune_ladder(features, rows, labels, n_classes, l2, |unit| {
-        let c = correct(unit);
-        match &kept {
-            Some((_, first)) if c < *first => false,
-            Some((_, first)) => {
-                kept = Some((unit.clone(), *first));
-                true
-            }
-            None => {
-                kept = Some((unit.clone(), c));
-                true
-            }
+    let first = refit(features.clone(), rows, labels, n_classes, l2);
+    let target = correct(&first);
+    let (mut kept, mut kept_features) = (first, features);
+    let mut fraction = 1.0 - PRUNE_KEEP;
+    while kept_features.len() > 1 {
+        let d = kept_features.len();
+        let drop = ((d as f64 * fraction).floor() as usize).clamp(1, d - 1);
+        let weight = |j: usize| kept.rows.iter().map(|r| r[j].abs()).fold(0.0, f64::max);
+        let mut order: Vec<usize> = (0..d).collect();
+        order.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)));
+        let mut keep = order[..d - drop].to_vec();
+        keep.sort_unstable();
+        let fewer: Vec<Feature> = keep.into_iter().map(|j| kept_features[j].clone()).collect();
+        let unit = refit(fewer.clone(), rows, labels, n_classes, l2);
+        if correct(&unit) >= target {
+            (kept, kept_features) = (unit, fewer);
+        } else if drop == 1 {
+            break;
+        } else {
+            fraction /= 2.0;
         }
-    });
-    kept.expect("the ladder fits at least once").0
+    }
+    kept
 }
 
 /// What [`WeightFit::Auto`] chose.

@@ -1434,9 +1434,10 @@ fn sparse_refits_over_every_conjunction_when_boosting_misses_some() {
     assert_eq!(all["learner"]["conjunctions"], "all", "{all}");
     assert!(all["learner"]["boosters"].as_array().unwrap().is_empty(), "{all}");
     let held_out = all["estimate"]["accuracy"].as_f64().unwrap();
-    assert!(held_out > 0.95, "{all}");
-    // Pruned: far fewer weights than the 136 conjunctions it starts from.
-    assert!(all["weights_nonzero"].as_u64().unwrap() < 80, "{all}");
+    assert!(held_out > 0.99, "{all}");
+    // Pruned down to the concept: the six literals `a_i = 1` and their fifteen pairs, 21 of the
+    // 136 conjunctions it starts from (finer steps once a 30 % step would lose a training row).
+    assert!(all["weights_nonzero"].as_u64().unwrap() <= 24, "{all}");
     let boosted = train(&["--all-conjunctions", "0"]);
     assert_eq!(boosted["learner"]["conjunctions"], "boosting", "{boosted}");
     assert!(boosted["estimate"]["accuracy"].as_f64().unwrap() < 0.85, "{boosted}");
