@@ -380,6 +380,20 @@ pub enum DataError {
         /// The first invalid byte.
         byte: u8,
     },
+    /// A NUL byte: the file is not text.
+    #[error(
+        "{path}:{line}:{column}: a NUL byte at byte offset {offset}: this is not a text (CSV or ARFF) file"
+    )]
+    Binary {
+        /// The file.
+        path: String,
+        /// Line of the NUL byte.
+        line: usize,
+        /// Character column of the NUL byte.
+        column: usize,
+        /// Byte offset of the NUL byte from the start of the file.
+        offset: usize,
+    },
     /// A CSV or ARFF syntax error.
     #[error("{path}:{line}:{column}: {message}")]
     Syntax {
@@ -766,15 +780,58 @@ pub fn load_with_schema(
     align(&source, &table, opts, schema)
 }
 
-/// Reads the file, or standard input for `-`.
+/// Reads the file, or standard input for `-`, a block at a time, and stops at the first byte
+/// that cannot be text: invalid UTF-8 ([`DataError::InvalidUtf8`]) or a NUL byte
+/// ([`DataError::Binary`]). So a binary file or an endless device (`/dev/zero`, `/dev/urandom`)
+/// fails at once instead of being read into memory.
 fn read(source: &str, path: &Path) -> Result<Vec<u8>, DataError> {
-    let result = if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map(|_| bytes)
+    use std::io::Read;
+    let io = |e| DataError::Io { path: source.to_string(), source: e };
+    let mut reader: Box<dyn Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
     } else {
-        std::fs::read(path)
+        Box::new(std::fs::File::open(path).map_err(io)?)
     };
-    result.map_err(|e| DataError::Io { path: source.to_string(), source: e })
+    let mut bytes = Vec::new();
+    let mut block = vec![0u8; 1 << 16];
+    // Bytes known to be valid UTF-8 (a character cut by the block's end is checked with the next).
+    let mut valid = 0;
+    loop {
+        let n = match reader.read(&mut block) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        };
+        let start = bytes.len();
+        bytes.extend_from_slice(&block[..n]);
+        let bad_utf8 = match std::str::from_utf8(&bytes[valid..]) {
+            Ok(_) => {
+                valid = bytes.len();
+                None
+            }
+            Err(e) => {
+                valid += e.valid_up_to();
+                e.error_len().map(|_| valid)
+            }
+        };
+        let nul = block[..n].iter().position(|&b| b == 0).map(|p| start + p);
+        match (nul, bad_utf8) {
+            (Some(at), bad) if bad.is_none_or(|b| at < b) => {
+                let before = std::str::from_utf8(&bytes[..at]).unwrap_or("");
+                let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+                return Err(DataError::Binary {
+                    path: source.to_string(),
+                    line: before.matches('\n').count() + 1,
+                    column: before[line_start..].chars().count() + 1,
+                    offset: at,
+                });
+            }
+            (_, Some(_)) => return Err(text::decode(source, &bytes).expect_err("invalid UTF-8 was found")),
+            _ => {}
+        }
+    }
+    Ok(bytes)
 }
 
 /// True if the file is ARFF: by extension, or by a first meaningful line

@@ -30,6 +30,10 @@ pub enum ExportError {
     /// A table would exceed the format's limits.
     #[error("model too large for the format: {0}")]
     TooLarge(&'static str),
+    /// A name (input, categorical value or class) has a line break: the host block stores one
+    /// name per line.
+    #[error("the name {0:?} has a line break: a model file stores one name per line")]
+    NameLineBreak(String),
     /// The runtime rejected the encoded model (a bug in the trainer, reported rather than hidden).
     #[error("the runtime rejected the exported model: {0}")]
     Rejected(ltu_runtime::Error),
@@ -276,14 +280,21 @@ impl ModelSpec {
             }
         };
 
-        let names_text = self.names.as_ref().filter(|_| !host.strip).map(|n| {
-            let mut lines: Vec<&str> = n.inputs.iter().map(String::as_str).collect();
-            for v in &n.values {
-                lines.extend(v.iter().map(String::as_str));
+        let names_text = match self.names.as_ref().filter(|_| !host.strip) {
+            None => None,
+            Some(n) => {
+                let mut lines: Vec<&str> = n.inputs.iter().map(String::as_str).collect();
+                for v in &n.values {
+                    lines.extend(v.iter().map(String::as_str));
+                }
+                lines.extend(n.classes.iter().map(String::as_str));
+                // One name per line: a line break inside a name would make it two names.
+                if let Some(bad) = lines.iter().find(|l| l.contains(['\n', '\r'])) {
+                    return Err(ExportError::NameLineBreak((*bad).to_string()));
+                }
+                Some(lines.join("\n"))
             }
-            lines.extend(n.classes.iter().map(String::as_str));
-            lines.iter().map(|l| l.replace('\n', " ")).collect::<Vec<_>>().join("\n")
-        });
+        };
         let mut host_inputs = Vec::new();
         for inp in &self.inputs {
             let scale_exp = match inp.kind {

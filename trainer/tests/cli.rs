@@ -330,8 +330,57 @@ fn output_is_never_the_input_file() {
     fails(d, &["train", "iris.csv", "--algo", "ptree", "-o", "link.ltu"], "refusing to overwrite");
     std::fs::hard_link(d.join("iris.csv"), d.join("hard.ltu")).unwrap();
     fails(d, &["train", "iris.csv", "--algo", "ptree", "-o", "hard.ltu"], "refusing to overwrite");
+    // Standard input redirected from the file `-o` names.
+    let stdin = std::fs::File::open(d.join("iris.csv")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_ltu"))
+        .current_dir(d)
+        .args(["train", "-", "--algo", "ptree", "-o", "iris.csv"])
+        .stdin(stdin)
+        .output()
+        .unwrap();
+    assert!(!o.status.success() && stderr(&o).contains("is standard input; refusing to overwrite"), "{o:?}");
     assert_eq!(std::fs::read(d.join("iris.csv")).unwrap(), original, "the data are intact");
     assert!(std::fs::symlink_metadata(d.join("link.ltu")).unwrap().file_type().is_symlink());
+}
+
+/// Input that is not text, or endless, fails at its first bad byte instead of being read into
+/// memory: a NUL byte, invalid UTF-8, /dev/zero as data or as a model.
+#[test]
+fn binary_and_endless_inputs_fail_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "nul.csv", b"a,b\n1,2\n3,\0x\n");
+    fails(
+        d,
+        &["train", "nul.csv", "--algo", "ptree", "-o", "m.ltu"],
+        "nul.csv:3:3: a NUL byte at byte offset 10",
+    );
+    write(d, "latin1.csv", b"a,b\n1,2\n3,\xff\n");
+    fails(d, &["train", "latin1.csv", "--algo", "ptree", "-o", "m.ltu"], "latin1.csv:3:3: invalid UTF-8");
+    fails(d, &["train", "/dev/zero", "--algo", "ptree", "-o", "m.ltu"], "/dev/zero:1:1: a NUL byte");
+    json(d, &["train", data("iris.csv").to_str().unwrap(), "--algo", "ptree", "-o", "m.ltu", "--json"]);
+    fails(d, &["predict", "m.ltu", "/dev/zero"], "/dev/zero:1:1: a NUL byte");
+    fails(d, &["inspect", "/dev/zero"], "/dev/zero: not a valid ltu model: longer than 16777216 bytes");
+    assert!(!d.join("m.ltu.tmp").exists());
+}
+
+/// A name with a line break cannot be stored (one name per line in the host block): refused
+/// with the name, unless names are left out.
+#[test]
+fn names_with_line_breaks_are_refused_unless_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "nl.csv", b"\"a b\",\"a\nb\",class\n1,2,x\n2,1,y\n1,2,x\n2,1,y\n");
+    let args = ["train", "nl.csv", "--algo", "ptree", "-o", "m.ltu", "--no-estimate"];
+    fails(d, &args, "nl.csv: the header's column name \"a\\nb\" has a line break");
+    assert!(!d.join("m.ltu").exists());
+    json(d, &[&args[..], &["--no-names", "--json"]].concat());
+    write(d, "class.csv", b"a,class\n1,\"x\ny\"\n2,z\n1,\"x\ny\"\n2,z\n");
+    fails(
+        d,
+        &["train", "class.csv", "--algo", "ptree", "-o", "c.ltu"],
+        "the class \"x\\ny\" has a line break",
+    );
 }
 
 /// A symlink is followed: its target gets the model (atomically, in the target's directory) and

@@ -12,6 +12,10 @@ use ltu::export::{InputKind, InputSpec, ModelSpec};
 
 use super::args::*;
 
+/// Longest model file the CLI reads: 16 MiB. Every table of the format holds at most 65,535
+/// records of at most 16 bytes (about 1 MiB each), so a larger file is not a model.
+pub const MAX_MODEL_BYTES: u64 = 16 << 20;
+
 /// A model file loaded for `eval`, `predict` and `inspect`.
 pub struct LoadedModel {
     /// File path.
@@ -26,7 +30,22 @@ impl LoadedModel {
     /// # Errors
     /// The file cannot be read, or the runtime rejects it (the message names the check).
     pub fn open(path: &Path) -> Result<LoadedModel> {
-        let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read model", path.display()))?;
+        use std::io::Read;
+        let file =
+            std::fs::File::open(path).with_context(|| format!("{}: cannot read model", path.display()))?;
+        // A model is small: read one byte past the limit, so a device such as /dev/zero or a huge
+        // file fails at once instead of being read into memory.
+        let mut bytes = Vec::new();
+        file.take(MAX_MODEL_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("{}: cannot read model", path.display()))?;
+        if bytes.len() as u64 > MAX_MODEL_BYTES {
+            bail!(
+                "{}: not a valid ltu model: longer than {MAX_MODEL_BYTES} bytes, the most ltu reads as a model (each \
+                 table of the format holds at most 65,535 records)",
+                path.display()
+            );
+        }
         if let Err(e) = ltu_runtime::Model::from_bytes(&bytes) {
             bail!("{}: not a valid ltu model: {e}", path.display());
         }

@@ -102,12 +102,15 @@ impl Output {
         let Ok(meta) = std::fs::metadata(&target) else {
             return Ok(Output::File(target));
         };
-        for input in inputs.iter().filter(|p| p.as_os_str() != "-") {
-            if std::fs::metadata(input).is_ok_and(|m| same_file(&m, &meta)) {
-                bail!(
-                    "{shown}: is the input file {}; refusing to overwrite it (choose another -o)",
-                    input.display()
-                );
+        for input in inputs {
+            // `-` reads standard input, which may be redirected from this very file.
+            let (probe, what) = if input.as_os_str() == "-" {
+                (Path::new("/dev/stdin"), "standard input".to_string())
+            } else {
+                (*input, format!("the input file {}", input.display()))
+            };
+            if std::fs::metadata(probe).is_ok_and(|m| same_file(&m, &meta)) {
+                bail!("{shown}: is {what}; refusing to overwrite it (choose another -o)");
             }
         }
         let kind = meta.file_type();

@@ -185,6 +185,9 @@ pub fn train(
     }
     let output = Output::resolve(out, &inputs)?;
     let (data, mut warnings) = load(data_path, &learn.data)?;
+    if !learn.no_names && !strip {
+        storable_names(&data)?;
+    }
     let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
     ctx.progress = progress;
     let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names)
@@ -286,6 +289,32 @@ pub fn train(
         seconds: start.elapsed().as_secs_f64(),
         warnings,
     })
+}
+
+/// Refuses names a model file cannot store: its host block keeps one name per line, so a column
+/// name, a categorical value or a class with a line break would come back as another name (two
+/// columns could then read the same input).
+fn storable_names(data: &Dataset) -> Result<()> {
+    let broken = |s: &str| s.contains(['\n', '\r']);
+    let hint = "a model file stores one name per line; rename it, or train with --no-names or --strip";
+    for a in &data.schema.attributes {
+        if broken(&a.name) {
+            anyhow::bail!("{}: the header's column name {:?} has a line break: {hint}", data.source, a.name);
+        }
+        if let data::AttrKind::Categorical { values } = &a.kind {
+            if let Some(v) = values.iter().find(|v| broken(v)) {
+                anyhow::bail!(
+                    "{}: column `{}` has the value {v:?} with a line break: {hint}",
+                    data.source,
+                    a.name
+                );
+            }
+        }
+    }
+    if let Some(c) = data.schema.classes.iter().find(|c| broken(c)) {
+        anyhow::bail!("{}: the class {c:?} has a line break: {hint}", data.source);
+    }
+    Ok(())
 }
 
 /// The metadata `ltu train` stores in a model's host block, one `key=value` per line: the ltu
