@@ -46,6 +46,53 @@ pub fn input_specs(data: &Dataset) -> Vec<InputSpec> {
         .collect()
 }
 
+/// What [`input_specs`] decided silently about `data`'s numeric columns, as warnings: a column
+/// stored at a coarser step than its decimals because its largest value must fit `i32` raw units,
+/// where that merged distinct training values; and values beyond even the coarsest step, clamped.
+pub fn precision_warnings(data: &Dataset) -> Vec<String> {
+    let inputs = input_specs(data);
+    let mut out = Vec::new();
+    for (a, (attr, spec)) in data.schema.attributes.iter().zip(&inputs).enumerate() {
+        let (AttrKind::Numeric { decimals }, InputKind::Numeric { scale_exp }) = (&attr.kind, spec.kind)
+        else {
+            continue;
+        };
+        let values: Vec<f64> = (0..data.n_rows()).map(|r| data.row(r)[a]).filter(|v| v.is_finite()).collect();
+        let limit = f64::from(i32::MAX);
+        let clamped =
+            values.iter().filter(|v| (*v * 10f64.powi(i32::from(scale_exp))).abs().round() > limit).count();
+        if clamped > 0 {
+            out.push(format!(
+                "column `{}`: {clamped} value(s) are beyond what a 32-bit input holds even in steps of 10^{} and \
+                 are clamped to its range",
+                attr.name, -scale_exp
+            ));
+        }
+        if i32::from(scale_exp) >= i32::from(*decimals) {
+            continue;
+        }
+        let distinct = |mut v: Vec<i64>| {
+            v.sort_unstable();
+            v.dedup();
+            v.len()
+        };
+        // Distinct at the written precision (capped where i64 would overflow) against stored.
+        let exact = distinct(
+            values.iter().map(|v| (v * 10f64.powi(i32::from(*decimals).min(15))).round() as i64).collect(),
+        );
+        let stored = distinct(values.iter().map(|&v| i64::from(to_raw(v, scale_exp))).collect());
+        if stored < exact {
+            out.push(format!(
+                "column `{}`: stored in steps of 10^{} (its largest value must fit a 32-bit input), which merges \
+                 its {exact} distinct values into {stored}; rescale the column (e.g. to other units) if the small \
+                 values matter",
+                attr.name, -scale_exp
+            ));
+        }
+    }
+    out
+}
+
 /// `round(v * 10^exp)`, saturating at the `i32` range.
 pub fn to_raw(v: f64, exp: i8) -> i32 {
     let r = (v * 10f64.powi(i32::from(exp))).round();

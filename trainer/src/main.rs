@@ -57,8 +57,9 @@ enum Command {
         no_estimate: bool,
         /// Leave the host block out: names, the inputs' decimal scales and missing-value
         /// substitutes, and the metadata (how the model was trained). The file then holds only
-        /// what a device evaluates (the size budgets count); `eval` and `predict` then read
-        /// integer raw values in input order.
+        /// what a device evaluates (the size budgets count). `eval` and `predict` match data to a
+        /// model by name, so they cannot read data for a stripped model: keep the unstripped file
+        /// for the host, and evaluate the stripped one with `ltu_runtime` or `ltu codegen`.
         #[arg(long)]
         strip: bool,
         #[command(flatten)]

@@ -364,6 +364,29 @@ fn binary_and_endless_inputs_fail_at_once() {
     assert!(!d.join("m.ltu.tmp").exists());
 }
 
+/// A numeric column whose largest value forces a coarser step than its decimals, merging
+/// distinct values, or whose values overflow even the coarsest step, is a warning naming it.
+#[test]
+fn numeric_precision_lost_to_32_bit_inputs_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rows = "0.000001,x\n0.000002,y\n".repeat(3);
+    write(d, "small.csv", format!("a,class\n{rows}5000,x\n").as_bytes());
+    let t = json(d, &["train", "small.csv", "--algo", "ptree", "-o", "m.ltu", "--no-estimate", "--json"]);
+    let w = t["warnings"].to_string();
+    assert!(
+        w.contains("column `a`: stored in steps of 10^-4") && w.contains("3 distinct values into 2"),
+        "{w}"
+    );
+    write(d, "huge.csv", b"a,class\n2,x\n4,y\n6,x\n8,y\n1e32,x\n");
+    let c = json(d, &["cv", "huge.csv", "--algo", "ptree", "--folds", "2", "--json"]);
+    assert!(c["warnings"].to_string().contains("1 value(s) are beyond what a 32-bit input holds"), "{c}");
+    // Nothing to say about a column that keeps its precision.
+    let iris =
+        json(d, &["train", data("iris.csv").to_str().unwrap(), "--algo", "ptree", "-o", "i.ltu", "--json"]);
+    assert!(!iris["warnings"].to_string().contains("column"), "{iris}");
+}
+
 /// A name with a line break cannot be stored (one name per line in the host block): refused
 /// with the name, unless names are left out.
 #[test]

@@ -15,8 +15,12 @@ use ltu::split;
 
 use super::{args::*, model::*, output::*};
 
+/// Loads training data, with the loader's warnings and those about numeric precision
+/// ([`encode::precision_warnings`]).
 pub(crate) fn load(path: &Path, args: &DataArgs) -> Result<(Dataset, Vec<String>)> {
-    Ok(data::load_with_warnings(path, &args.options())?)
+    let (data, mut warnings) = data::load_with_warnings(path, &args.options())?;
+    warnings.extend(encode::precision_warnings(&data));
+    Ok((data, warnings))
 }
 
 /// A warning when a model predicts one class for every training row.
