@@ -387,6 +387,40 @@ fn numeric_precision_lost_to_32_bit_inputs_is_a_warning() {
     assert!(!iris["warnings"].to_string().contains("column"), "{iris}");
 }
 
+/// Scoring a model on the rows it was trained on is said to be that, wherever a user might take
+/// it for an estimate: `train --test`, `eval`, `predict --calibrate`. And `train --test` passes on
+/// what reading the test file had to do (a class the model does not know).
+#[test]
+fn training_rows_passed_off_as_held_out_are_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    let t = json(d, &["train", iris, "--algo", "ptree", "-o", "m.ltu", "--test", iris, "--json"]);
+    assert!(t["warnings"].to_string().contains("the test file holds the training data itself"), "{t}");
+    let e = json(d, &["eval", "m.ltu", iris, "--json"]);
+    assert!(e["warnings"].to_string().contains("the rows the model was trained on"), "{e}");
+    let o = ltu(d, &["predict", "m.ltu", iris, "--probabilities", "--calibrate", iris]);
+    assert!(
+        o.status.success() && stderr(&o).contains("probabilities will be overconfident"),
+        "{}",
+        stderr(&o)
+    );
+    // Other rows: no such warning; an unknown class in --test is reported as eval reports it.
+    let text = std::fs::read_to_string(data("iris.csv")).unwrap();
+    let mut other: Vec<&str> = text.lines().take(120).collect();
+    other.push("5.0,3.0,1.5,0.2,Iris-unknown");
+    write(d, "other.csv", other.join("\n").as_bytes());
+    let u = json(d, &["train", iris, "--algo", "ptree", "-o", "m.ltu", "--test", "other.csv", "--json"]);
+    let w = u["warnings"].to_string();
+    assert!(
+        !w.contains("training data") && w.contains("class `Iris-unknown` (1 rows) is not a class"),
+        "{w}"
+    );
+    let e = json(d, &["eval", "m.ltu", "other.csv", "--json"]);
+    assert!(!e["warnings"].to_string().contains("trained on"), "{e}");
+}
+
 /// A name with a line break cannot be stored (one name per line in the host block): refused
 /// with the name, unless names are left out.
 #[test]

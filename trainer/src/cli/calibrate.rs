@@ -276,6 +276,13 @@ pub(crate) fn calibrate(
         ));
     }
     warnings.extend(align_warnings(&data.source, &align));
+    if super::train::is_training_data(loaded, path) {
+        warnings.push(format!(
+            "--calibrate {}: these are the rows the model was trained on (its metadata's data_fnv1a64): the \
+             probabilities will be overconfident; calibrate on held-out rows",
+            path.display()
+        ));
+    }
     if rows.is_empty() {
         bail!("{}: no row of a class the model knows; nothing to calibrate on", data.source);
     }

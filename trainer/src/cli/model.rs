@@ -324,7 +324,17 @@ pub fn eval(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<Eval
         macro_f1,
         unseen_values: align.unseen_value_cells(),
         unseen_class_rows: align.unseen_class_rows(),
-        warnings: align_warnings(&data.source, &align),
+        warnings: {
+            let mut w = align_warnings(&data.source, &align);
+            if super::train::is_training_data(&loaded, data_path) {
+                w.push(format!(
+                    "{}: these are the rows the model was trained on (its metadata's data_fnv1a64): the accuracy \
+                     is training accuracy, not an estimate on unseen rows",
+                    data.source
+                ));
+            }
+            w
+        },
     })
 }
 

@@ -211,7 +211,15 @@ pub fn train(
     let estimate = match estimate {
         EstimateArg::None => None,
         EstimateArg::Test(test) => {
-            let (test_data, _) = data::load_with_schema(test, &learn.data.options(), &data.schema)?;
+            let (test_data, align) = data::load_with_schema(test, &learn.data.options(), &data.schema)?;
+            warnings.extend(align_warnings(&test_data.source, &align));
+            if same_contents(data_path, test) {
+                warnings.push(format!(
+                    "--test {}: the test file holds the training data itself, so its accuracy is the training \
+                     accuracy, not an estimate on unseen rows",
+                    test.display()
+                ));
+            }
             let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
             let raw = encode::raw_rows(&trained.spec.inputs, &test_data);
             let mut correct = 0;
@@ -295,6 +303,38 @@ pub fn train(
     })
 }
 
+/// FNV-1a, 64 bits: the training data's fingerprint in a model's metadata (`data_fnv1a64`).
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// Whether `path` holds the data `model` was trained on, by the fingerprint `ltu train` stores
+/// in its metadata (`false` when the model has none, or for standard input).
+pub(crate) fn is_training_data(model: &LoadedModel, path: &Path) -> bool {
+    let Some(meta) = model.model().meta() else { return false };
+    let Some(stored) = meta.lines().find_map(|l| l.strip_prefix("data_fnv1a64=")) else { return false };
+    path.as_os_str() != "-"
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && std::fs::read(path).is_ok_and(|b| format!("{:016x}", fnv1a64(&b)) == stored)
+}
+
+/// Whether two data files hold the same bytes (`-`, standard input, is compared with nothing).
+pub(crate) fn same_contents(a: &Path, b: &Path) -> bool {
+    if a.as_os_str() == "-" || b.as_os_str() == "-" {
+        return false;
+    }
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(ma), Ok(mb)) if ma.is_file() && mb.is_file() => {
+            same_file(&ma, &mb)
+                || (ma.len() == mb.len()
+                    && matches!((std::fs::read(a), std::fs::read(b)), (Ok(x), Ok(y)) if x == y))
+        }
+        _ => false,
+    }
+}
+
 /// Refuses names a model file cannot store: its host block keeps one name per line, so a column
 /// name, a categorical value or a class with a line break would come back as another name (two
 /// columns could then read the same input).
@@ -350,10 +390,7 @@ pub fn metadata(learn: &LearnArgs, data_path: &Path, rows: usize) -> String {
         data_path.file_name().map_or_else(|| data_path.display().to_string(), |n| n.to_string_lossy().into()),
     );
     if let Ok(bytes) = std::fs::read(data_path) {
-        let hash = bytes
-            .iter()
-            .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3));
-        text.push_str(&format!("\ndata_fnv1a64={hash:016x}"));
+        text.push_str(&format!("\ndata_fnv1a64={:016x}", fnv1a64(&bytes)));
     }
     text.replace(['\r'], " ")
 }
