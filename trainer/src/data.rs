@@ -937,6 +937,12 @@ fn build(
     if let Some(c) = (0..n_cols).find(|&c| as_numeric[c] && as_categorical[c]) {
         return Err(conflict(c, "is in both --numeric and --categorical"));
     }
+    if let Some(c) = (0..n_cols).find(|&c| ignored[c] && (as_numeric[c] || as_categorical[c])) {
+        return Err(conflict(
+            c,
+            "is left out (--ignore or --id) but also given a type by --numeric or --categorical",
+        ));
+    }
     let attr_cols: Vec<usize> = (0..n_cols).filter(|&c| c != target && !ignored[c]).collect();
     if attr_cols.is_empty() {
         return Err(DataError::NoAttributes {

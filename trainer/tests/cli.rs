@@ -421,6 +421,46 @@ fn training_rows_passed_off_as_held_out_are_a_warning() {
     assert!(!e["warnings"].to_string().contains("trained on"), "{e}");
 }
 
+/// Options that would change nothing in the combination given are refused, naming why, rather
+/// than silently ignored.
+#[test]
+fn options_without_effect_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    fn train<'a>(iris: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+        [&["train", iris, "-o", "m.ltu"][..], extra].concat()
+    }
+    fails(
+        d,
+        &train(iris, &["--algo", "ptree", "--split-rule", "corollary1", "--log-base", "ten"]),
+        "--log-base applies to --split-rule progress only",
+    );
+    for search in ["mult", "pocket"] {
+        for (option, value) in [("--max-passes", "1"), ("--patience", "1")] {
+            fails(
+                d,
+                &train(iris, &["--algo", "ndl", "--search", search, option, value]),
+                &format!("{option} applies to --search flns only"),
+            );
+        }
+    }
+    fails(
+        d,
+        &train(iris, &["--algo", "ptree", "--ignore", "sepal_length", "--numeric", "sepal_length"]),
+        "column `sepal_length` is left out (--ignore or --id) but also given a type",
+    );
+    fails(d, &["cv", iris, "--algo", "ptree", "--no-names"], "--no-names applies to train only");
+    // Where they apply, they are accepted.
+    json(d, &train(iris, &["--algo", "ptree", "--log-base", "ten", "--no-estimate", "--json"]));
+    json(
+        d,
+        &train(iris, &["--algo", "ndl", "--max-passes", "1", "--patience", "1", "--no-estimate", "--json"]),
+    );
+    assert!(!d.join("m.ltu.tmp").exists());
+}
+
 /// A name with a line break cannot be stored (one name per line in the host block): refused
 /// with the name, unless names are left out.
 #[test]
@@ -1451,6 +1491,12 @@ fn ptree_leaf_fit_option() {
         d,
         &["train", iris, "--algo", "ptree", "--leaf-fit", "perceptron", "--leaf-l2", "1", "-o", "m2.ltu"],
         "--leaf-l2 applies to --leaf-fit logistic",
+    );
+    // auto (the default) chooses its own penalties: a --leaf-l2 would change nothing.
+    fails(
+        d,
+        &["train", iris, "--algo", "ptree", "--leaf-l2", "50", "-o", "m2.ltu"],
+        "--leaf-l2 applies to --leaf-fit logistic only (auto, the default",
     );
     let o = ltu(d, &["train", iris, "--algo", "ptree", "--leaf-l2", "0", "-o", "m2.ltu"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

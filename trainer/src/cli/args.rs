@@ -944,8 +944,24 @@ impl LearnArgs {
                 bail!("--prune-z applies when --prune-fraction is 0 (here {fraction:.3}: the held-out rows prune)");
             }
         }
-        if p.leaf_l2.is_some() && p.params().leaf_fit == perceptron_tree::LeafFit::Perceptron {
-            bail!("--leaf-l2 applies to --leaf-fit logistic or auto, not perceptron");
+        if p.leaf_l2.is_some() && p.params().leaf_fit != perceptron_tree::LeafFit::Logistic {
+            bail!(
+                "--leaf-l2 applies to --leaf-fit logistic only (auto, the default, chooses among the penalties {:?} \
+                 and the perceptron's weights; say --leaf-fit logistic to fix the penalty)",
+                perceptron_tree::AUTO_L2
+            );
+        }
+        if p.log_base.is_some() && p.params().split_rule != perceptron_tree::SplitRule::Progress {
+            bail!("--log-base applies to --split-rule progress only (corollary1 does not take a logarithm)");
+        }
+        if matches!(n.search, Some(SearchArg::Mult | SearchArg::Pocket)) {
+            if let Some(option) =
+                [("--max-passes", n.max_passes.is_some()), ("--patience", n.patience.is_some())]
+                    .iter()
+                    .find_map(|(name, given)| given.then_some(name))
+            {
+                bail!("{option} applies to --search flns only (Find_large_neg_subset's passes)");
+            }
         }
         if n.search_effort.is_some() && !matches!(n.search, Some(SearchArg::Mult | SearchArg::Pocket)) {
             bail!("--search-effort applies to --search mult or --search pocket only");

@@ -589,6 +589,9 @@ pub fn cv(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<CvReport> {
     learn.check_applicable()?;
+    if learn.no_names {
+        anyhow::bail!("--no-names applies to train only: cv writes no model, and its sizes are the bytes a device stores, without names");
+    }
     let (data, mut warnings) = load(data_path, &learn.data)?;
     learn.options(&data.schema)?;
     let fold_rows = split::stratified_kfold(&data.y, data.schema.classes.len(), folds, learn.seed)
