@@ -165,6 +165,8 @@ pub struct Trained {
     pub train_accuracy: f64,
     /// Units whose weights had to be scaled down to fit the weight kind.
     pub rescaled_units: usize,
+    /// Training accuracy before that scaling, when some unit was scaled.
+    pub accuracy_before_rescale: Option<f64>,
 }
 
 /// Learns a model with `algo`, then finishes it with [`finish`].
@@ -271,11 +273,14 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
         Some(k) => k,
         None => spec.smallest_integer_kind().unwrap_or(WeightKind::I32),
     };
-    let rescaled_units = if spec.fits(kind) {
+    let correct =
+        |spec: &ModelSpec| ctx.raw.iter().zip(ctx.labels()).filter(|(x, &y)| spec.predict(x) == y).count();
+    let (rescaled_units, accuracy_before_rescale) = if spec.fits(kind) {
         spec.weight_kind = kind;
-        0
+        (0, None)
     } else {
-        spec.rescale(kind)
+        let before = correct(&spec) as f64 / ctx.raw.len().max(1) as f64;
+        (spec.rescale(kind), Some(before))
     };
     spec.names = with_names.then(|| encode::names(&ctx.data.schema));
     let bytes = spec.to_bytes()?;
@@ -301,5 +306,6 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
         device_bytes,
         train_accuracy,
         rescaled_units,
+        accuracy_before_rescale,
     })
 }

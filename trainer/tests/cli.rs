@@ -381,6 +381,16 @@ fn numeric_precision_lost_to_32_bit_inputs_is_a_warning() {
     write(d, "huge.csv", b"a,class\n2,x\n4,y\n6,x\n8,y\n1e32,x\n");
     let c = json(d, &["cv", "huge.csv", "--algo", "ptree", "--folds", "2", "--json"]);
     assert!(c["warnings"].to_string().contains("1 value(s) are beyond what a 32-bit input holds"), "{c}");
+    // At predict time, a value beyond the model's 32-bit input is read as the end of its range.
+    json(d, &["train", data("iris.csv").to_str().unwrap(), "--algo", "ptree", "-o", "i.ltu", "--json"]);
+    write(d, "edge.csv", b"sepal_length,sepal_width,petal_length,petal_width\n1e300,3,1,0.2\n5,3,1,0.2\n");
+    let o = ltu(d, &["predict", "i.ltu", "edge.csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("column `sepal_length`: 1 cell(s) are beyond what the model's 32-bit input"),
+        "{}",
+        stderr(&o)
+    );
     // Nothing to say about a column that keeps its precision.
     let iris =
         json(d, &["train", data("iris.csv").to_str().unwrap(), "--algo", "ptree", "-o", "i.ltu", "--json"]);
@@ -459,6 +469,28 @@ fn options_without_effect_are_refused() {
         &train(iris, &["--algo", "ndl", "--max-passes", "1", "--patience", "1", "--no-estimate", "--json"]),
     );
     assert!(!d.join("m.ltu.tmp").exists());
+}
+
+/// What a model gave up without being asked is a warning: accuracy lost to scaling weights down
+/// to a forced weight kind, and a class of the training rows it never predicts.
+#[test]
+fn accuracy_given_up_silently_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
+    let t = json(d, &["train", iris, "--algo", "ptree", "--weights", "i8", "-o", "m.ltu", "--json"]);
+    assert!(t["rescaled_units"].as_u64().unwrap() > 0, "{t}");
+    let w = t["warnings"].to_string();
+    assert!(w.contains("scaled down to fit i8 weights: training accuracy 96.00% → 95.33%"), "{w}");
+    // One virginica row among 101: the model never predicts it.
+    let text = std::fs::read_to_string(iris).unwrap();
+    write(d, "one.csv", text.lines().take(102).collect::<Vec<_>>().join("\n").as_bytes());
+    let o = json(d, &["train", "one.csv", "--algo", "ptree", "-o", "o.ltu", "--json"]);
+    let w = o["warnings"].to_string();
+    assert!(w.contains("never predicts `virginica` (the class of 1 training row(s))"), "{w}");
+    let all = json(d, &["train", iris, "--algo", "ptree", "-o", "a.ltu", "--json"]);
+    assert!(!all["warnings"].to_string().contains("never predicts"), "{all}");
 }
 
 /// A name with a line break cannot be stored (one name per line in the host block): refused

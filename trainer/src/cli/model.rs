@@ -261,6 +261,32 @@ pub(crate) fn align_warnings(source: &str, align: &data::AlignReport) -> Vec<Str
     warnings
 }
 
+/// Warnings for cells of numeric columns whose value is beyond what the model's 32-bit input
+/// holds at its scale: they are read as the nearest end of that range.
+pub(crate) fn clamped_warnings(model: &LoadedModel, data: &Dataset) -> Vec<String> {
+    let inputs = model.spec().inputs;
+    let mut out = Vec::new();
+    for (a, (spec, attr)) in inputs.iter().zip(&data.schema.attributes).enumerate() {
+        let InputKind::Numeric { scale_exp } = spec.kind else { continue };
+        let beyond = (0..data.n_rows())
+            .map(|r| data.row(r)[a])
+            .filter(|v| {
+                v.is_finite() && (v * 10f64.powi(i32::from(scale_exp))).round().abs() > f64::from(i32::MAX)
+            })
+            .count();
+        if beyond > 0 {
+            out.push(format!(
+                "{}: column `{}`: {beyond} cell(s) are beyond what the model's 32-bit input holds (steps of 10^{}) \
+                 and are read as the nearest end of its range",
+                data.source,
+                attr.name,
+                -scale_exp
+            ));
+        }
+    }
+    out
+}
+
 /// Raw inputs and labels of a data file read through a model's schema.
 pub(crate) fn read_for_model(
     model: &LoadedModel,
@@ -326,6 +352,7 @@ pub fn eval(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<Eval
         unseen_class_rows: align.unseen_class_rows(),
         warnings: {
             let mut w = align_warnings(&data.source, &align);
+            w.extend(clamped_warnings(&loaded, &data));
             if super::train::is_training_data(&loaded, data_path) {
                 w.push(format!(
                     "{}: these are the rows the model was trained on (its metadata's data_fnv1a64): the accuracy \
@@ -466,6 +493,7 @@ pub fn predict(model_path: &Path, data_path: &Path, args: &PredictArgs) -> Resul
     }
     let predictions = class_indices.iter().map(|&c| classes[c].clone()).collect();
     warnings.extend(align_warnings(&data.source, &align));
+    warnings.extend(clamped_warnings(&loaded, &data));
     Ok(PredictReport {
         predictions,
         class_indices,

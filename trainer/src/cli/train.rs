@@ -23,6 +23,39 @@ pub(crate) fn load(path: &Path, args: &DataArgs) -> Result<(Dataset, Vec<String>
     Ok((data, warnings))
 }
 
+/// A warning when a model never predicts some class of its training rows (but more than one
+/// class: [`trivial_model_warning`] covers one).
+pub(crate) fn never_predicted_warning(
+    spec: &ModelSpec,
+    raw: &[Vec<i32>],
+    classes: &[String],
+    counts: &[usize],
+) -> Option<String> {
+    let mut predicted = vec![false; classes.len()];
+    for x in raw {
+        if let Some(p) = predicted.get_mut(spec.predict(x)) {
+            *p = true;
+        }
+    }
+    if predicted.iter().filter(|&&p| p).count() < 2 {
+        return None;
+    }
+    let never: Vec<String> = classes
+        .iter()
+        .zip(&predicted)
+        .zip(counts)
+        .filter(|((_, &p), &n)| !p && n > 0)
+        .map(|((c, _), n)| format!("`{c}` (the class of {n} training row(s))"))
+        .collect();
+    (!never.is_empty()).then(|| {
+        format!(
+            "the model never predicts {} on its training rows: too few rows of that class, or options too \
+             restrictive",
+            never.join(", ")
+        )
+    })
+}
+
 /// A warning when a model predicts one class for every training row.
 pub(crate) fn trivial_model_warning(
     spec: &ModelSpec,
@@ -158,13 +191,6 @@ impl fmt::Display for TrainReport {
                 100.0 * winner["accuracy"].as_f64().unwrap_or(0.0)
             )?;
         }
-        if self.rescaled_units > 0 {
-            write!(
-                f,
-                "\nnote: {} units were scaled down to fit {} weights",
-                self.rescaled_units, self.weights
-            )?;
-        }
         Ok(())
     }
 }
@@ -197,6 +223,26 @@ pub fn train(
     let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names)
         .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
     warnings.extend(trivial_model_warning(&trained.spec, &ctx.raw, &data.schema.classes, "the model"));
+    warnings.extend(never_predicted_warning(
+        &trained.spec,
+        &ctx.raw,
+        &data.schema.classes,
+        &data.class_counts(),
+    ));
+    if let Some(before) = trained.accuracy_before_rescale {
+        warnings.push(format!(
+            "{} unit(s) were scaled down to fit {} weights: training accuracy {:.2}% → {:.2}%{}",
+            trained.rescaled_units,
+            format!("{:?}", trained.spec.weight_kind).to_lowercase(),
+            100.0 * before,
+            100.0 * trained.train_accuracy,
+            if learn.weights.is_some() {
+                " (leave --weights out to let ltu pick a kind that fits)"
+            } else {
+                ""
+            }
+        ));
+    }
     if let Some(k) = learn.validation_folds.filter(|&k| k > 0) {
         let candidates = trained.report.get("candidates").and_then(|c| c.as_array());
         if candidates.is_some_and(Vec::is_empty) {
