@@ -234,16 +234,31 @@ fn bad_models_get_clear_errors() {
     let iris = iris.to_str().unwrap();
     write(d, "text.ltu", b"this is not a model at all");
     fails(d, &["inspect", "text.ltu"], "text.ltu: not a valid ltu model");
-    fails(d, &["eval", "text.ltu", iris], "bad magic");
+    fails(
+        d,
+        &["eval", "text.ltu", iris],
+        "bad magic bytes) (bytes 0..4 are 74 68 69 73, a model starts with 4C 54 55 4D)",
+    );
     fails(d, &["inspect", "absent.ltu"], "absent.ltu");
     json(d, &["train", iris, "--algo", "ptree", "-o", "m.ltu", "--json"]);
     let mut bytes = std::fs::read(d.join("m.ltu")).unwrap();
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0x10;
     write(d, "flipped.ltu", &bytes);
-    fails(d, &["predict", "flipped.ltu", iris], "checksum");
+    let at = bytes.len() - 4;
+    fails(
+        d,
+        &["predict", "flipped.ltu", iris],
+        &format!("checksum mismatch (corrupted or truncated) (the CRC-32 at byte offset {at} is"),
+    );
     write(d, "short.ltu", &bytes[..mid]);
     fails(d, &["eval", "short.ltu", iris], "short.ltu");
+    let mut newer = std::fs::read(d.join("m.ltu")).unwrap();
+    newer[4] = 3;
+    write(d, "newer.ltu", &newer);
+    fails(d, &["inspect", "newer.ltu"], "(version 3 at byte offset 4; this ltu reads version 2)");
+    write(d, "tiny.ltu", b"LTU");
+    fails(d, &["inspect", "tiny.ltu"], "(3 bytes; the smallest model has 10)");
     // A model without names cannot be matched to data by name.
     json(d, &["train", iris, "--algo", "ptree", "--no-names", "-o", "anon.ltu", "--json"]);
     fails(d, &["eval", "anon.ltu", iris], "no names");

@@ -16,6 +16,40 @@ use super::args::*;
 /// records of at most 16 bytes (about 1 MiB each), so a larger file is not a model.
 pub const MAX_MODEL_BYTES: u64 = 16 << 20;
 
+/// Where a header or checksum check failed, and on what bytes (the runtime's error names only
+/// the check).
+fn header_detail(e: ltu_runtime::Error, bytes: &[u8]) -> String {
+    use ltu_runtime::{format, Error};
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02X}")).collect::<Vec<_>>().join(" ");
+    match e {
+        Error::HeaderTooShort => format!(" ({} bytes; the smallest model has 10)", bytes.len()),
+        Error::HeaderBadMagic => {
+            format!(
+                " (bytes 0..4 are {}, a model starts with {})",
+                hex(&bytes[..4.min(bytes.len())]),
+                hex(&format::MAGIC)
+            )
+        }
+        Error::HeaderUnsupportedVersion => match bytes.get(4..6) {
+            Some(v) => format!(
+                " (version {} at byte offset 4; this ltu reads version {})",
+                u16::from_le_bytes([v[0], v[1]]),
+                format::VERSION
+            ),
+            None => String::new(),
+        },
+        Error::ChecksumMismatch if bytes.len() >= 10 => {
+            let at = bytes.len() - 4;
+            let stored = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+            format!(
+                " (the CRC-32 at byte offset {at} is {stored:08x}, the {at} bytes before it give {:08x})",
+                format::crc32(&bytes[..at])
+            )
+        }
+        _ => String::new(),
+    }
+}
+
 /// A model file loaded for `eval`, `predict` and `inspect`.
 pub struct LoadedModel {
     /// File path.
@@ -47,7 +81,7 @@ impl LoadedModel {
             );
         }
         if let Err(e) = ltu_runtime::Model::from_bytes(&bytes) {
-            bail!("{}: not a valid ltu model: {e}", path.display());
+            bail!("{}: not a valid ltu model: {e}{}", path.display(), header_detail(e, &bytes));
         }
         Ok(LoadedModel { path: path.to_path_buf(), bytes })
     }
