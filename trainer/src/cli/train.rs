@@ -435,7 +435,9 @@ pub fn metadata(learn: &LearnArgs, data_path: &Path, rows: usize) -> String {
         options.join(" "),
         data_path.file_name().map_or_else(|| data_path.display().to_string(), |n| n.to_string_lossy().into()),
     );
-    if let Ok(bytes) = std::fs::read(data_path) {
+    // Read again for the fingerprint: only a regular file (a pipe or device has been drained).
+    let regular = std::fs::metadata(data_path).is_ok_and(|m| m.is_file());
+    if let Some(bytes) = regular.then(|| std::fs::read(data_path).ok()).flatten() {
         text.push_str(&format!("\ndata_fnv1a64={:016x}", fnv1a64(&bytes)));
     }
     text.replace(['\r'], " ")
