@@ -38,7 +38,8 @@ struct Cli {
 enum Command {
     /// Learn a model from a CSV or ARFF file and write it in the runtime's format.
     #[command(
-        after_help = "Example:\n  ltu train data/house-votes-84.csv --algo ptree -o votes.ltu --weights i8 --seed 7"
+        after_help = "Example:\n  ltu train data/house-votes-84.csv --algo ptree -o votes.ltu --weights i8 --seed 7",
+        allow_negative_numbers = true
     )]
     Train {
         /// Training data (CSV with a header row, or ARFF).
@@ -76,7 +77,10 @@ enum Command {
         data_args: DataArgs,
     },
     /// Stratified k-fold cross-validation.
-    #[command(after_help = "Example:\n  ltu cv data/iris.csv --algo ptree --folds 10 --seed 1")]
+    #[command(
+        after_help = "Example:\n  ltu cv data/iris.csv --algo ptree --folds 10 --seed 1",
+        allow_negative_numbers = true
+    )]
     Cv {
         /// Data file.
         data: PathBuf,
@@ -243,6 +247,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             print(&report, &report.warnings, cli.json)
         }
         Command::Completions { shell } => {
+            if cli.json {
+                anyhow::bail!("--json does not apply to completions: the output is a shell script");
+            }
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "ltu", &mut script);
             emit(&String::from_utf8(script)?)

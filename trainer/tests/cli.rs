@@ -477,6 +477,14 @@ fn options_without_effect_are_refused() {
         "column `sepal_length` is left out (--ignore or --id) but also given a type",
     );
     fails(d, &["cv", iris, "--algo", "ptree", "--no-names"], "--no-names applies to train only");
+    fails(d, &["completions", "bash", "--json"], "--json does not apply to completions");
+    // A negative number is a value out of range, not an unknown option.
+    let o = ltu(d, &train(iris, &["--algo", "ptree", "--prune-fraction", "-0.1"]));
+    assert!(stderr(&o).contains("invalid value '-0.1' for '--prune-fraction"), "{}", stderr(&o));
+    // predict --id class: the prediction's column is not a second `class`.
+    json(d, &train(iris, &["--algo", "ptree", "--no-estimate", "--json"]));
+    let o = ltu(d, &["predict", "m.ltu", iris, "--id", "class"]);
+    assert!(stdout(&o).starts_with("class,predicted_class\n"), "{}", stdout(&o));
     // Where they apply, they are accepted.
     json(d, &train(iris, &["--algo", "ptree", "--log-base", "ten", "--no-estimate", "--json"]));
     json(

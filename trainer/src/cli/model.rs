@@ -455,7 +455,10 @@ impl fmt::Display for PredictReport {
         if let Some(name) = &self.id_column {
             head.push(csv_field(name));
         }
-        head.push("class".to_string());
+        // The predicted class's column; `predicted_class` when the --id column is called `class`.
+        head.push(
+            if self.id_column.as_deref() == Some("class") { "predicted_class" } else { "class" }.to_string(),
+        );
         if self.scores.is_some() {
             head.extend(self.classes.iter().map(|c| csv_field(&format!("score:{c}"))));
         }
