@@ -58,7 +58,7 @@ pub fn source(spec: &ModelSpec, about: &str, lang: Lang) -> String {
     match &spec.structure {
         Structure::Linear(u) => {
             g.open_predict();
-            if g.streams(*u) {
+            if g.streams() {
                 g.decide_machine(*u);
             } else {
                 let mut have = Vec::new();
@@ -460,16 +460,18 @@ impl Gen<'_> {
         out
     }
 
-    /// Whether unit `u` is decided by [`Gen::decide_machine`]: a machine (several rows), in C.
+    /// Whether a leaf or linear model's unit is decided by [`Gen::decide_machine`]: in C, always.
     /// Measured on the Cortex-M3 (`cargo xtask bench-device`, docs/CODEGEN.md): in C it takes
-    /// vehicle `sparse` from 3,524 to 2,679 instructions and its stack from 832 to 80 bytes; in
-    /// Rust it was no better (car `sparse` 759 → 802), so Rust binds every feature first.
-    fn streams(&self, u: usize) -> bool {
-        self.lang == Lang::C && self.spec.units[u].rows.len() > 1
+    /// vehicle `sparse` from 3,524 to 2,679 instructions and its stack from 832 to 80 bytes,
+    /// kr-vs-kp's binary `sparse` from 489 to 381 and 200 to 64 B; in Rust it was no better (car
+    /// `sparse` 759 → 802), so Rust binds every feature first. (Lists and unit splits share
+    /// their features between units and keep binding them.)
+    fn streams(&self) -> bool {
+        self.lang == Lang::C
     }
 
-    /// Emits the decision of machine `u` (several rows) streaming its features: one accumulator
-    /// per row starts at its bias, and each feature is computed in its own block and added to
+    /// Emits the decision of unit `u` streaming its features: one accumulator per row starts at
+    /// its bias, and each feature is computed in its own block and added to
     /// every row that weighs it. Only the accumulators stay live, not every feature value: a
     /// machine of many terms no longer spills them all to the stack. Any order of the partial
     /// sums stays within the bound [`Gen::wide`] proves.
@@ -539,6 +541,15 @@ impl Gen<'_> {
                     .map_or(p.clone(), |m| format!("match {m}"));
                 let _ = writeln!(self.out, "    a{o} += {p};");
             }
+        }
+        if rows == 1 {
+            // A binary unit: its score's sign decides.
+            let _ = if c {
+                writeln!(self.out, "    return a0 > 0 ? {} : {};", classes[1], classes[0])
+            } else {
+                writeln!(self.out, "    if a0 > 0 {{ {} }} else {{ {} }}", classes[1], classes[0])
+            };
+            return;
         }
         if c {
             let _ = writeln!(self.out, "    {ty} best = a0;\n    int32_t cls = {};", classes[0]);
@@ -630,7 +641,7 @@ impl Gen<'_> {
                     writeln!(self.out, "    let _ = x;\n    {class}")
                 };
             }
-            Node::Unit(u) if self.streams(*u) => {
+            Node::Unit(u) if self.streams() => {
                 self.decide_machine(*u);
             }
             Node::Unit(u) => {
