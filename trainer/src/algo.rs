@@ -298,6 +298,10 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
         correct += usize::from(want == y);
     }
     let train_accuracy = correct as f64 / ctx.raw.len().max(1) as f64;
+    // The model as its file stores it: what budgets, costs and reports describe. Export stores a
+    // unit dense (over every standard feature, zero weights included, which the runtime
+    // multiplies too) where that takes fewer bytes than listing its terms.
+    let spec = ModelSpec::from_model(&model);
     Ok(Trained {
         report: serde_json::Value::Null,
         budget: None,

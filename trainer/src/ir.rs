@@ -309,9 +309,10 @@ pub struct Stats {
     pub ltus: usize,
     /// Non-zero weights, biases excluded.
     pub weights_nonzero: usize,
-    /// Worst-case multiply-accumulates of one prediction: the non-zero weights (biases excluded)
-    /// of the units on its most expensive path. A zero weight is no multiply-accumulate whether
-    /// the file stores its unit dense or sparse, so the trainer, `ltu inspect` and budgets agree.
+    /// Worst-case multiply-accumulates of one prediction: `rows × terms` of the units on its most
+    /// expensive path. For a model read back from its file ([`ModelSpec::from_model`], what
+    /// `ltu train` reports and budgets count) that is what the runtime multiplies: a unit stored
+    /// dense reads every standard feature, zero weights included (generated code skips zeros).
     pub max_macs: u64,
     /// Longest path (tree levels; list entries + 1).
     pub max_depth: usize,
@@ -408,11 +409,14 @@ impl ModelSpec {
         cost
     }
 
-    /// Multiply-accumulates of predicting `x`: the non-zero weights (biases excluded) of every
-    /// unit the prediction evaluates (a tree's unit splits on its path and its leaf, a list's entries up to the one
+    /// Multiply-accumulates of predicting `x`: `rows × terms` of every unit the prediction
+    /// evaluates (a tree's unit splits on its path and its leaf, a list's entries up to the one
     /// that fires), as [`Stats::max_macs`] counts them on the worst path.
     pub fn macs(&self, x: &[i32]) -> u64 {
-        let macs = |u: usize| self.units[u].nonzero_weights() as u64;
+        let macs = |u: usize| {
+            let unit = &self.units[u];
+            (unit.rows.len() * unit.terms.len()) as u64
+        };
         match &self.structure {
             Structure::Linear(u) => macs(*u),
             Structure::List { entries, .. } => {
@@ -462,7 +466,10 @@ impl ModelSpec {
 
     /// Size and cost figures.
     pub fn stats(&self) -> Stats {
-        let macs = |u: usize| self.units[u].nonzero_weights() as u64;
+        let macs = |u: usize| {
+            let unit = &self.units[u];
+            (unit.rows.len() * unit.terms.len()) as u64
+        };
         let mut s = Stats {
             ltus: self.units.len(),
             weights_nonzero: self.units.iter().map(Unit::nonzero_weights).sum(),

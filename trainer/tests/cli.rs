@@ -1252,8 +1252,8 @@ fn oblique_and_fringe_train_through_the_cli() {
         assert!(t["device_bytes"].as_u64().unwrap() <= max_bytes, "{algo}: {t}");
         assert!(t["max_macs"].as_u64().unwrap() <= max_macs, "{algo}: {t}");
         assert!(t["budget"]["chosen"].as_u64().unwrap() > 0, "{algo}: a cheaper setting was needed: {t}");
-        // The file says the same: a unit stored dense carries zero weights, which are no
-        // multiply-accumulates.
+        // The file says the same: the budget counts what the runtime multiplies, zero weights
+        // of a unit stored dense included.
         let file = json(d, &["inspect", "t.ltu", "--json"]);
         assert_eq!(file["max_macs"], t["max_macs"], "{algo}: {file}");
         assert_eq!(file["weights_nonzero"], t["weights_nonzero"], "{algo}: {file}");

@@ -48,12 +48,11 @@ fn tree_counts_nodes_features_weights_and_rows() {
     assert_eq!(m.essential_work(&[1, 0]), 10 + 2 * 6);
     // Right: 10 + 2 nodes + 3 rows + 4 non-zero weights + f0 (numeric) + f1 (comparison).
     assert_eq!(m.essential_work(&[1, 9]), 10 + 2 * 6 + 3 * 8 + 4 * 5 + 15 + 5);
-    // Multiply-accumulates: none on the left, the machine's 4 non-zero weights on the right (a
-    // zero weight is no multiply-accumulate, whether the file stores the unit dense or sparse).
-    assert_eq!((m.macs(&[1, 0]), m.macs(&[1, 9])), (0, 4));
-    assert_eq!(m.stats().max_macs, 4);
+    // Multiply-accumulates: none on the left, rows × terms of the machine on the right.
+    assert_eq!((m.macs(&[1, 0]), m.macs(&[1, 9])), (0, 9));
+    assert_eq!(m.stats().max_macs, 9);
     let cost = m.row_cost(&[vec![1, 0], vec![1, 9], vec![1, 9], vec![5, 0]]);
-    assert_eq!((cost.mean_macs, cost.max_macs), (2.0, 4));
+    assert_eq!((cost.mean_macs, cost.max_macs), (4.5, 9));
     assert_eq!(cost.max_essential_work, 10 + 2 * 6 + 3 * 8 + 4 * 5 + 15 + 5);
     assert_eq!(cost.mean_essential_work, (2.0 * 22.0 + 2.0 * 86.0) / 4.0);
 }

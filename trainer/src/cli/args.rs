@@ -310,8 +310,9 @@ pub struct LearnArgs {
     /// fails if none fits.
     #[arg(long, value_name = "BYTES", value_parser = at_least::<1>)]
     pub max_bytes: Option<usize>,
-    /// Device budget, every learner: most multiply-accumulates of one prediction (worst path;
-    /// one per non-zero weight of each unit evaluated), chosen like --max-bytes.
+    /// Device budget, every learner: most multiply-accumulates of one prediction on its worst
+    /// path, as the runtime evaluates the file (a unit stored dense multiplies every standard
+    /// feature; generated code skips zero weights and does fewer), chosen like --max-bytes.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_macs: Option<u64>,
     #[command(flatten)]
