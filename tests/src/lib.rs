@@ -238,7 +238,7 @@ pub fn random_spec_with(g: &mut Gen, shape: Shape, kind: WeightKind) -> ModelSpe
     };
 
     let names = g.chance(1, 2).then(|| {
-        let word = |g: &mut Gen| g.pick(&["", "x", "pétale", "a b", "class\nwith newline", "Δ"]).to_string();
+        let word = |g: &mut Gen| g.pick(&["", "x", "pétale", "a b", "class, with comma", "Δ"]).to_string();
         Names {
             inputs: (0..n_inputs).map(|_| word(g)).collect(),
             values: (0..n_inputs).map(|i| (0..n_values(i).unwrap_or(0)).map(|_| word(g)).collect()).collect(),

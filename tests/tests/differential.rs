@@ -49,13 +49,13 @@ fn check_model(spec: &ModelSpec, g: &mut Gen) {
     if let Some(names) = &spec.names {
         let got = model.names().expect("names stored");
         for (i, n) in names.inputs.iter().enumerate() {
-            assert_eq!(got.input(i), n.replace('\n', " "));
+            assert_eq!(got.input(i), n);
             for (v, n) in names.values[i].iter().enumerate() {
-                assert_eq!(got.value(i, v), n.replace('\n', " "));
+                assert_eq!(got.value(i, v), n);
             }
         }
         for (c, n) in names.classes.iter().enumerate() {
-            assert_eq!(got.class(c), n.replace('\n', " "));
+            assert_eq!(got.class(c), n);
         }
     } else {
         assert!(model.names().is_none());
