@@ -76,7 +76,8 @@
 //! [`DataError::MissingClass`], [`DataError::UndeclaredValue`],
 //! [`DataError::DuplicateColumn`], [`DataError::EmptyColumnName`]), and the
 //! **character position** in the line for [`DataError::Syntax`],
-//! [`DataError::Unsupported`] and [`DataError::InvalidUtf8`].
+//! [`DataError::Unsupported`], [`DataError::InvalidUtf8`] and [`DataError::Binary`] (a byte-order
+//! mark is no character); the last two also give the byte offset.
 //!
 //! ```
 //! use ltu::data::{load, LoadOptions};
@@ -819,7 +820,9 @@ fn read(source: &str, path: &Path) -> Result<Vec<u8>, DataError> {
         match (nul, bad_utf8) {
             (Some(at), bad) if bad.is_none_or(|b| at < b) => {
                 let before = std::str::from_utf8(&bytes[..at]).unwrap_or("");
-                let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+                // A byte-order mark is no column (as `text::decode` counts them).
+                let bom = if before.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+                let line_start = before.rfind('\n').map_or(bom, |p| p + 1);
                 return Err(DataError::Binary {
                     path: source.to_string(),
                     line: before.matches('\n').count() + 1,

@@ -71,24 +71,38 @@ pub fn precision_warnings(data: &Dataset) -> Vec<String> {
         if i32::from(scale_exp) >= i32::from(*decimals) {
             continue;
         }
-        let distinct = |mut v: Vec<i64>| {
-            v.sort_unstable();
-            v.dedup();
-            v.len()
-        };
-        // Distinct at the written precision (capped where i64 would overflow) against stored.
-        let exact = distinct(
-            values.iter().map(|v| (v * 10f64.powi(i32::from(*decimals).min(15))).round() as i64).collect(),
-        );
-        let stored = distinct(values.iter().map(|&v| i64::from(to_raw(v, scale_exp))).collect());
-        if stored < exact {
-            out.push(format!(
-                "column `{}`: stored in steps of 10^{} (its largest value must fit a 32-bit input), which merges \
-                 its {exact} distinct values into {stored}; rescale the column (e.g. to other units) if the small \
-                 values matter",
-                attr.name, -scale_exp
-            ));
+        // Rows of different classes whose values differ by more than 1 % but are stored alike:
+        // what a threshold could tell apart before and no test can after. (Values that differ
+        // in the last printed digit, such as 0.018518 and 0.018519, are the same quantity.)
+        let mut cells: Vec<(i32, f64, usize)> = (0..data.n_rows())
+            .filter(|&r| data.row(r)[a].is_finite())
+            .map(|r| (to_raw(data.row(r)[a], scale_exp), data.row(r)[a], data.y[r]))
+            .collect();
+        cells.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+        let mut confused = 0;
+        for group in cells.chunk_by(|x, y| x.0 == y.0) {
+            let (lo, hi) = (group[0].1, group[group.len() - 1].1);
+            let mixed_values = hi - lo > 0.01 * lo.abs().max(hi.abs());
+            let mixed_classes = group.iter().any(|c| c.2 != group[0].2);
+            if mixed_values && mixed_classes {
+                confused += group.len();
+            }
         }
+        if confused == 0 {
+            continue;
+        }
+        let why = if scale_exp == 9 {
+            "ltu keeps at most 9 decimals; scale the column up if the smaller digits matter".to_string()
+        } else {
+            "its largest magnitude must fit a 32-bit input; subtract an offset from the column (or narrow its \
+             range) if the small differences matter"
+                .to_string()
+        };
+        out.push(format!(
+            "column `{}`: stored in steps of 10^{}, so {confused} rows of different classes whose values differ \
+             by more than 1 % read the same value ({why})",
+            attr.name, -scale_exp
+        ));
     }
     out
 }

@@ -12,9 +12,9 @@ use ltu::export::{InputKind, InputSpec, ModelSpec};
 
 use super::args::*;
 
-/// Longest model file the CLI reads: 16 MiB. Every table of the format holds at most 65,535
-/// records of at most 16 bytes (about 1 MiB each), so a larger file is not a model.
-pub const MAX_MODEL_BYTES: u64 = 16 << 20;
+/// Most bytes the CLI reads as a model from a pipe or device (which may never end): 256 MiB. A
+/// regular file is read whole.
+pub const MAX_STREAMED_MODEL_BYTES: u64 = 256 << 20;
 
 /// Where a header or checksum check failed, and on what bytes (the runtime's error names only
 /// the check).
@@ -22,7 +22,9 @@ fn header_detail(e: ltu_runtime::Error, bytes: &[u8]) -> String {
     use ltu_runtime::{format, Error};
     let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02X}")).collect::<Vec<_>>().join(" ");
     match e {
-        Error::HeaderTooShort => format!(" ({} bytes; the smallest model has 10)", bytes.len()),
+        Error::HeaderTooShort => {
+            format!(" ({} bytes; a model file has at least 10: its header and checksum)", bytes.len())
+        }
         Error::HeaderBadMagic => {
             format!(
                 " (bytes 0..4 are {}, a model starts with {})",
@@ -65,18 +67,24 @@ impl LoadedModel {
     /// The file cannot be read, or the runtime rejects it (the message names the check).
     pub fn open(path: &Path) -> Result<LoadedModel> {
         use std::io::Read;
-        let file =
-            std::fs::File::open(path).with_context(|| format!("{}: cannot read model", path.display()))?;
-        // A model is small: read one byte past the limit, so a device such as /dev/zero or a huge
-        // file fails at once instead of being read into memory.
+        let cannot = || format!("{}: cannot read model", path.display());
+        let mut file = std::fs::File::open(path).with_context(cannot)?;
+        let regular = file.metadata().is_ok_and(|m| m.is_file());
+        // The magic bytes first: anything else (a CSV given by mistake, /dev/zero) fails at
+        // once instead of being read whole.
         let mut bytes = Vec::new();
-        file.take(MAX_MODEL_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .with_context(|| format!("{}: cannot read model", path.display()))?;
-        if bytes.len() as u64 > MAX_MODEL_BYTES {
+        (&mut file).take(4).read_to_end(&mut bytes).with_context(cannot)?;
+        if bytes.len() == 4 && bytes[..] != ltu_runtime::format::MAGIC {
+            let e = ltu_runtime::Error::HeaderBadMagic;
+            bail!("{}: not a valid ltu model: {e}{}", path.display(), header_detail(e, &bytes));
+        }
+        // A regular file is read whole; a pipe or device up to a limit (it may never end).
+        let limit = if regular { u64::MAX } else { MAX_STREAMED_MODEL_BYTES + 1 };
+        file.take(limit).read_to_end(&mut bytes).with_context(cannot)?;
+        if !regular && bytes.len() as u64 > MAX_STREAMED_MODEL_BYTES {
             bail!(
-                "{}: not a valid ltu model: longer than {MAX_MODEL_BYTES} bytes, the most ltu reads as a model (each \
-                 table of the format holds at most 65,535 records)",
+                "{}: not a valid ltu model: more than {MAX_STREAMED_MODEL_BYTES} bytes from a pipe or device, the \
+                 most ltu reads as a model from one",
                 path.display()
             );
         }

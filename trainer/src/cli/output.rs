@@ -104,6 +104,10 @@ impl Output {
         };
         for input in inputs {
             // `-` reads standard input, which may be redirected from this very file.
+            // (A device or FIFO that is also standard input is written through, as any device.)
+            if input.as_os_str() == "-" && !meta.is_file() {
+                continue;
+            }
             let (probe, what) = if input.as_os_str() == "-" {
                 (Path::new("/dev/stdin"), "standard input".to_string())
             } else {

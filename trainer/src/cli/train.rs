@@ -220,7 +220,7 @@ pub fn train(
     }
     let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
     ctx.progress = progress;
-    let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names)
+    let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names && !strip)
         .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
     warnings.extend(trivial_model_warning(&trained.spec, &ctx.raw, &data.schema.classes, "the model"));
     warnings.extend(never_predicted_warning(
