@@ -992,7 +992,7 @@ fn refit(features: Vec<Feature>, rows: &[&[i32]], labels: &[usize], n_classes: u
     Refit { l2, features, rows: w }
 }
 
-/// Fraction of the features each step of the pruning ([`pruned_refit`]) keeps (the ones with the
+/// Fraction of the features each step of the pruning (`pruned_refit`) keeps (the ones with the
 /// largest weights) until a step would cost a training row; then steps drop half as many.
 pub const PRUNE_KEEP: f64 = 0.7;
 
