@@ -175,6 +175,10 @@ fn weight_kinds_are_honoured() {
         let i = json(d, &["inspect", "m.ltu", "--json"]);
         assert_eq!(i["weights"], w);
     }
+    // A tree of tests has no unit and stores no weight.
+    let t = json(d, &["train", iris.to_str().unwrap(), "--algo", "fringe", "-o", "f.ltu", "--json"]);
+    assert_eq!(t["weights"], "none");
+    assert_eq!(json(d, &["inspect", "f.ltu", "--json"])["weights"], "none");
 }
 
 #[test]
@@ -388,6 +392,19 @@ fn binary_and_endless_inputs_fail_at_once() {
         "/dev/zero: not a valid ltu model: not an ltu model (bad magic bytes) (bytes 0..4 are 00 00 00 00",
     );
     assert!(!d.join("m.ltu.tmp").exists());
+    // A full standard output is an error that says it was standard output.
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_ltu"))
+        .current_dir(d)
+        .args(["inspect", "m.ltu"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert!(
+        !o.status.success() && stderr(&o).contains("error: writing to standard output"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// A numeric column whose largest value forces a coarser step than its decimals, merging

@@ -19,7 +19,7 @@ pub struct InspectReport {
     pub model_bytes: usize,
     /// tree, list or linear.
     pub structure: String,
-    /// Weight representation.
+    /// Weight representation (`none` for a model without units).
     pub weights: String,
     /// Raw inputs.
     pub n_inputs: usize,
@@ -164,7 +164,7 @@ pub(crate) fn describe_model(
 impl fmt::Display for InspectReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // A model without units (a tree of tests) stores no weight, whatever its weight kind says.
-        let weights = if self.stats.ltus == 0 { "no".to_string() } else { self.weights.clone() };
+        let weights = if self.weights == "none" { "no".to_string() } else { self.weights.clone() };
         writeln!(
             f,
             "{}: {} model, {} bytes, {weights} weights",
@@ -583,7 +583,12 @@ pub fn inspect(model_path: &Path) -> Result<InspectReport> {
         model: model_path.display().to_string(),
         model_bytes: loaded.bytes.len(),
         structure: format!("{:?}", model.kind()).to_lowercase(),
-        weights: format!("{:?}", model.weight_kind()).to_lowercase(),
+        // A model without units (a tree of tests) stores no weight, whatever its kind says.
+        weights: if model.n_units() == 0 {
+            "none".into()
+        } else {
+            format!("{:?}", model.weight_kind()).to_lowercase()
+        },
         n_inputs: model.n_inputs(),
         n_features: model.n_standard_features() + model.n_features(),
         n_classes: model.n_classes(),

@@ -94,7 +94,7 @@ pub struct TrainReport {
     /// Size of the file a device needs (without the host block; what `--strip` writes and budgets
     /// count).
     pub device_bytes: usize,
-    /// Weight representation.
+    /// Weight representation (`none` for a model without units).
     pub weights: String,
     /// Units whose weights were scaled down to fit the representation.
     pub rescaled_units: usize,
@@ -150,7 +150,7 @@ impl fmt::Display for TrainReport {
         if let Some(e) = &self.estimate {
             writeln!(f, "held-out accuracy  {:.2}% ({}, {} rows)", 100.0 * e.accuracy, e.method, e.rows)?;
         }
-        let weights = if self.stats.ltus == 0 { "no".to_string() } else { self.weights.clone() };
+        let weights = if self.weights == "none" { "no".to_string() } else { self.weights.clone() };
         writeln!(f, "model              {} ({} bytes, {weights} weights)", self.model, self.model_bytes)?;
         writeln!(
             f,
@@ -337,7 +337,12 @@ pub fn train(
         train_accuracy: trained.train_accuracy,
         model_bytes: bytes.len(),
         device_bytes: trained.device_bytes,
-        weights: format!("{:?}", trained.spec.weight_kind).to_lowercase(),
+        // A model without units (a tree of tests) stores no weight, whatever its kind says.
+        weights: if trained.spec.units.is_empty() {
+            "none".into()
+        } else {
+            format!("{:?}", trained.spec.weight_kind).to_lowercase()
+        },
         rescaled_units: trained.rescaled_units,
         learner: trained.report.clone(),
         budget: trained.budget.clone(),
