@@ -10,7 +10,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 mod cli;
 
-use cli::{self as commands, DataArgs, LearnArgs, PredictArgs};
+use cli::{self as commands, LearnArgs, PredictArgs, ReadArgs};
 
 #[derive(Parser)]
 #[command(
@@ -74,7 +74,7 @@ enum Command {
         /// Data file; columns, category values and classes are matched to the model by name.
         data: PathBuf,
         #[command(flatten)]
-        data_args: DataArgs,
+        data_args: ReadArgs,
     },
     /// Stratified k-fold cross-validation.
     #[command(

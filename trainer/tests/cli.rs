@@ -807,12 +807,15 @@ fn predict_stdin_id_scores_and_empty_class_column() {
     }
     // eval still needs labels.
     fails(d, &["eval", "m.ltu", "new.csv", "--ignore", "id"], "new.csv:2:6");
-    // Options that cannot apply to a trained model are errors, not ignored.
-    fails(
-        d,
-        &["predict", "m.ltu", "new.csv", "--id", "id", "--categorical", "sepal_length"],
-        "train and cv only",
-    );
+    // Options that cannot apply to a trained model are not offered (the model fixes each
+    // column's type): a usage error, and not in the help.
+    for command in ["predict", "eval"] {
+        let o = ltu(d, &[command, "m.ltu", "new.csv", "--categorical", "sepal_length"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("unexpected argument '--categorical'"), "{}", stderr(&o));
+        let help = stdout(&ltu(d, &[command, "--help"]));
+        assert!(!help.contains("--numeric") && !help.contains("--categorical"), "{help}");
+    }
     fails(d, &["predict", "m.ltu", "new.csv", "--ignore", "id,petal_width"], "cannot drop it");
 }
 

@@ -32,37 +32,54 @@ impl From<Weights> for WeightKind {
     }
 }
 
-/// How to read a data file.
+/// How to read a data file for a model (`eval`, `predict`, `--calibrate`): the model fixes each
+/// column's type.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct DataArgs {
+pub struct ReadArgs {
     /// Class column (default: the last column).
     #[arg(long, value_name = "NAME")]
     pub target: Option<String>,
     /// Drop columns (repeatable, or a comma list: `--ignore a,b`).
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub ignore: Vec<String>,
-    /// Read columns as numbers (train and cv; repeatable, or a comma list).
-    #[arg(long, value_name = "NAME", value_delimiter = ',')]
-    pub numeric: Vec<String>,
-    /// Read columns as categories even if their values are numbers (train and cv; repeatable,
-    /// or a comma list); needed for a class column of numbers.
-    #[arg(long, value_name = "NAME", value_delimiter = ',')]
-    pub categorical: Vec<String>,
     /// Words that mark a missing value in a numeric column, as a comma list (replaces the
     /// default list; `?` and empty cells are always missing) [default: ?,,NA,N/A,NaN,nan,null,NULL]
     #[arg(long, value_name = "WORDS", value_delimiter = ',', allow_hyphen_values = true)]
     pub missing_values: Option<Vec<String>>,
 }
 
-impl DataArgs {
+impl ReadArgs {
     pub(crate) fn options(&self) -> LoadOptions {
         LoadOptions {
             target: self.target.clone(),
             ignore: self.ignore.clone(),
-            numeric: self.numeric.clone(),
-            categorical: self.categorical.clone(),
             missing_values: self.missing_values.clone(),
             ..LoadOptions::default()
+        }
+    }
+}
+
+/// How to read training data (`train`, `cv`): also which type each column has.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct DataArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
+    /// Read columns as numbers (repeatable, or a comma list).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub numeric: Vec<String>,
+    /// Read columns as categories even if their values are numbers (repeatable, or a comma
+    /// list); a class column of numbers is read as categories anyway, with a warning.
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub categorical: Vec<String>,
+}
+
+impl DataArgs {
+    pub(crate) fn options(&self) -> LoadOptions {
+        LoadOptions {
+            numeric: self.numeric.clone(),
+            categorical: self.categorical.clone(),
+            ..self.read.options()
         }
     }
 }
@@ -1020,7 +1037,7 @@ impl LearnArgs {
 pub struct PredictArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub data: DataArgs,
+    pub data: ReadArgs,
     /// A column copied to the output next to each prediction (an identifier).
     #[arg(long, value_name = "NAME")]
     pub id: Option<String>,

@@ -18,7 +18,7 @@ use std::path::Path;
 use anyhow::{bail, Context as _, Result};
 use serde::Serialize;
 
-use super::args::DataArgs;
+use super::args::ReadArgs;
 use super::model::{align_warnings, read_for_model, LoadedModel};
 
 /// One labelled row: the deciding unit's per-class scores (`None`: not scored) and the class.
@@ -247,7 +247,7 @@ fn format_sig(x: f64) -> String {
 pub(crate) fn calibrate(
     loaded: &LoadedModel,
     path: &Path,
-    args: &DataArgs,
+    args: &ReadArgs,
 ) -> Result<(Softmax, Calibration, Vec<String>)> {
     let (data, raw, mut align) = read_for_model(loaded, path, &args.options())
         .with_context(|| format!("{}: reading the --calibrate rows", path.display()))?;

@@ -9,7 +9,7 @@ pub mod model;
 pub mod output;
 pub mod train;
 
-pub use args::{DataArgs, LearnArgs, PredictArgs};
+pub use args::{LearnArgs, PredictArgs, ReadArgs};
 pub use inspect::{inspect, inspect_dot};
 pub use model::{eval, predict};
 pub use train::{codegen, cv, train};

@@ -354,7 +354,7 @@ pub(crate) fn read_for_model(
 ///
 /// # Errors
 /// Unreadable model or data, or data that does not match the model's schema.
-pub fn eval(model_path: &Path, data_path: &Path, args: &DataArgs) -> Result<EvalReport> {
+pub fn eval(model_path: &Path, data_path: &Path, args: &ReadArgs) -> Result<EvalReport> {
     let loaded = LoadedModel::open(model_path)?;
     let (data, raw, align) = read_for_model(&loaded, data_path, &args.options())?;
     if align.unlabeled {
