@@ -630,6 +630,8 @@ pub struct UnseenValue {
     pub value: String,
     /// Number of cells with this value.
     pub count: usize,
+    /// The line of its first cell.
+    pub first_line: usize,
 }
 
 /// A class name not in the schema (see [`AlignReport`]).
@@ -1283,6 +1285,7 @@ fn align(
                                     attribute: attr.name.clone(),
                                     value: cell.text.to_string(),
                                     count: 0,
+                                    first_line: cell.line,
                                 });
                                 report.unseen_values.len() - 1
                             });

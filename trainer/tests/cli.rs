@@ -752,7 +752,11 @@ fn silent_decisions_are_warnings() {
     write(d, "new.csv", b"colour\nred\ngreen\ngreen\n");
     let o = ltu(d, &["predict", "m.ltu", "new.csv"]);
     assert!(o.status.success());
-    assert!(stderr(&o).contains("never saw") && stderr(&o).contains("\"green\" ×2"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("never saw") && stderr(&o).contains("\"green\" ×2 from line 3"),
+        "{}",
+        stderr(&o)
+    );
     let p = json(d, &["predict", "m.ltu", "new.csv", "--json"]);
     assert!(p["warnings"].to_string().contains("never saw"), "{p}");
 

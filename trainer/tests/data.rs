@@ -680,7 +680,7 @@ fn align_turns_unseen_values_into_missing_and_reports_them() {
     assert_eq!(d.row(2)[1], 0.0);
     assert_eq!(
         report.unseen_values,
-        [UnseenValue { attribute: "colour".into(), value: "blue".into(), count: 2 }]
+        [UnseenValue { attribute: "colour".into(), value: "blue".into(), count: 2, first_line: 2 }]
     );
     assert_eq!(report.unseen_value_cells(), 2);
     assert_eq!(report.unseen_class_rows(), 0);

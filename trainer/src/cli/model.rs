@@ -279,8 +279,11 @@ pub(crate) fn align_warnings(source: &str, align: &data::AlignReport) -> Vec<Str
     }
     for (attr, list) in by_attr {
         let cells: usize = list.iter().map(|u| u.count).sum();
-        let mut shown: Vec<String> =
-            list.iter().take(5).map(|u| format!("\"{}\" ×{}", u.value, u.count)).collect();
+        let mut shown: Vec<String> = list
+            .iter()
+            .take(5)
+            .map(|u| format!("\"{}\" ×{} from line {}", u.value, u.count, u.first_line))
+            .collect();
         if list.len() > 5 {
             shown.push(format!("and {} more", list.len() - 5));
         }
