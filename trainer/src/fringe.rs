@@ -108,8 +108,8 @@ pub struct Params {
     pub max_variables: usize,
     /// At most this many trees are grown (a safeguard; the paper iterates until no new feature).
     pub max_iterations: usize,
-    /// Candidate thresholds `x > t` per numeric attribute (all distinct values when fewer,
-    /// otherwise this many quantiles of the learning values).
+    /// Most candidate thresholds `x > t` per numeric attribute: the class-boundary cuts of the
+    /// learning values (Fayyad & Irani), or this many quantiles of them when there are more.
     pub numeric_thresholds: usize,
 }
 
@@ -321,7 +321,12 @@ fn majority(counts: &[u64]) -> usize {
 /// The primitive variables of a set of inputs: `x == v` per categorical value (one variable
 /// `x == 1` for a two-valued attribute), `x > t` per candidate threshold of a numeric one.
 /// Variables constant over `rows` are left out.
-fn primitives(inputs: &[InputSpec], rows: &[Vec<i32>], max_thresholds: usize) -> Vec<Literal> {
+fn primitives(
+    inputs: &[InputSpec],
+    rows: &[Vec<i32>],
+    labels: &[usize],
+    max_thresholds: usize,
+) -> Vec<Literal> {
     let mut out = Vec::new();
     for (attr, inp) in inputs.iter().enumerate() {
         let cands: Vec<Literal> = match inp.kind {
@@ -331,16 +336,33 @@ fn primitives(inputs: &[InputSpec], rows: &[Vec<i32>], max_thresholds: usize) ->
                 values.into_iter().map(|value| Literal { attr, op: LiteralOp::Eq, value }).collect()
             }
             InputKind::Numeric { .. } => {
-                let mut vals: Vec<i32> = rows.iter().map(|r| r[attr]).collect();
-                vals.sort_unstable();
-                vals.dedup();
-                // A cut after every distinct value but the largest, or after quantiles of them.
-                let cuts = vals.len().saturating_sub(1);
-                let picks: Vec<usize> = if cuts <= max_thresholds {
-                    (0..cuts).collect()
+                // Distinct values, each with its one class or `None` when its rows disagree.
+                let mut pairs: Vec<(i32, usize)> =
+                    rows.iter().zip(labels).map(|(r, &y)| (r[attr], y)).collect();
+                pairs.sort_unstable();
+                let mut vals: Vec<(i32, Option<usize>)> = Vec::new();
+                for (v, y) in pairs {
+                    match vals.last_mut() {
+                        Some((last, class)) if *last == v => {
+                            if *class != Some(y) {
+                                *class = None;
+                            }
+                        }
+                        _ => vals.push((v, Some(y))),
+                    }
+                }
+                // Boundary cuts (Fayyad & Irani 1992): between two values unless both hold rows
+                // of one same class only. The entropy-best cut of any node lies at one, so the
+                // others only cost time; beyond `max_thresholds`, quantiles of them.
+                let cuts: Vec<usize> = (0..vals.len().saturating_sub(1))
+                    .filter(|&i| vals[i].1.is_none() || vals[i].1 != vals[i + 1].1)
+                    .collect();
+                let picks: Vec<usize> = if cuts.len() <= max_thresholds {
+                    cuts
                 } else {
+                    let n = cuts.len() - 1;
                     let mut p: Vec<usize> =
-                        (1..=max_thresholds).map(|k| k * cuts / (max_thresholds + 1)).collect();
+                        (0..max_thresholds).map(|k| cuts[k * n / (max_thresholds - 1).max(1)]).collect();
                     p.dedup();
                     p
                 };
@@ -350,8 +372,8 @@ fn primitives(inputs: &[InputSpec], rows: &[Vec<i32>], max_thresholds: usize) ->
                 picks
                     .into_iter()
                     .map(|i| {
-                        let (lo, hi) = (i64::from(vals[i]), i64::from(vals[i + 1]));
-                        let value = i32::try_from(lo + (hi - lo) / 2).unwrap_or(vals[i]);
+                        let (lo, hi) = (i64::from(vals[i].0), i64::from(vals[i + 1].0));
+                        let value = i32::try_from(lo + (hi - lo) / 2).unwrap_or(vals[i].0);
                         Literal { attr, op: LiteralOp::Gt, value }
                     })
                     .collect()
@@ -365,6 +387,50 @@ fn primitives(inputs: &[InputSpec], rows: &[Vec<i32>], max_thresholds: usize) ->
         }
     }
     out
+}
+
+/// A numeric threshold `x > t`'s margin over some rows: the gap between the nearest values on
+/// either side of `t`, and `t`'s distance to the nearer of them, both over the attribute's
+/// spread; `(0, 0)` for any other variable. The learner prefers, among equally good splits, the
+/// widest margin, as CART's midpoints and a maximum-margin classifier do.
+fn margin<'r>(v: &Variable, rows: impl Iterator<Item = &'r [i32]>, spread: &[f64]) -> (f64, f64) {
+    let Variable::Primitive(Literal { attr, op: LiteralOp::Gt, value }) = *v else {
+        return (0.0, 0.0);
+    };
+    let spread = spread[attr];
+    if spread <= 0.0 {
+        return (0.0, 0.0);
+    }
+    let t = i64::from(value);
+    let (mut below, mut above) = (i64::MIN, i64::MAX);
+    for x in rows {
+        let x = i64::from(x[attr]);
+        if x > t {
+            above = above.min(x);
+        } else {
+            below = below.max(x);
+        }
+    }
+    if below == i64::MIN || above == i64::MAX {
+        return (0.0, 0.0);
+    }
+    ((above - below) as f64 / spread, (t - below).min(above - t) as f64 / spread)
+}
+
+/// Per attribute, the standard deviation of its learning values (0 for a categorical one).
+fn spreads(inputs: &[InputSpec], rows: &[Vec<i32>]) -> Vec<f64> {
+    let n = rows.len().max(1) as f64;
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(a, inp)| match inp.kind {
+            InputKind::Categorical { .. } => 0.0,
+            InputKind::Numeric { .. } => {
+                let mean = rows.iter().map(|r| f64::from(r[a])).sum::<f64>() / n;
+                (rows.iter().map(|r| (f64::from(r[a]) - mean).powi(2)).sum::<f64>() / n).sqrt()
+            }
+        })
+        .collect()
 }
 
 /// The variable values of the learning rows, one bit set per variable.
@@ -448,6 +514,11 @@ struct Grower<'a> {
     labels: &'a [usize],
     n_classes: usize,
     nodes: Vec<TreeNode>,
+    /// The variables behind `values` and the learning rows' raw inputs, for the tie-break.
+    variables: &'a [Variable],
+    x: &'a [Vec<i32>],
+    /// Per attribute, the spread of its learning values (0 for categorical ones).
+    spread: Vec<f64>,
 }
 
 impl Grower<'_> {
@@ -497,7 +568,7 @@ impl Grower<'_> {
         if h <= 0.0 {
             return id;
         }
-        let mut best: Option<(f64, usize)> = None;
+        let mut gains: Vec<(f64, usize)> = Vec::new();
         for (v, t) in self.true_counts(rows).iter().enumerate() {
             let nt: u64 = t.iter().sum();
             if nt == 0 || nt == n {
@@ -506,17 +577,35 @@ impl Grower<'_> {
             let f: Vec<u64> = counts.iter().zip(t).map(|(a, b)| a - b).collect();
             let cond = (nt as f64 * entropy(t, nt) + (n - nt) as f64 * entropy(&f, n - nt)) / n as f64;
             let mi = h - cond;
-            if mi > 1e-12 && best.is_none_or(|(m, _)| mi > m + 1e-12) {
-                best = Some((mi, v));
+            if mi > 1e-12 {
+                gains.push((mi, v));
             }
         }
-        let Some((_, var)) = best else { return id };
+        let Some(top) = gains.iter().map(|g| g.0).reduce(f64::max) else { return id };
+        // Among the variables of the best gain (ties are common on small data, where many
+        // thresholds split a node's rows alike), the one whose threshold lies farthest from the
+        // node's rows on either side, relative to its attribute's spread: the widest margin.
+        let mut var = usize::MAX;
+        let mut best_margin = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for &(mi, v) in &gains {
+            if mi >= top - 1e-12 {
+                let m = self.margin(v, rows);
+                if m > best_margin {
+                    (var, best_margin) = (v, m);
+                }
+            }
+        }
         let b = &self.values.bits[var];
         let (t, f): (Vec<usize>, Vec<usize>) = rows.iter().partition(|&&r| bit(b, r));
         let left = self.grow(&f);
         let right = self.grow(&t);
         self.nodes[id] = TreeNode::Split { var, class, left, right };
         id
+    }
+
+    /// [`margin`] of variable `var` over the node's rows.
+    fn margin(&self, var: usize, rows: &[usize]) -> (f64, f64) {
+        margin(&self.variables[var], rows.iter().map(|&r| self.x[r].as_slice()), &self.spread)
     }
 
     /// Reduced-error pruning, bottom-up: a subtree becomes a leaf of its majority class when that
@@ -697,13 +786,44 @@ impl Fringe {
             p.prune_fraction_for(rows.len()),
             rng.fork(1).next_u64(),
         );
-        let mut variables: Vec<Variable> =
-            primitives(inputs, rows, p.numeric_thresholds).into_iter().map(Variable::Primitive).collect();
+        let variables: Vec<Variable> = primitives(inputs, rows, labels, p.numeric_thresholds)
+            .into_iter()
+            .map(Variable::Primitive)
+            .collect();
         let mut values = Values { n_rows: rows.len(), bits: Vec::new(), seen: HashSet::new() };
+        let spread = spreads(inputs, rows);
+        // Primitives that split the learning rows alike: the one of widest margin stays.
+        let mut kept: Vec<(Bits, Variable)> = Vec::new();
+        let mut index: std::collections::HashMap<Bits, usize> = std::collections::HashMap::new();
+        for v in variables {
+            let b = values.compute(&v, rows);
+            let key = b.clone().min(values.complement(&b));
+            match index.get(&key) {
+                Some(&k) => {
+                    let m = |v: &Variable| margin(v, rows.iter().map(Vec::as_slice), &spread);
+                    if m(&v) > m(&kept[k].1) {
+                        kept[k].1 = v;
+                    }
+                }
+                None => {
+                    index.insert(key, kept.len());
+                    kept.push((b, v));
+                }
+            }
+        }
+        let mut variables: Vec<Variable> = kept.into_iter().map(|(_, v)| v).collect();
         variables.retain(|v| values.try_add(v, rows));
         let mut iterations: Vec<Iteration> = Vec::new();
         let stop = loop {
-            let mut g = Grower { values: &values, labels, n_classes, nodes: Vec::new() };
+            let mut g = Grower {
+                values: &values,
+                labels,
+                n_classes,
+                nodes: Vec::new(),
+                variables: &variables,
+                x: rows,
+                spread: spread.clone(),
+            };
             g.grow(&grow_rows);
             let prune_errors = if !prune_rows.is_empty() {
                 g.prune(0, &prune_rows)

@@ -232,10 +232,51 @@ fn continuous_attributes_become_threshold_variables() {
     let trained = train_and_check(&data, &p, &[]);
     assert!(trained.train_accuracy > 0.97, "{}", trained.train_accuracy);
     let Structure::Tree(nodes) = &trained.spec.structure else { panic!("a tree") };
-    // Two conjunctions of two thresholds each, as chains of threshold nodes (11 when written).
-    assert!(trained.spec.stats().decision_nodes <= 12, "{:?}", trained.spec.stats());
+    // Two conjunctions of two thresholds each, as chains of threshold nodes (11 when written;
+    // 64 quantiles of a thousand values miss the exact cuts, which costs a node or two).
+    assert!(trained.spec.stats().decision_nodes <= 13, "{:?}", trained.spec.stats());
     assert!(trained.spec.units.is_empty());
     assert!(nodes.iter().all(|n| matches!(n, Node::Class(_) | Node::Threshold { .. })));
+}
+
+/// A numeric dataset (integer values) with attribute names `a0`, `a1`, ...
+fn numeric_data(rows: &[Vec<i32>], labels: &[usize], n_classes: usize) -> Dataset {
+    let attributes = (0..rows[0].len())
+        .map(|i| Attribute { name: format!("a{i}"), kind: AttrKind::Numeric { decimals: 0 } })
+        .collect();
+    Dataset {
+        schema: Schema { attributes, classes: (0..n_classes).map(|c| format!("c{c}")).collect() },
+        x: rows.iter().flatten().map(|&v| f64::from(v)).collect(),
+        y: labels.to_vec(),
+        source: "test".into(),
+    }
+}
+
+#[test]
+fn thresholds_sit_at_class_boundaries_and_ties_take_the_widest_margin() {
+    // Both attributes split the classes alike (a0 <= 9 and a1 <= 95 hold the class-0 rows):
+    // a0's gap (9 to 40) is 1.5 of its standard deviations, a1's (95 to 110) 0.6. The tree splits
+    // on a0, halfway across its gap, and no threshold lies inside a run of one class.
+    let rows: Vec<Vec<i32>> = (0..20)
+        .map(|i| if i < 10 { vec![i, 5 * i + 50] } else { vec![30 + i, 100 + i] })
+        .collect();
+    let labels: Vec<usize> = (0..20).map(|i| usize::from(i >= 10)).collect();
+    let data = numeric_data(&rows, &labels, 2);
+    let trained = train_and_check(&data, &Params::default(), &[vec![19, 0], vec![20, 0]]);
+    let Structure::Tree(nodes) = &trained.spec.structure else { panic!("a tree") };
+    let tests: Vec<(usize, i32)> = nodes
+        .iter()
+        .filter_map(|n| match n {
+            Node::Threshold { attr, threshold, .. } => Some((*attr, *threshold)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tests, [(0, 24)], "a0 <= 24, halfway between 9 and 40 (rounded down): {nodes:?}");
+    let ctx = Context::new(&data, 7, None);
+    let learned = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), 2, &Params::default(), 7).expect("learn");
+    // One boundary per attribute, not a cut between every pair of values; and the two split the
+    // rows alike, so only a0's stays.
+    assert_eq!(learned.iterations[0].variables, 1, "{:?}", learned.variables);
 }
 
 #[test]
