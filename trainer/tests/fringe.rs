@@ -257,9 +257,8 @@ fn thresholds_sit_at_class_boundaries_and_ties_take_the_widest_margin() {
     // Both attributes split the classes alike (a0 <= 9 and a1 <= 95 hold the class-0 rows):
     // a0's gap (9 to 40) is 1.5 of its standard deviations, a1's (95 to 110) 0.6. The tree splits
     // on a0, halfway across its gap, and no threshold lies inside a run of one class.
-    let rows: Vec<Vec<i32>> = (0..20)
-        .map(|i| if i < 10 { vec![i, 5 * i + 50] } else { vec![30 + i, 100 + i] })
-        .collect();
+    let rows: Vec<Vec<i32>> =
+        (0..20).map(|i| if i < 10 { vec![i, 5 * i + 50] } else { vec![30 + i, 100 + i] }).collect();
     let labels: Vec<usize> = (0..20).map(|i| usize::from(i >= 10)).collect();
     let data = numeric_data(&rows, &labels, 2);
     let trained = train_and_check(&data, &Params::default(), &[vec![19, 0], vec![20, 0]]);
@@ -273,7 +272,8 @@ fn thresholds_sit_at_class_boundaries_and_ties_take_the_widest_margin() {
         .collect();
     assert_eq!(tests, [(0, 24)], "a0 <= 24, halfway between 9 and 40 (rounded down): {nodes:?}");
     let ctx = Context::new(&data, 7, None);
-    let learned = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), 2, &Params::default(), 7).expect("learn");
+    let learned =
+        Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), 2, &Params::default(), 7).expect("learn");
     // One boundary per attribute, not a cut between every pair of values; and the two split the
     // rows alike, so only a0's stays.
     assert_eq!(learned.iterations[0].variables, 1, "{:?}", learned.variables);

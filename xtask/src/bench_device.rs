@@ -1175,7 +1175,65 @@ fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String {
     s
 }
 
-/// Colour of a model group in the pictures.
+/// Issue 12's picture goal, as a check: ltu's Pareto front lies left of emlearn's when every
+/// emlearn model is dominated by some ltu model, at least as accurate and no more costly, in
+/// each picture (instructions per prediction; flash).
+fn pareto_goal(report: &Report, m3: &str) -> String {
+    let mut s = String::from(
+        "Issue 12's pictures: ltu's Pareto front lies left of emlearn's when every emlearn model has an ltu model \
+         at least as accurate with no more instructions per prediction (left picture) and one at least as accurate \
+         with no more flash (right picture).\n\n",
+    );
+    let mut left = 0;
+    let mut lines = Vec::new();
+    for (name, _, _, entries) in &report.datasets {
+        let ltu: Vec<(f64, u64, u64, &str)> = entries
+            .iter()
+            .filter(|e| e.family == "ltu")
+            .filter_map(|e| Some((e.accuracy?, e.on(m3)?, e.name.as_str())))
+            .map(|(a, m, n)| (a, mean(&m.predict), m.flash, n))
+            .collect();
+        let mut misses = Vec::new();
+        let mut peers = 0;
+        for e in entries.iter().filter(|e| e.family != "ltu") {
+            let (Some(acc), Some(m)) = (e.accuracy, e.on(m3)) else { continue };
+            peers += 1;
+            let (instr, flash) = (mean(&m.predict), m.flash);
+            let as_good = || ltu.iter().filter(|l| l.0 >= acc - 1e-9);
+            let by_instr = as_good().filter(|l| l.1 <= instr).min_by_key(|l| l.1);
+            let by_flash = as_good().filter(|l| l.2 <= flash).min_by_key(|l| l.2);
+            match (by_instr, by_flash) {
+                (Some(_), Some(_)) => {}
+                (None, _) => misses.push(format!(
+                    "`{}` ({} %, {instr} instructions): no ltu model as accurate with as few instructions",
+                    e.name,
+                    pct(Some(acc))
+                )),
+                (_, None) => misses.push(format!(
+                    "`{}` ({} %, {flash} B): no ltu model as accurate in as little flash",
+                    e.name,
+                    pct(Some(acc))
+                )),
+            }
+        }
+        if peers == 0 {
+            continue;
+        }
+        if misses.is_empty() {
+            left += 1;
+            lines.push(format!("- {name}: **left** of emlearn's {peers} models in both pictures"));
+        } else {
+            lines.push(format!("- {name}: not left of emlearn's: {}", misses.join("; ")));
+        }
+    }
+    let _ = writeln!(s, "Left on {left} of {} datasets:\n", lines.len());
+    for l in lines {
+        let _ = writeln!(s, "{l}");
+    }
+    s.push('\n');
+    s
+}
+
 /// The device goals of issues 11 and 12, checked on this run's Cortex-M3 figures.
 fn goals(report: &Report, m3: &str) -> String {
     let mut s = String::new();
@@ -1222,6 +1280,7 @@ fn goals(report: &Report, m3: &str) -> String {
         let _ = writeln!(s, "{l}");
     }
     s.push('\n');
+    s.push_str(&pareto_goal(report, m3));
 
     // Issue 11, over every model run by the runtime.
     let runtime: Vec<(&str, &Entry, &Measure)> = report
