@@ -219,6 +219,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             print(&report, &report.warnings, cli.json)
         }
         Command::Cv { data, folds, jobs, learn } => {
+            let given = jobs;
             let jobs = jobs
                 .map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
             let bar = show_progress.then(|| {
@@ -237,7 +238,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
-            let report = report?;
+            let mut report = report?;
+            if given.is_some() && jobs > folds as usize {
+                report.warnings.push(format!(
+                    "--jobs {jobs}: there are {folds} folds, so at most {folds} train at once"
+                ));
+            }
             print(&report, &report.warnings, cli.json)
         }
         Command::Predict { model, data, args } => {

@@ -147,6 +147,16 @@ fn cv_json_shape_and_determinism() {
     assert!(f(cost, "mean_macs") <= max as f64 && f(cost, "mean_essential_work") > 10.0, "{a}");
     assert!(a["accuracy_mean"].as_f64().unwrap() > 0.8, "{a}");
     assert_eq!(a, json(d, &args), "same seed, same folds and models");
+    assert!(a["warnings"].as_array().unwrap().is_empty(), "{a}");
+    // More jobs than folds: the extra threads would have nothing to train, and the user hears so.
+    let iris = iris.to_str().unwrap();
+    let j = json(d, &["cv", iris, "--algo", "ptree", "--folds", "3", "--jobs", "8", "--json"]);
+    assert!(
+        j["warnings"].to_string().contains("--jobs 8: there are 3 folds, so at most 3 train at once"),
+        "{j}"
+    );
+    let j = json(d, &["cv", iris, "--algo", "ptree", "--folds", "3", "--jobs", "3", "--json"]);
+    assert!(j["warnings"].as_array().unwrap().is_empty(), "{j}");
 }
 
 #[test]
