@@ -118,6 +118,14 @@ const BUDGETS: &[Variant] = &[
         budget: true,
         set: |o| o.sparse.rounds = Some(16),
     },
+    // The default's floor, without its inner choice of the rounds: on wdbc the choice stops
+    // early (95.3 %), where 32 rounds reach the forest's accuracy (96.3 % against 96.0 %).
+    Variant {
+        label: "sparse --rounds 32",
+        algo: Algo::Sparse,
+        budget: true,
+        set: |o| o.sparse.rounds = Some(32),
+    },
     // Unpruned: a larger tree of threshold tests, which codegen turns into a few compares each.
     Variant {
         label: "fringe --prune-z 0",
