@@ -708,7 +708,7 @@ fn differences(
         w,
         "- **Choices the paper leaves open.** Mutual information in bits; ties to the lowest variable index \
          (primitive attributes first) and the lowest class (on numeric data, beyond the paper, first to the \
-         threshold of widest margin: docs/FRINGE.md); the 2/3–1/3 split is seeded and stratified (the learners' one hold-out, `split::hold_out`); \
+         threshold of widest margin, before any categorical variable or feature: docs/FRINGE.md); the 2/3–1/3 split is seeded and stratified (the learners' one hold-out, `split::hold_out`); \
          a proposed feature whose truth vector on the learning set equals (or complements) an existing variable's \
          is not added (it would split identically), which also guarantees that the iteration ends; exact means no \
          error on the {TEST} test examples."

@@ -353,16 +353,18 @@ fn primitives(
                 }
                 // Boundary cuts (Fayyad & Irani 1992): between two values unless both hold rows
                 // of one same class only. The entropy-best cut of any node lies at one, so the
-                // others only cost time; beyond `max_thresholds`, quantiles of them.
+                // others only cost time; beyond `max_thresholds`, evenly spaced ones by rank.
                 let cuts: Vec<usize> = (0..vals.len().saturating_sub(1))
                     .filter(|&i| vals[i].1.is_none() || vals[i].1 != vals[i + 1].1)
                     .collect();
                 let picks: Vec<usize> = if cuts.len() <= max_thresholds {
                     cuts
                 } else {
-                    let n = cuts.len() - 1;
+                    // The middle cut of each of `max_thresholds` equal runs of them (never the
+                    // extreme ones, which would split off a single value of noisy data).
+                    let n = cuts.len();
                     let mut p: Vec<usize> =
-                        (0..max_thresholds).map(|k| cuts[k * n / (max_thresholds - 1).max(1)]).collect();
+                        (0..max_thresholds).map(|k| cuts[(2 * k + 1) * n / (2 * max_thresholds)]).collect();
                     p.dedup();
                     p
                 };

@@ -1195,33 +1195,32 @@ fn pareto_goal(report: &Report, m3: &str) -> String {
     let mut left = 0;
     let mut lines = Vec::new();
     for (name, _, _, entries) in &report.datasets {
-        let ltu: Vec<(f64, u64, u64, &str)> = entries
+        let ltu: Vec<(f64, u64, u64)> = entries
             .iter()
             .filter(|e| e.family == "ltu")
-            .filter_map(|e| Some((e.accuracy?, e.on(m3)?, e.name.as_str())))
-            .map(|(a, m, n)| (a, mean(&m.predict), m.flash, n))
+            .filter_map(|e| Some((e.accuracy?, e.on(m3)?)))
+            .map(|(a, m)| (a, mean(&m.predict), m.flash))
             .collect();
         let mut misses = Vec::new();
         let mut peers = 0;
-        for e in entries.iter().filter(|e| e.family != "ltu") {
+        for e in entries.iter().filter(|e| e.family == "emlearn") {
             let (Some(acc), Some(m)) = (e.accuracy, e.on(m3)) else { continue };
             peers += 1;
             let (instr, flash) = (mean(&m.predict), m.flash);
             let as_good = || ltu.iter().filter(|l| l.0 >= acc - 1e-9);
-            let by_instr = as_good().filter(|l| l.1 <= instr).min_by_key(|l| l.1);
-            let by_flash = as_good().filter(|l| l.2 <= flash).min_by_key(|l| l.2);
-            match (by_instr, by_flash) {
-                (Some(_), Some(_)) => {}
-                (None, _) => misses.push(format!(
+            if !as_good().any(|l| l.1 <= instr) {
+                misses.push(format!(
                     "`{}` ({} %, {instr} instructions): no ltu model as accurate with as few instructions",
                     e.name,
                     pct(Some(acc))
-                )),
-                (_, None) => misses.push(format!(
+                ));
+            }
+            if !as_good().any(|l| l.2 <= flash) {
+                misses.push(format!(
                     "`{}` ({} %, {flash} B): no ltu model as accurate in as little flash",
                     e.name,
                     pct(Some(acc))
-                )),
+                ));
             }
         }
         if peers == 0 {
@@ -1769,6 +1768,48 @@ mod tests {
     fn pareto_keeps_only_undominated_points() {
         let pts = [(10.0, 90.0), (20.0, 95.0), (15.0, 80.0), (30.0, 95.0), (5.0, 70.0)];
         assert_eq!(pareto(&pts), [0, 1, 4]);
+    }
+
+    #[test]
+    fn pareto_goal_needs_a_dominating_ltu_model_in_each_picture() {
+        let entry = |family: &'static str, name: &str, accuracy: f64, predict: u64, flash: u64| Entry {
+            family,
+            name: name.into(),
+            group: name.into(),
+            accuracy: Some(accuracy),
+            model_bytes: None,
+            essential: None,
+            units: 0,
+            measures: vec![Measure {
+                target: TARGETS[0],
+                load: None,
+                predict: vec![predict],
+                stack: vec![16],
+                flash,
+                agree: 1,
+            }],
+            notes: Vec::new(),
+        };
+        let m3 = TARGETS[0].triple;
+        let report = |entries: Vec<Entry>| Report {
+            commit: "test".into(),
+            datasets: vec![("d", 10, 10, entries)],
+            versions: Vec::new(),
+            quick: false,
+        };
+        // One ltu model cheaper on instructions, another as accurate in less flash: left.
+        let left = report(vec![
+            entry("ltu", "fast", 0.95, 50, 900),
+            entry("ltu", "small", 0.96, 400, 200),
+            entry("emlearn", "DT inline", 0.95, 100, 300),
+        ]);
+        assert!(pareto_goal(&left, m3).contains("Left on 1 of 1 datasets"), "{}", pareto_goal(&left, m3));
+        // Both misses of one emlearn model are reported.
+        let not =
+            report(vec![entry("ltu", "big", 0.95, 150, 900), entry("emlearn", "DT inline", 0.95, 100, 300)]);
+        let text = pareto_goal(&not, m3);
+        assert!(text.contains("Left on 0 of 1 datasets"), "{text}");
+        assert!(text.contains("as few instructions") && text.contains("as little flash"), "{text}");
     }
 
     #[test]

@@ -662,7 +662,7 @@ pub fn cv(
     let done = std::sync::atomic::AtomicU64::new(0);
     progress(0, fold_rows.len() as u64);
     let results: Vec<Result<Heldout>> = std::thread::scope(|s| {
-        let jobs = jobs.max(1);
+        let jobs = jobs.clamp(1, fold_rows.len().max(1));
         let chunks: Vec<Vec<usize>> =
             (0..jobs).map(|j| (j..fold_rows.len()).step_by(jobs).collect()).collect();
         let handles: Vec<_> = chunks
