@@ -28,7 +28,7 @@ fn splitmix(state: &mut u64) -> u64 {
 
 #[test]
 fn generated_rust_agrees_with_the_reference_and_the_runtime() {
-    let cases: [(&str, Algo, Option<WeightKind>); 9] = [
+    let cases: [(&str, Algo, Option<WeightKind>); 11] = [
         ("iris.csv", Algo::Ptree, None),
         ("vehicle.csv", Algo::Ptree, None),
         ("car.csv", Algo::Ptree, None),
@@ -38,6 +38,9 @@ fn generated_rust_agrees_with_the_reference_and_the_runtime() {
         ("car.csv", Algo::Sparse, None),
         ("breast-cancer-wisconsin.csv", Algo::Sparse, Some(WeightKind::Fixed)),
         ("wine.csv", Algo::Ptree, Some(WeightKind::Fixed)),
+        // Categorical nodes whose values share children (grouped tests in the generated code).
+        ("car.csv", Algo::Fringe, None),
+        ("kr-vs-kp.csv", Algo::Fringe, None),
     ];
     let dir = tempfile::tempdir().unwrap();
     let mut program = String::from("use std::io::BufRead;\n");
