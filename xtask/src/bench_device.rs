@@ -126,6 +126,14 @@ const BUDGETS: &[Variant] = &[
         budget: true,
         set: |o| o.sparse.rounds = Some(32),
     },
+    // The plain decision tree, FRINGE's first iteration (no constructed features): the
+    // paper's baseline, and the smallest tree FRINGE offers.
+    Variant {
+        label: "fringe --max-variables 1",
+        algo: Algo::Fringe,
+        budget: true,
+        set: |o| o.fringe.max_variables = 1,
+    },
     // Unpruned: a larger tree of threshold tests, which codegen turns into a few compares each.
     Variant {
         label: "fringe --prune-z 0",
