@@ -35,6 +35,11 @@ fn categorical_data(n_values: &[usize], rows: &[Vec<i32>], labels: &[usize], n_c
             kind: AttrKind::Categorical { values: (0..k).map(|v| format!("v{v}")).collect() },
         })
         .collect();
+    dataset(attributes, rows, labels, n_classes)
+}
+
+/// A dataset of these attributes and integer rows, classes `c0`, `c1`, ...
+fn dataset(attributes: Vec<Attribute>, rows: &[Vec<i32>], labels: &[usize], n_classes: usize) -> Dataset {
     Dataset {
         schema: Schema { attributes, classes: (0..n_classes).map(|c| format!("c{c}")).collect() },
         x: rows.iter().flatten().map(|&v| f64::from(v)).collect(),
@@ -243,12 +248,7 @@ fn numeric_data(rows: &[Vec<i32>], labels: &[usize], n_classes: usize) -> Datase
     let attributes = (0..rows[0].len())
         .map(|i| Attribute { name: format!("a{i}"), kind: AttrKind::Numeric { decimals: 0 } })
         .collect();
-    Dataset {
-        schema: Schema { attributes, classes: (0..n_classes).map(|c| format!("c{c}")).collect() },
-        x: rows.iter().flatten().map(|&v| f64::from(v)).collect(),
-        y: labels.to_vec(),
-        source: "test".into(),
-    }
+    dataset(attributes, rows, labels, n_classes)
 }
 
 #[test]
