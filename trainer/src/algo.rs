@@ -250,7 +250,8 @@ fn train_within_budget(
     )))
 }
 
-/// Chooses the weight kind (the requested one, else the smallest integer kind that fits),
+/// Reduces a tree model ([`crate::reduce::reduce_tree`]: the same predictions in fewer nodes),
+/// chooses the weight kind (the requested one, else the smallest integer kind that fits),
 /// rescales units that do not fit, attaches names, exports, reloads the bytes through the
 /// runtime and checks that the runtime predicts exactly what the trainer's reference evaluator
 /// predicts on every training row.
@@ -258,6 +259,7 @@ fn train_within_budget(
 /// # Errors
 /// [`TrainError::Export`] or [`TrainError::Disagreement`].
 pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Result<Trained, TrainError> {
+    crate::reduce::reduce_tree(&mut spec);
     let kind = match ctx.weight_kind {
         Some(WeightKind::Fixed) if spec.weight_kind != WeightKind::Fixed => {
             // Integer weights become I16F16 bits.

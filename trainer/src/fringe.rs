@@ -976,36 +976,8 @@ impl Fringe {
         let tree = self.tree();
         let all: Vec<usize> = (0..rows.len()).collect();
         let root = b.emit(tree, 0, &[], &all)?;
-        // Order the graph so every link points forward: reverse postorder from the root.
-        let mut order = Vec::new();
-        let mut seen = vec![false; b.graph.len()];
-        postorder(&b.graph, root, &mut seen, &mut order);
-        order.reverse();
-        let mut index = vec![usize::MAX; b.graph.len()];
-        for (i, &g) in order.iter().enumerate() {
-            index[g] = i;
-        }
-        let nodes = order
-            .iter()
-            .map(|&g| match &b.graph[g] {
-                Node::Class(c) => Node::Class(*c),
-                Node::Unit(u) => Node::Unit(*u),
-                Node::Categorical { attr, children, default } => Node::Categorical {
-                    attr: *attr,
-                    children: children.iter().map(|&c| index[c]).collect(),
-                    default: index[*default],
-                },
-                Node::Threshold { attr, threshold, left, right } => Node::Threshold {
-                    attr: *attr,
-                    threshold: *threshold,
-                    left: index[*left],
-                    right: index[*right],
-                },
-                Node::UnitSplit { unit, left, right } => {
-                    Node::UnitSplit { unit: *unit, left: index[*left], right: index[*right] }
-                }
-            })
-            .collect();
+        // Every link points forward: reverse postorder from the root.
+        let nodes = crate::reduce::renumber(&b.graph, root);
         Ok(ModelSpec {
             n_classes: self.n_classes,
             weight_kind: WeightKind::I8,
@@ -1043,22 +1015,6 @@ fn random_feature(
         }
     }
     None
-}
-
-fn postorder(graph: &[Node], g: usize, seen: &mut [bool], out: &mut Vec<usize>) {
-    if seen[g] {
-        return;
-    }
-    seen[g] = true;
-    let kids: Vec<usize> = match &graph[g] {
-        Node::Class(_) | Node::Unit(_) => vec![],
-        Node::Categorical { children, default, .. } => children.iter().copied().chain([*default]).collect(),
-        Node::Threshold { left, right, .. } | Node::UnitSplit { left, right, .. } => vec![*left, *right],
-    };
-    for k in kids {
-        postorder(graph, k, seen, out);
-    }
-    out.push(g);
 }
 
 /// A feature as "all of `lits` hold and none of `fail` holds", each `fail` entry itself such a

@@ -172,7 +172,7 @@ impl Unit {
 }
 
 /// A tree node.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Node {
     /// Leaf with a constant class.
     Class(usize),

@@ -22,6 +22,7 @@ pub mod names;
 pub mod oblique;
 pub mod perceptron_tree;
 pub mod quantize;
+pub mod reduce;
 pub mod rng;
 pub mod sparse_perceptron;
 pub mod split;

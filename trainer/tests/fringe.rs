@@ -588,3 +588,49 @@ fn chains_tested_in_order_of_the_training_rows_cost_less_and_predict_the_same() 
     let (a, b) = (sorted.row_cost(&rows).mean_essential_work, ordered.row_cost(&rows).mean_essential_work);
     assert!(b < a, "ordered {b} vs sorted {a}");
 }
+
+/// car's FRINGE tree exported as chains of one-literal tests repeats tests its paths decided
+/// (`lug_boot = small` right below the node that found it small); `algo::finish` reduces the
+/// tree (`ltu::reduce`) to fewer nodes that predict the same for every input, and the model it
+/// returns is already reduced.
+#[test]
+fn exported_trees_lose_the_tests_their_paths_decided() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/car.csv");
+    let data = ltu::data::load(&path, &ltu::data::LoadOptions::default()).expect("car.csv");
+    let ctx = Context::new(&data, 0, None);
+    let spec = fringe::train(&ctx, &Params::default()).expect("train");
+    let count = |s: &ltu::ir::ModelSpec| match &s.structure {
+        Structure::Tree(nodes) => nodes.len(),
+        _ => unreachable!("FRINGE exports trees"),
+    };
+    let mut reduced = spec.clone();
+    let removed = ltu::reduce::reduce_tree(&mut reduced);
+    assert!(removed * 5 >= count(&spec), "{removed} of {} nodes removed", count(&spec));
+    assert_eq!(count(&reduced) + removed, count(&spec));
+    // Every combination of values, one out of range included, predicts alike.
+    let values: Vec<Vec<i32>> = ctx
+        .inputs
+        .iter()
+        .map(|i| match i.kind {
+            ltu::ir::InputKind::Categorical { n_values } => (-1..=i32::from(n_values)).collect(),
+            ltu::ir::InputKind::Numeric { .. } => unreachable!("car is categorical"),
+        })
+        .collect();
+    let mut x = vec![0; values.len()];
+    let mut checked = 0;
+    let mut idx = vec![0usize; values.len()];
+    loop {
+        for (k, &i) in idx.iter().enumerate() {
+            x[k] = values[k][i];
+        }
+        assert_eq!(spec.predict(&x), reduced.predict(&x), "{x:?}");
+        checked += 1;
+        let Some(k) = (0..idx.len()).find(|&k| idx[k] + 1 < values[k].len()) else { break };
+        idx[k] += 1;
+        idx[..k].iter_mut().for_each(|i| *i = 0);
+    }
+    assert!(checked > 10_000);
+    let trained = algo::finish(spec, &ctx, false).expect("finish");
+    assert_eq!(trained.spec.structure, reduced.structure);
+    assert_eq!(ltu::reduce::reduce_tree(&mut reduced.clone()), 0);
+}
