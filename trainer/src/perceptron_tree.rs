@@ -227,6 +227,11 @@ pub struct Params {
     /// How the units' weights are finally set (beyond the paper): [`LeafFit::Auto`] by default,
     /// [`LeafFit::Perceptron`] in [`Params::paper`].
     pub leaf_fit: LeafFit,
+    /// With the logistic refit (beyond the paper): each refitted unit leaves out, one at a time
+    /// and refitting without it, the feature that contributes least, while the fit's log
+    /// likelihood drops by at most 1 per weight left out (Akaike's criterion;
+    /// [`crate::unit_fit::logistic_pruned`]). On by default, off in [`Params::paper`].
+    pub feature_selection: bool,
     /// L2 penalty of [`LeafFit::Logistic`]'s refit ([`crate::unit_fit::Params::l2`]: the mean log
     /// loss plus `l2 / (2n) · ‖w‖²` over features scaled to `[-1, 1]`).
     pub leaf_l2: f64,
@@ -254,6 +259,7 @@ impl Default for Params {
             compact_leaves: true,
             leaf_fit: LeafFit::Auto,
             leaf_l2: 0.1,
+            feature_selection: true,
             categorical_tests: CategoricalTests::Multiway,
             split_choice: SplitChoice::Lookahead,
         }
@@ -273,6 +279,7 @@ impl Params {
             prune_fraction: 0.0,
             prune_z: 0.0,
             compact_leaves: false,
+            feature_selection: false,
             leaf_fit: LeafFit::Perceptron,
             categorical_tests: CategoricalTests::Multiway,
             split_choice: SplitChoice::Entropy,
@@ -732,6 +739,7 @@ pub struct PerceptronTree {
     min_split: u64,
     max_depth: usize,
     compact_leaves: bool,
+    feature_selection: bool,
     nodes: Vec<NodeState>,
     /// Feature values of the current instance at the reached LTU (no allocation per update).
     scratch: Vec<i32>,
@@ -760,6 +768,7 @@ impl PerceptronTree {
             min_split: p.min_split,
             max_depth: p.max_depth,
             compact_leaves: p.compact_leaves,
+            feature_selection: p.feature_selection,
             nodes: vec![NodeState::Empty { depth: 0, active, attrs, init }],
             history: History::default(),
         }
@@ -1260,7 +1269,7 @@ impl PerceptronTree {
         labels: &[usize],
         fit: crate::unit_fit::Params,
     ) -> (Vec<Weight>, Vec<u64>) {
-        use crate::unit_fit::{logistic, to_integer, Rows};
+        use crate::unit_fit::{logistic, logistic_pruned, to_integer, Rows};
         let k = self.n_classes;
         let n_rows = if k > 2 { k } else { 1 };
         let dim = active.len() + 1;
@@ -1290,7 +1299,11 @@ impl PerceptronTree {
         let y: Vec<usize> = here.iter().map(|&i| local[labels[i]]).collect();
         let max_abs: Vec<i64> = active.iter().map(|&f| self.space.features[f as usize].max_abs()).collect();
         let fitted = Rows { x: &x, d: active.len(), y: &y, m: present.len() };
-        let q = to_integer(&logistic(fitted, &max_abs, fit), &max_abs, fitted);
+        let q = if self.feature_selection {
+            logistic_pruned(fitted, &max_abs, fit).0
+        } else {
+            to_integer(&logistic(fitted, &max_abs, fit), &max_abs, fitted)
+        };
         if n_rows == 1 {
             // Two classes: positive = class 1 = local label 1.
             w.copy_from_slice(&q[0]);

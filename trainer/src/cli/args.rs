@@ -514,6 +514,18 @@ pub struct PtreeArgs {
         perceptron_tree::Params::default().leaf_l2
     ))]
     pub leaf_l2: Option<f64>,
+    /// Feature selection in the logistic refit.
+    #[arg(long, value_name = "BOOL", help = {
+        let (d, p) = ptree_defaults();
+        format!(
+            "With the logistic refit, each unit leaves out the features that do not pay for themselves: the \
+             weakest left out and the unit refitted while the log likelihood drops by at most 1 per weight \
+             left out (Akaike's criterion; fewer multiply-accumulates and inputs read; beyond the paper) \
+             [default: {}; --paper: {}]",
+            d.feature_selection, p.feature_selection
+        )
+    })]
+    pub feature_selection: Option<bool>,
     /// Tests on categorical inputs.
     #[arg(long, value_parser = choice(perceptron_tree::CategoricalTests::ALL, categorical_tests_help), help = {
         let (d, p) = ptree_defaults();
@@ -555,6 +567,7 @@ impl PtreeArgs {
             numeric_bins,
             leaf_fit,
             leaf_l2,
+            feature_selection,
             categorical_tests,
             split_choice
         );
@@ -914,11 +927,12 @@ impl LearnArgs {
             ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
         ];
         let (o, f) = (&self.oblique, &self.fringe);
-        let more: [(&str, bool, &[Algo]); 17] = [
+        let more: [(&str, bool, &[Algo]); 18] = [
             ("--leaf-fit", p.leaf_fit.is_some(), &[Ptree]),
             ("--categorical-tests", p.categorical_tests.is_some(), &[Ptree]),
             ("--split-choice", p.split_choice.is_some(), &[Ptree]),
             ("--leaf-l2", p.leaf_l2.is_some(), &[Ptree]),
+            ("--feature-selection", p.feature_selection.is_some(), &[Ptree]),
             ("--prefer-simple", s.prefer_simple.is_some(), &[Sparse]),
             ("--negated-literals", s.negated_literals.is_some(), &[Sparse]),
             ("--stop-when-consistent", s.stop_when_consistent.is_some(), &[Sparse]),
@@ -968,6 +982,9 @@ impl LearnArgs {
                  and the perceptron's weights; say --leaf-fit logistic to fix the penalty)",
                 perceptron_tree::AUTO_L2
             );
+        }
+        if p.feature_selection == Some(true) && p.params().leaf_fit == perceptron_tree::LeafFit::Perceptron {
+            bail!("--feature-selection applies to the logistic refit (--leaf-fit logistic or auto), not to the perceptron's weights");
         }
         if p.log_base.is_some() && p.params().split_rule != perceptron_tree::SplitRule::Progress {
             bail!("--log-base applies to --split-rule progress only (corollary1 does not take a logarithm)");
