@@ -230,7 +230,9 @@ pub struct Params {
     /// With the logistic refit (beyond the paper): each refitted unit leaves out, one at a time
     /// and refitting without it, the feature that contributes least, while the fit's log
     /// likelihood drops by at most 1 per weight left out (Akaike's criterion;
-    /// [`crate::unit_fit::logistic_pruned`]). On by default, off in [`Params::paper`].
+    /// [`crate::unit_fit::logistic_pruned`]). Off by default: over `cargo xtask compare`'s 17
+    /// datasets it halves the weights of most models but costs accuracy as often as it gains
+    /// (docs/PERCEPTRON_TREE.md); an option for when the device's cost matters more.
     pub feature_selection: bool,
     /// L2 penalty of [`LeafFit::Logistic`]'s refit ([`crate::unit_fit::Params::l2`]: the mean log
     /// loss plus `l2 / (2n) · ‖w‖²` over features scaled to `[-1, 1]`).
@@ -259,7 +261,7 @@ impl Default for Params {
             compact_leaves: true,
             leaf_fit: LeafFit::Auto,
             leaf_l2: 0.1,
-            feature_selection: true,
+            feature_selection: false,
             categorical_tests: CategoricalTests::Multiway,
             split_choice: SplitChoice::Lookahead,
         }
@@ -1222,15 +1224,16 @@ impl PerceptronTree {
 
     /// Refits every unit on the training `rows` reaching it ([`LeafFit::Logistic`]): each leaf
     /// LTU, and the unit each decision node replaced (the candidate pruning restores). A unit's
-    /// class counts become those of the rows reaching it. Returns the number of units refitted.
+    /// class counts become those of the rows reaching it. Returns the number of units refitted
+    /// and the number of features they left out ([`Params::feature_selection`]).
     pub fn refit_units(
         &mut self,
         rows: &[Vec<i32>],
         labels: &[usize],
         fit: crate::unit_fit::Params,
-    ) -> usize {
+    ) -> (usize, usize) {
         let reach = self.reach(rows);
-        let mut refitted = 0;
+        let (mut refitted, mut features_left_out) = (0, 0);
         for (id, here) in reach.iter().enumerate() {
             if here.is_empty() {
                 continue;
@@ -1240,7 +1243,8 @@ impl PerceptronTree {
                 NodeState::Decision(d) => &d.prior_active,
                 NodeState::Empty { .. } => continue,
             };
-            let (w, counts) = self.fit_unit(active, here, rows, labels, fit);
+            let (w, counts, left_out) = self.fit_unit(active, here, rows, labels, fit);
+            features_left_out += left_out;
             match &mut self.nodes[id] {
                 NodeState::Ltu(l) => {
                     l.pocket.clone_from(&w);
@@ -1256,11 +1260,11 @@ impl PerceptronTree {
             }
             refitted += 1;
         }
-        refitted
+        (refitted, features_left_out)
     }
 
     /// Weights (this tree's unit layout) of a unit over features `active` fitted to the rows
-    /// `here`, and those rows' class counts.
+    /// `here`, those rows' class counts, and how many features feature selection left out.
     fn fit_unit(
         &self,
         active: &[u32],
@@ -1268,7 +1272,7 @@ impl PerceptronTree {
         rows: &[Vec<i32>],
         labels: &[usize],
         fit: crate::unit_fit::Params,
-    ) -> (Vec<Weight>, Vec<u64>) {
+    ) -> (Vec<Weight>, Vec<u64>, usize) {
         use crate::unit_fit::{logistic, logistic_pruned, to_integer, Rows};
         let k = self.n_classes;
         let n_rows = if k > 2 { k } else { 1 };
@@ -1286,7 +1290,7 @@ impl PerceptronTree {
             } else {
                 w[class * dim + dim - 1] = 1;
             }
-            return (w, counts);
+            return (w, counts, 0);
         }
         let mut local = vec![usize::MAX; k];
         for (j, &c) in present.iter().enumerate() {
@@ -1299,15 +1303,15 @@ impl PerceptronTree {
         let y: Vec<usize> = here.iter().map(|&i| local[labels[i]]).collect();
         let max_abs: Vec<i64> = active.iter().map(|&f| self.space.features[f as usize].max_abs()).collect();
         let fitted = Rows { x: &x, d: active.len(), y: &y, m: present.len() };
-        let q = if self.feature_selection {
-            logistic_pruned(fitted, &max_abs, fit).0
+        let (q, left_out) = if self.feature_selection {
+            logistic_pruned(fitted, &max_abs, fit)
         } else {
-            to_integer(&logistic(fitted, &max_abs, fit), &max_abs, fitted)
+            (to_integer(&logistic(fitted, &max_abs, fit), &max_abs, fitted), 0)
         };
         if n_rows == 1 {
             // Two classes: positive = class 1 = local label 1.
             w.copy_from_slice(&q[0]);
-            return (w, counts);
+            return (w, counts, left_out);
         }
         // A machine: two present classes give one row (the higher class's, the lower's zero, so
         // the argmax's tie goes to the lower as the binary rule's `score > 0` does); more give one
@@ -1327,7 +1331,7 @@ impl PerceptronTree {
             w[c * dim..(c + 1) * dim].copy_from_slice(&first);
             w[c * dim + dim - 1] -= 1;
         }
-        (w, counts)
+        (w, counts, left_out)
     }
 
     /// Indices of the `rows` reaching each node.
@@ -1503,7 +1507,7 @@ impl PerceptronTree {
             }
         };
         let consistent = tree.is_consistent(&fit_rows, &fit_labels);
-        let refitted = leaf_l2.map_or(0, |l2| {
+        let (refitted, features_left_out) = leaf_l2.map_or((0, 0), |l2| {
             tree.refit_units(&fit_rows, &fit_labels, crate::unit_fit::Params { l2, ..Default::default() })
         });
         let before = tree.stats();
@@ -1522,6 +1526,7 @@ impl PerceptronTree {
                 leaf_fit: if leaf_l2.is_some() { LeafFit::Logistic } else { LeafFit::Perceptron }.to_string(),
                 leaf_l2,
                 refitted,
+                features_left_out,
                 before_pruning: before,
                 pruned,
                 held_out: val_rows.len(),
@@ -1581,6 +1586,9 @@ pub struct Report {
     pub leaf_l2: Option<f64>,
     /// Units refitted on the rows reaching them (0 for the perceptron).
     pub refitted: usize,
+    /// Features the refitted units left out, summed over units (before pruning;
+    /// [`Params::feature_selection`]).
+    pub features_left_out: usize,
     /// Size before pruning.
     pub before_pruning: TreeStats,
     /// Subtrees replaced by pruning.
