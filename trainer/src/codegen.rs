@@ -96,8 +96,10 @@ pub fn source(spec: &ModelSpec, about: &str, lang: Lang) -> String {
                 Lang::C => "    return node_0(x);\n}\n",
             });
             // Links into each node: a node several parents share is not marked `#[inline]`
-            // in Rust, where rustc would copy it into every caller (car `fringe --prune-z 0`:
-            // 2,936 → 3,776 B once `ltu::reduce` shared equal subtrees).
+            // in Rust, where rustc would copy it into every caller. Once `ltu::reduce` shared
+            // equal subtrees, car `fringe --prune-z 0` grew 2,936 → 3,776 B with every node
+            // inlined; without the hint on shared nodes it is 3,236 B (vehicle `fringe`
+            // 2,552 → 1,932 B) for a few more instructions per prediction (calls).
             let mut links = vec![0usize; nodes.len()];
             for node in nodes {
                 let kids: Vec<usize> = match node {
