@@ -1445,14 +1445,24 @@ impl Learner for Ndl {
         fitted.spec.clone()
     }
 
-    /// Shorter lists: at most 16, 8, 6, 4, 3, 2 and 1 entries (below any cap already set).
+    /// [`cheaper_lists`].
     fn ladder(p: &Params) -> Vec<Params> {
-        [16, 8, 6, 4, 3, 2, 1]
-            .into_iter()
-            .filter(|&n| p.max_nodes.is_none_or(|cap| n < cap))
-            .map(|n| Params { max_nodes: Some(n), ..p.clone() })
-            .collect()
+        cheaper_lists(p)
     }
+}
+
+/// The budget ladder of `ndl` and `hsi`: the same list with sparse units (the 1-norm's
+/// max-margin LP, unless a norm is set, and [`Params::prune_weights`]), then shorter lists of
+/// such units, at most 16, 8, 6, 4, 3, 2 and 1 entries (below any cap already set). A list's
+/// entries read every feature the LP gives weight to, so without the sparse units no list
+/// length meets a MAC budget below that (wdbc: one entry of 20 weights).
+pub fn cheaper_lists(p: &Params) -> Vec<Params> {
+    let sparse = Params { norm: Some(p.norm.unwrap_or(Norm::Sum)), prune_weights: true, ..p.clone() };
+    let shorter = [16, 8, 6, 4, 3, 2, 1]
+        .into_iter()
+        .filter(|&n| p.max_nodes.is_none_or(|cap| n < cap))
+        .map(|n| Params { max_nodes: Some(n), ..sparse.clone() });
+    (sparse != *p).then(|| sparse.clone()).into_iter().chain(shorter).collect()
 }
 
 /// The halfspace-intersection learner, `--algo hsi` (the [`Learner`] contract): two classes only.
@@ -1489,12 +1499,8 @@ impl Learner for Hsi {
         fitted.spec.clone()
     }
 
-    /// Shorter lists: at most 16, 8, 6, 4, 3, 2 and 1 entries (below any cap already set).
+    /// [`cheaper_lists`].
     fn ladder(p: &Params) -> Vec<Params> {
-        [16, 8, 6, 4, 3, 2, 1]
-            .into_iter()
-            .filter(|&n| p.max_nodes.is_none_or(|cap| n < cap))
-            .map(|n| Params { max_nodes: Some(n), ..p.clone() })
-            .collect()
+        cheaper_lists(p)
     }
 }

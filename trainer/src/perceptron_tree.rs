@@ -1632,9 +1632,20 @@ impl Learner for Ptree {
         tree.to_model_spec()
     }
 
-    /// Shallower trees, down to a single leaf unit (depth 0).
+    /// With the logistic refit and without [`Params::feature_selection`]: the same tree with
+    /// feature selection (its units read fewer features: a leaf reads every feature, so no
+    /// depth alone meets a budget below the feature count). Then shallower trees, down to a
+    /// single leaf unit (depth 0), each also with feature selection.
     fn ladder(p: &Params) -> Vec<Params> {
-        (0..p.max_depth.min(8)).rev().map(|max_depth| Params { max_depth, ..p.clone() }).collect()
+        let select = p.leaf_fit != LeafFit::Perceptron && !p.feature_selection;
+        let variants = |q: Params| {
+            let selecting = select.then(|| Params { feature_selection: true, ..q.clone() });
+            std::iter::once(q).chain(selecting)
+        };
+        let shallower = (0..p.max_depth.min(8))
+            .rev()
+            .flat_map(move |max_depth| variants(Params { max_depth, ..p.clone() }));
+        select.then(|| Params { feature_selection: true, ..p.clone() }).into_iter().chain(shallower).collect()
     }
 }
 

@@ -1306,6 +1306,20 @@ fn oblique_and_fringe_train_through_the_cli() {
         assert_eq!(file["max_macs"], t["max_macs"], "{algo}: {file}");
         assert_eq!(file["weights_nonzero"], t["weights_nonzero"], "{algo}: {file}");
     }
+    // A MAC budget below what one unit reads: wdbc's default ptree leaf and ndl entry read 30
+    // and 20 features, so no depth or list length fits; the ladders' sparser units do (ptree's
+    // feature selection; ndl's pruned 1-norm entry, 17 weights).
+    let wdbc = data("wdbc.csv");
+    let wdbc = wdbc.to_str().unwrap();
+    for (algo, budget) in [("ptree", 16), ("ndl", 19)] {
+        let b = budget.to_string();
+        let t = json(
+            d,
+            &["train", wdbc, "--algo", algo, "--max-macs", &b, "--no-estimate", "-o", "w.ltu", "--json"],
+        );
+        assert!(t["max_macs"].as_u64().unwrap() <= budget, "{algo}: {t}");
+        assert!(t["train_accuracy"].as_f64().unwrap() > 0.9, "{algo}: {t}");
+    }
     fails(
         d,
         &["train", iris, "--algo", "sparse", "--max-bytes", "20", "-o", "x.ltu"],
