@@ -149,6 +149,9 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
         return cmd::run(&mut cargo);
     }
     let started = Instant::now();
+    // The tree measured is the one at the start (xtask is built from it): a file edited while
+    // the folds run does not make the figures those of uncommitted code.
+    let (commit, dirty) = git_state(root);
     let specs = select(args)?;
     // `--algos` with fewer than every learner is partial too: it must not replace the committed
     // report, whose per-learner sections would go missing.
@@ -202,8 +205,10 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
         peers_seconds,
         total_seconds: started.elapsed().as_secs_f64(),
         env_notes,
+        commit,
+        dirty,
     };
-    let (report, goal_lines) = render(root, &prepared, algos, &outcomes, &peers, &run)?;
+    let (report, goal_lines) = render(&prepared, algos, &outcomes, &peers, &run)?;
     let out = match &args.out {
         Some(p) => p.clone(),
         None if full => root.join(REPORT),
@@ -649,6 +654,17 @@ struct RunInfo {
     peers_seconds: f64,
     total_seconds: f64,
     env_notes: Vec<String>,
+    /// `git rev-parse --short=12 HEAD` when the run started.
+    commit: String,
+    /// Whether the working tree had uncommitted changes when the run started.
+    dirty: bool,
+}
+
+/// The commit checked out and whether the working tree has uncommitted changes.
+fn git_state(root: &Path) -> (String, bool) {
+    let git = |args: &[&str]| capture(Command::new("git").current_dir(root).args(args));
+    let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    (commit, git(&["status", "--porcelain"]).is_some_and(|s| !s.is_empty()))
 }
 
 /// The command as typed, `cargo xtask compare ...`.
@@ -789,7 +805,6 @@ fn geomean(xs: &[f64]) -> f64 {
 }
 
 fn render(
-    root: &Path,
     prepared: &[Prepared],
     algos: &[Algo],
     outcomes: &[Vec<Vec<Outcome>>],
@@ -803,9 +818,7 @@ fn render(
     let runs: Vec<Vec<Vec<PeerRun>>> =
         prepared.iter().map(|p| peer_runs(peers, p.name, &others)).collect::<Result<_>>()?;
     let labels: Vec<&str> = others.iter().map(|o| o.label.as_str()).collect();
-    let git = |args: &[&str]| capture(Command::new("git").current_dir(root).args(args));
-    let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
-    let dirty = git(&["status", "--porcelain"]).is_some_and(|s| !s.is_empty());
+    let (commit, dirty) = (&run.commit, run.dirty);
     let date =
         capture(Command::new("date").args(["-u", "+%Y-%m-%d %H:%M UTC"])).unwrap_or_else(|| "unknown".into());
     let rustc = capture(Command::new("rustc").arg("-V")).unwrap_or_else(|| "unknown".into());
