@@ -8,9 +8,9 @@
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ltu::export::{
-    weight_range, Feature, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Names, Node, Structure, Unit,
-    WeightKind,
+use ltu::model::quantize::weight_range;
+use ltu::model::{
+    Feature, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Names, Node, Structure, Unit, WeightKind,
 };
 use ltu::rng::Rng;
 

@@ -1,7 +1,7 @@
 //! Differential tests: for random valid models of every shape, the runtime loads what the trainer
 //! exports and predicts exactly what the trainer's reference evaluator predicts.
 
-use ltu::export::{ModelSpec, Structure, WeightKind};
+use ltu::model::{ModelSpec, Structure, WeightKind};
 use ltu_runtime::{InputsRead, Kind, Model};
 use ltu_tests::{dense_units, for_each_seed, path, random_inputs, random_spec, Gen};
 
@@ -29,8 +29,8 @@ fn check_model(spec: &ModelSpec, g: &mut Gen) {
         .inputs
         .iter()
         .map(|i| match i.kind {
-            ltu::export::InputKind::Numeric { .. } => 1,
-            ltu::export::InputKind::Categorical { n_values } => usize::from(n_values),
+            ltu::model::InputKind::Numeric { .. } => 1,
+            ltu::model::InputKind::Categorical { n_values } => usize::from(n_values),
         })
         .sum();
     assert_eq!(model.n_standard_features(), standard);
@@ -39,7 +39,7 @@ fn check_model(spec: &ModelSpec, g: &mut Gen) {
         assert_eq!(host.missing, inp.missing);
     }
     // Stripped, the same predictions follow from a file without the host block.
-    let stripped = spec.to_bytes_with(&ltu::export::Host { strip: true, meta: None }).unwrap();
+    let stripped = spec.to_bytes_with(&ltu::model::Host { strip: true, meta: None }).unwrap();
     assert!(stripped.len() < bytes.len());
     let stripped = Model::from_bytes(&stripped).unwrap();
     assert!(stripped.names().is_none() && stripped.host_input(0).is_none());
@@ -110,7 +110,7 @@ fn runtime_agrees_with_trainer_on_random_models() {
 
 #[test]
 fn generator_covers_every_shape_kind_and_node() {
-    use ltu::export::Feature;
+    use ltu::model::Feature;
     let mut seen = std::collections::BTreeSet::new();
     for seed in 0..600 {
         let spec = random_spec(seed);
@@ -220,7 +220,7 @@ fn stats_bound_every_evaluation() {
 /// model that fits could fail to export (`WeightRange`). Export now stores such a unit sparse.
 #[test]
 fn repeated_terms_that_fit_export() {
-    use ltu::export::{Feature, InputKind, InputSpec, Unit};
+    use ltu::model::{Feature, InputKind, InputSpec, Unit};
     let spec = ModelSpec {
         n_classes: 2,
         weight_kind: WeightKind::I8,

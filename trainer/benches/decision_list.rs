@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use ltu::decision_list::{self as dl, HsiShape, Params, Sample, Shape};
+use ltu::learners::decision_list::{self as dl, HsiShape, Params, Sample, Shape};
 use ltu::rng::Rng;
 
 // Paper data generators, shared with the reproduction example (not part of the library).

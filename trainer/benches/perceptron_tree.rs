@@ -9,9 +9,9 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ltu::encode;
-use ltu::export::{InputKind, InputSpec};
-use ltu::perceptron_tree::{Encoded, FeatureSpace, Params, PerceptronTree};
+use ltu::data::encode;
+use ltu::learners::perceptron_tree::{Encoded, FeatureSpace, Params, PerceptronTree};
+use ltu::model::{InputKind, InputSpec};
 use ltu::rng::Rng;
 
 const N: usize = 4096;

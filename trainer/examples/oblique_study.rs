@@ -1,5 +1,5 @@
 //! Reproduces the qualitative findings of Yildiz & Alpaydin's neural-network trees (chapter 4 of
-//! the thesis) with `ltu::oblique` on the reference data sets, and writes
+//! the thesis) with `ltu::learners::oblique` on the reference data sets, and writes
 //! `docs/OBLIQUE_STUDY.md`:
 //!
 //! ```text
@@ -7,8 +7,8 @@
 //! ```
 //!
 //! Every figure is computed here by 10-fold stratified cross-validation on the same folds as the
-//! other learners (`ltu::split::stratified_kfold`, seed 0): train on nine folds with seed 0,
-//! export through `ltu::algo::finish` (which checks the runtime against the trainer), predict the
+//! other learners (`ltu::data::split::stratified_kfold`, seed 0): train on nine folds with seed 0,
+//! export through `ltu::learn::finish` (which checks the runtime against the trainer), predict the
 //! held-out fold with `ltu-runtime`. `--quick` uses three data sets and five folds (to check the
 //! program).
 
@@ -16,10 +16,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ltu::algo::{self, Context};
 use ltu::data::{self, Dataset, LoadOptions};
-use ltu::oblique::{self, NodeModel, Params, Partition, Report, Significance};
-use ltu::{encode, perceptron_tree, split};
+use ltu::learn::{self, Context};
+use ltu::learners::oblique::{self, NodeModel, Params, Partition, Report, Significance};
+use ltu::{data::encode, data::split, learners::perceptron_tree};
 
 /// One learner configuration of the study.
 #[derive(Clone)]
@@ -126,7 +126,7 @@ fn run_fold(data: &Dataset, test_rows: &[usize], v: &Variant) -> Fold {
         None => (perceptron_tree::train(&ctx, &perceptron_tree::Params::default()).expect("ptree"), None),
     };
     let secs = t0.elapsed().as_secs_f64();
-    let trained = algo::finish(spec, &ctx, false).unwrap_or_else(|e| panic!("{}: {e}", v.name));
+    let trained = learn::finish(spec, &ctx, false).unwrap_or_else(|e| panic!("{}: {e}", v.name));
     let model = ltu_runtime::Model::from_bytes(&trained.bytes).expect("runtime accepts the model");
     let held = data.subset(test_rows);
     let raw = encode::raw_rows(&trained.spec.inputs, &held);
@@ -284,8 +284,8 @@ fn render(
     writeln!(o, "## How this was measured\n").unwrap();
     writeln!(
         o,
-        "- {k}-fold stratified cross-validation, the same folds as the other learners (`ltu::split::stratified_kfold`, \
-         seed 0); each fold: train on the other folds with seed 0, export with `ltu::algo::finish` (the runtime must \
+        "- {k}-fold stratified cross-validation, the same folds as the other learners (`ltu::data::split::stratified_kfold`, \
+         seed 0); each fold: train on the other folds with seed 0, export with `ltu::learn::finish` (the runtime must \
          agree with the trainer on every training row), predict the held-out fold with `ltu-runtime`.\n\
          - Accuracy: held-out, mean ± sample standard deviation over folds, in percent, of the **exported integer \
          model**. *Float*: the same trees with the float networks at their nodes (`ObliqueTree::predict_float`); \

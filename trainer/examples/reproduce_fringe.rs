@@ -10,11 +10,11 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use ltu::algo::{self, Context};
+use ltu::data::split;
 use ltu::data::{self, AttrKind, Attribute, Dataset, LoadOptions, Schema};
-use ltu::fringe::{FeatureRule, Fringe, Params, Proposal, Tree};
+use ltu::learn::{self, Context};
+use ltu::learners::fringe::{FeatureRule, Fringe, Params, Proposal, Tree};
 use ltu::rng::Rng;
-use ltu::split;
 use synth::Problem;
 
 // Paper data generators, shared with the tests (not part of the library).
@@ -85,7 +85,7 @@ fn stat(v: impl Iterator<Item = f64>) -> String {
     format!("{m:.1} ± {s:.1}")
 }
 
-/// A dataset of Boolean rows, so the model goes through `algo::finish` like `ltu train`.
+/// A dataset of Boolean rows, so the model goes through `learn::finish` like `ltu train`.
 fn dataset(rows: &[Vec<i32>], labels: &[usize]) -> Dataset {
     let n = rows[0].len();
     let attributes = (0..n)
@@ -283,7 +283,7 @@ fn final_hypothesis(w: &mut String, dnf4: &Problem, m: usize, p: &Params) {
 /// The literals of a variable that is a plain conjunction, as `(attribute, positive)`; false if
 /// it is not one.
 fn literals(f: &Fringe, v: usize, out: &mut Vec<(usize, bool)>) -> bool {
-    use ltu::fringe::Variable;
+    use ltu::learners::fringe::Variable;
     match &f.variables[v] {
         Variable::Primitive(l) => {
             out.push((l.attr, true));
@@ -411,13 +411,13 @@ fn noise(w: &mut String, all: &[Problem], p: &Params) -> Vec<(u32, Vec<Run>, Vec
     out
 }
 
-/// Every problem's run-0 model through `algo::finish` (runtime reload, bit-exact on the
+/// Every problem's run-0 model through `learn::finish` (runtime reload, bit-exact on the
 /// learning rows) and the runtime on the test rows.
 fn export(w: &mut String, all: &[Problem], p: &Params) {
     writeln!(w, "\n## On the device: exported models\n").unwrap();
     writeln!(
         w,
-        "Run 0 of each problem exported with `Fringe::to_model_spec` and finished by `algo::finish` (smallest \
+        "Run 0 of each problem exported with `Fringe::to_model_spec` and finished by `learn::finish` (smallest \
          weight type, runtime reload, bit-exact agreement on every learning row); then the runtime's prediction \
          is compared with FRINGE's own on the {TEST} test rows. A constructed feature is exported as a chain of \
          tests on the raw inputs, one node per literal, sharing their exits (docs/FRINGE.md), so the runtime \
@@ -440,7 +440,7 @@ fn export(w: &mut String, all: &[Problem], p: &Params) {
         let data = dataset(&rows, &labels);
         let ctx = Context::new(&data, 0, None);
         let spec = f.to_model_spec().expect("export");
-        let trained = algo::finish(spec, &ctx, false).expect("finish");
+        let trained = learn::finish(spec, &ctx, false).expect("finish");
         let model = ltu_runtime::Model::from_bytes(&trained.bytes).expect("load");
         let differ = test.iter().filter(|x| model.predict(x).ok() != Some(f.predict(x))).count();
         let st = trained.spec.stats();
@@ -500,7 +500,7 @@ fn load(name: &str) -> Dataset {
     data::load(&path, &LoadOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-/// Trains the plain tree and FRINGE (exported and checked by `algo::finish`, as `ltu train`
+/// Trains the plain tree and FRINGE (exported and checked by `learn::finish`, as `ltu train`
 /// would) on `train` and returns (plain accuracy, plain size, FRINGE accuracy, FRINGE size,
 /// FRINGE bytes) on `test` — FRINGE's accuracy read through the runtime.
 fn holdout(train: &Dataset, test: &Dataset) -> (f64, usize, f64, usize, usize) {
@@ -510,9 +510,9 @@ fn holdout(train: &Dataset, test: &Dataset) -> (f64, usize, f64, usize, usize) {
     // learner itself.
     let f = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), &p, ctx.seed).expect("learn");
     let spec = f.to_model_spec().expect("export");
-    let trained = algo::finish(spec, &ctx, false).expect("finish");
+    let trained = learn::finish(spec, &ctx, false).expect("finish");
     let model = ltu_runtime::Model::from_bytes(&trained.bytes).expect("load");
-    let raw = ltu::encode::raw_rows(&trained.spec.inputs, test);
+    let raw = ltu::data::encode::raw_rows(&trained.spec.inputs, test);
     let acc = |pred: &dyn Fn(&[i32]) -> usize| {
         raw.iter().zip(&test.y).filter(|(x, &y)| pred(x) == y).count() as f64 / raw.len() as f64 * 100.0
     };

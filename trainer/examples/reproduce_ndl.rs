@@ -1,4 +1,4 @@
-//! Reproduces the experiments of Marchand & Golea (1993) with `ltu::decision_list` and writes
+//! Reproduces the experiments of Marchand & Golea (1993) with `ltu::learners::decision_list` and writes
 //! `docs/REPRODUCTION.md`:
 //!
 //! ```text
@@ -14,10 +14,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ltu::algo::Context;
+use ltu::data::encode;
 use ltu::data::{self, Dataset, LoadOptions};
-use ltu::decision_list::{self as dl, HsiShape, Learned, Params, Sample, Shape};
-use ltu::encode;
+use ltu::learn::Context;
+use ltu::learners::decision_list::{self as dl, HsiShape, Learned, Params, Sample, Shape};
 use ltu::rng::Rng;
 
 // Paper data generators, shared with the tests (not part of the library).

@@ -6,11 +6,11 @@
 
 use std::path::PathBuf;
 
-use ltu::algo::Context;
+use ltu::data::split;
 use ltu::data::{self, Dataset, LoadOptions};
-use ltu::export::Feature;
-use ltu::sparse_perceptron::{self, Params, SparsePerceptron};
-use ltu::split;
+use ltu::learn::Context;
+use ltu::learners::sparse_perceptron::{self, Params, SparsePerceptron};
+use ltu::model::Feature;
 
 fn load(name: &str, ignore: &[&str]) -> Dataset {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data").join(name);
@@ -24,7 +24,7 @@ fn holdout(data: &Dataset, train: &[usize], test: &[usize], p: &Params) -> (f64,
     let ctx = Context::new(&sub, 0, None);
     let model = sparse_perceptron::fit(&ctx, p).expect("fit");
     let test = data.subset(test);
-    let raw = ltu::encode::raw_rows(&model.spec.inputs, &test);
+    let raw = ltu::data::encode::raw_rows(&model.spec.inputs, &test);
     let correct = raw.iter().zip(&test.y).filter(|(x, &y)| model.spec.predict(x) == y).count();
     (correct as f64 / raw.len() as f64, model)
 }

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ltu::decision_list::{self as dl, HsiShape, Params, Sample, Shape};
+use ltu::learners::decision_list::{self as dl, HsiShape, Params, Sample, Shape};
 use ltu::rng::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -376,7 +376,7 @@ fn main() {
         let (x, y) = numeric(m, 20, 3, 12);
         let path = dir.join(format!("numeric-m{m}-d20-c3.csv"));
         write_csv(&path, &x, &y, &["a", "b", "c"], 4);
-        for algo in ltu::algo::Algo::ALL.iter().filter(|a| a.name() != "hsi") {
+        for algo in ltu::learn::Algo::ALL.iter().filter(|a| a.name() != "hsi") {
             let case = format!("numeric-{}", algo.name());
             rows.push(ltu_train(&ltu, &case, &path, &["--algo", algo.name()], cap));
         }

@@ -264,8 +264,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Codegen { model, lang, output } => {
             let lang = match lang {
-                LangArg::Rust => ltu::codegen::Lang::Rust,
-                LangArg::C => ltu::codegen::Lang::C,
+                LangArg::Rust => ltu::model::codegen::Lang::Rust,
+                LangArg::C => ltu::model::codegen::Lang::C,
             };
             let report = commands::codegen(&model, lang, &output)?;
             if output.as_os_str() == "-" {

@@ -62,40 +62,39 @@ macro_rules! names {
 
 pub(crate) use names;
 
+/// Asserts that every value of `all` parses back from its name and that another name is refused
+/// with the list of accepted names.
+#[cfg(test)]
+pub(crate) fn assert_round_trips<T>(all: &[T])
+where
+    T: Copy + PartialEq + std::fmt::Debug + std::fmt::Display + std::str::FromStr<Err = UnknownName>,
+{
+    for &v in all {
+        assert_eq!(v.to_string().parse::<T>(), Ok(v));
+    }
+    let e = "no such value".parse::<T>().unwrap_err();
+    let names: Vec<String> = all.iter().map(ToString::to_string).collect();
+    assert_eq!(e.expected, names);
+    assert!(e.to_string().ends_with(&format!("expected one of: {}", names.join(", "))), "{e}");
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::oblique::{NodeModel, Partition, Significance};
-    use crate::perceptron_tree::{LogBase, Order, SplitRule};
-
-    fn round_trips<T>(all: &[T])
-    where
-        T: Copy
-            + PartialEq
-            + std::fmt::Debug
-            + std::fmt::Display
-            + std::str::FromStr<Err = super::UnknownName>,
-    {
-        for &v in all {
-            assert_eq!(v.to_string().parse::<T>(), Ok(v));
-        }
-        let e = "no such value".parse::<T>().unwrap_err();
-        let names: Vec<String> = all.iter().map(ToString::to_string).collect();
-        assert_eq!(e.expected, names);
-        assert!(e.to_string().ends_with(&format!("expected one of: {}", names.join(", "))), "{e}");
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Colour {
+        Red,
+        DarkBlue,
     }
 
-    /// Every option enum's names parse back to the same value; others are refused with the list.
+    names!(Colour, "colour" { Red => "red", DarkBlue => "dark-blue" });
+
     #[test]
     fn names_round_trip() {
-        round_trips(Order::ALL);
-        round_trips(SplitRule::ALL);
-        round_trips(LogBase::ALL);
-        round_trips(NodeModel::ALL);
-        round_trips(Partition::ALL);
-        round_trips(Significance::ALL);
-        round_trips(crate::algo::Algo::ALL);
-        assert_eq!(Order::ALL, [Order::Cyclic, Order::Shuffled]);
-        assert_eq!(SplitRule::Corollary1.to_string(), "corollary1");
-        assert_eq!(LogBase::Two.name(), "two");
+        super::assert_round_trips(Colour::ALL);
+        assert_eq!(Colour::ALL, [Colour::Red, Colour::DarkBlue]);
+        assert_eq!(Colour::DarkBlue.to_string(), "dark-blue");
+        assert_eq!(Colour::Red.name(), "red");
+        let e = "blue".parse::<Colour>().unwrap_err();
+        assert_eq!(e.to_string(), "unknown colour `blue`; expected one of: red, dark-blue");
     }
 }

@@ -297,7 +297,7 @@ fn unknown_algorithms_are_usage_errors_listing_the_learners() {
     let o = ltu(dir.path(), &["train", iris.to_str().unwrap(), "--algo", "c45", "-o", "m.ltu"]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    for name in ltu::algo::Algo::ALL.iter().map(|a| a.name()) {
+    for name in ltu::learn::Algo::ALL.iter().map(|a| a.name()) {
         assert!(err.contains(name), "{name} in {err}");
     }
     assert!(!dir.path().join("m.ltu").exists());
@@ -877,8 +877,8 @@ fn help_defaults_ranges_and_inapplicable_options() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let help = stdout(&ltu(d, &["train", "--help"]));
-    let tree = ltu::perceptron_tree::Params::default();
-    let sparse = ltu::sparse_perceptron::Params::default();
+    let tree = ltu::learners::perceptron_tree::Params::default();
+    let sparse = ltu::learners::sparse_perceptron::Params::default();
     for (flag, default) in [
         ("--epochs", tree.epochs.to_string()),
         ("--min-split", tree.min_split.to_string()),
@@ -895,7 +895,7 @@ fn help_defaults_ranges_and_inapplicable_options() {
     }
     assert!(help.contains("1..=32767"), "{help}");
     // Every registered learner is offered, with its own option section.
-    for algo in ltu::algo::Algo::ALL {
+    for algo in ltu::learn::Algo::ALL {
         assert!(help.contains(algo.name()), "{} in {help}", algo.name());
     }
     // The library's option names are listed with what each value means.
@@ -1124,7 +1124,7 @@ fn max_depth_and_reported_depth_agree() {
 fn shell_completions() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let algos: Vec<&str> = ltu::algo::Algo::ALL.iter().map(|a| a.name()).collect();
+    let algos: Vec<&str> = ltu::learn::Algo::ALL.iter().map(|a| a.name()).collect();
     for (shell, option) in [
         ("bash", "--numeric-max-abs"),
         ("zsh", "'--numeric-max-abs=["),
@@ -1678,7 +1678,7 @@ fn sparse_weight_fit_option() {
     let help = stdout(&ltu(d, &["train", "--help"]));
     let at = help.find("--weight-fit <").expect("--weight-fit in train --help");
     let entry = &help[at..at + help[at..].find("\n\n      --").unwrap_or(help.len() - at)];
-    let default = ltu::sparse_perceptron::Params::default().weight_fit.to_string();
+    let default = ltu::learners::sparse_perceptron::Params::default().weight_fit.to_string();
     assert!(entry.contains(&format!("[default: {default}; --paper: boost]")), "{entry}");
     for want in ["- boost:", "- logistic:", "- auto:"] {
         assert!(entry.contains(want), "{want} in {entry}");
@@ -1699,7 +1699,7 @@ fn sparse_weight_fit_option() {
     assert_eq!(paper["weights_nonzero"], boost["weights_nonzero"], "--paper is --weight-fit boost here");
     let logistic = train(&["--weight-fit", "logistic"]);
     assert_eq!(logistic["learner"]["weight_fit"], "logistic", "{logistic}");
-    assert_eq!(logistic["learner"]["weight_l2"], ltu::sparse_perceptron::LOGISTIC_L2, "{logistic}");
+    assert_eq!(logistic["learner"]["weight_l2"], ltu::learners::sparse_perceptron::LOGISTIC_L2, "{logistic}");
     assert!(logistic["train_accuracy"].as_f64().unwrap() > 0.9, "{logistic}");
     let auto = train(&["--weight-fit", "auto"]);
     let chosen = auto["learner"]["weight_fit"].as_str().unwrap();
@@ -1714,12 +1714,12 @@ fn sparse_weight_fit_option() {
         "--weight-fit does not apply to --algo ptree",
     );
     let at = help.find("--refit-rounds <").expect("--refit-rounds in train --help");
-    let rounds = ltu::sparse_perceptron::Params::default().refit_rounds;
+    let rounds = ltu::learners::sparse_perceptron::Params::default().refit_rounds;
     assert!(help[at..].contains(&format!("[default: {rounds}; --paper: 0]")), "{}", &help[at..]);
     // With --refit-rounds 1 no boosting runs past the round limit (on iris's 150 rows the
     // default floor, `min_rounds`, above the ordinary perceptron's 4 weights).
     let short = train(&["--refit-rounds", "1"]);
-    let limit = ltu::sparse_perceptron::Params::default().min_rounds as u64;
+    let limit = ltu::learners::sparse_perceptron::Params::default().min_rounds as u64;
     for b in short["learner"]["boosters"].as_array().unwrap() {
         assert!(b["rounds_allowed"].as_u64().unwrap() <= limit, "{short}");
     }
@@ -1763,7 +1763,7 @@ fn sparse_refits_over_every_conjunction_when_boosting_misses_some() {
     assert_eq!(capped["learner"]["conjunctions"], "boosting", "{capped}");
     let help = stdout(&ltu(d, &["train", "--help"]));
     let at = help.find("--all-conjunctions <").expect("--all-conjunctions in train --help");
-    let n = ltu::sparse_perceptron::Params::default().all_conjunctions;
+    let n = ltu::learners::sparse_perceptron::Params::default().all_conjunctions;
     assert!(help[at..].contains(&format!("[default: {n}; --paper: 0]")), "{}", &help[at..]);
     fails(
         d,

@@ -9,9 +9,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use ltu::algo::{self, Algo, Context};
 use ltu::data::{self, LoadOptions};
-use ltu::export::{ModelSpec, WeightKind};
+use ltu::learn::{self, Algo, Context};
+use ltu::model::{ModelSpec, WeightKind};
 
 fn data_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../data").join(name)
@@ -49,14 +49,15 @@ fn generated_rust_agrees_with_the_reference_and_the_runtime() {
     for (m, (file, algo, kind)) in cases.iter().enumerate() {
         let data = data::load(&data_path(file), &LoadOptions::default()).unwrap();
         let ctx = Context::new(&data, 0, *kind);
-        let trained = algo::train(*algo, &ctx, &algo::Options::default(), false).unwrap();
+        let trained = learn::train(*algo, &ctx, &learn::Options::default(), false).unwrap();
         let spec: &ModelSpec = &trained.spec;
         let model = ltu_runtime::Model::from_bytes(&trained.bytes).unwrap();
         // Generated from the model as the runtime reads it back (what `ltu codegen` does).
         let read_back = ModelSpec::from_model(&model);
-        let src = ltu::codegen::rust_source(&read_back, &format!("{file} ({algo})"));
+        let src = ltu::model::codegen::rust_source(&read_back, &format!("{file} ({algo})"));
         std::fs::write(dir.path().join(format!("m{m}.rs")), &src).unwrap();
-        std::fs::write(dir.path().join(format!("m{m}.c")), ltu::codegen::c_source(&read_back, file)).unwrap();
+        std::fs::write(dir.path().join(format!("m{m}.c")), ltu::model::codegen::c_source(&read_back, file))
+            .unwrap();
         let _ = writeln!(program, "mod m{m} {{ include!(\"m{m}.rs\"); }}");
         let mut inputs = ctx.raw.clone();
         let specials = [i32::MIN, i32::MAX, -1, 0, 1, 2, 3, 1000, -1000];

@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
+use ltu::data::split::{complement, stratified_kfold, train_test_split_stratified, SplitError};
 use ltu::data::{
     load, load_with_schema, AttrKind, Attribute, DataError, Dataset, LoadOptions, Schema, UnseenClass,
     UnseenValue,
 };
 use ltu::rng::Rng;
-use ltu::split::{complement, stratified_kfold, train_test_split_stratified, SplitError};
 use proptest::prelude::*;
 use tempfile::TempDir;
 

@@ -5,14 +5,14 @@
 
 use std::path::PathBuf;
 
-use ltu::algo::{self, Context, TrainError};
 use ltu::data::{self, AttrKind, Attribute, Dataset, LoadOptions, Schema};
-use ltu::decision_list::inclp::{self, IncLp, LpSolver, MARGIN, TOLERANCE};
+use ltu::learn::{self, Context, TrainError};
+use ltu::learners::decision_list::inclp::{self, IncLp, LpSolver, MARGIN, TOLERANCE};
 
 /// Both LP solvers answer every IncLP question.
 const SOLVERS: [LpSolver; 2] = [LpSolver::Dense, LpSolver::Simplex];
-use ltu::decision_list::{self as dl, Budget, HsiShape, LpStats, Params, Sample, Shape, Stop};
-use ltu::export::{Structure, WeightKind};
+use ltu::learners::decision_list::{self as dl, Budget, HsiShape, LpStats, Params, Sample, Shape, Stop};
+use ltu::model::{Structure, WeightKind};
 use ltu::rng::Rng;
 
 // Paper data generators, shared with the reproduction example (not part of the library).
@@ -244,7 +244,7 @@ fn hsi_and_ndl_are_consistent_on_a_separable_intersection() {
         let ctx = Context::new(&data, 9, Some(kind));
         let fitted = dl::fit(&ctx, None, &p).unwrap();
         assert!(fitted.spec.fits(kind), "{kind:?}");
-        let trained = algo::finish(fitted.spec.clone(), &ctx, false).unwrap();
+        let trained = learn::finish(fitted.spec.clone(), &ctx, false).unwrap();
         assert_eq!(trained.train_accuracy, 1.0, "{kind:?}: {:?}", fitted.report());
         assert_eq!(trained.rescaled_units, 0);
     }
@@ -317,7 +317,7 @@ fn noisy_duplicate_heavy_data_does_not_collapse() {
     assert!(acc > e.quantized_train_accuracy.unwrap() + 0.2, "{acc} vs exact {e:?}");
     // Relabelling reaches the per-input bound (up to rounding of the weights).
     assert!(acc >= bound - 0.02, "training accuracy {acc}, bound {bound}");
-    algo::finish(robust.spec, &ctx, true).unwrap();
+    learn::finish(robust.spec, &ctx, true).unwrap();
 }
 
 #[test]
@@ -337,10 +337,10 @@ fn iris_multiclass_sanity() {
     let classes: std::collections::BTreeSet<usize> =
         entries.iter().map(|e| e.1).chain([fitted.learned.default]).collect();
     assert_eq!(classes.len(), 3, "every class is predicted somewhere");
-    let raw = ltu::encode::raw_rows(&ctx.inputs, &test);
+    let raw = ltu::data::encode::raw_rows(&ctx.inputs, &test);
     let correct = raw.iter().zip(&test.y).filter(|(x, y)| fitted.spec.predict(x) == **y).count();
     assert!(correct as f64 / test.n_rows() as f64 >= 0.85, "test accuracy {correct}/50");
-    algo::finish(fitted.spec, &ctx, true).unwrap();
+    learn::finish(fitted.spec, &ctx, true).unwrap();
     // hsi is two-class only.
     assert!(matches!(dl::train_hsi(&ctx, &Params::default()), Err(TrainError::InvalidOption(_))));
 }
@@ -412,7 +412,7 @@ fn quantized_model_agrees_with_own_evaluator_and_reports_float_differences() {
                     r.quantized_train_accuracy.unwrap(),
                     r.changed_by_quantization
                 );
-                let trained = algo::finish(fitted.spec.clone(), &ctx, false)
+                let trained = learn::finish(fitted.spec.clone(), &ctx, false)
                     .unwrap_or_else(|e| panic!("{name} {kind:?} seed {seed}: {e}"));
                 assert_eq!(trained.rescaled_units, 0, "{name} {kind:?} seed {seed}");
             }
@@ -441,7 +441,7 @@ fn validation_pruning_keeps_a_prefix() {
     let min = dl::fit(&ctx, Some(Shape::Ndl), &Params { min_cover: 10_000, ..Params::default() }).unwrap();
     assert_eq!(min.report().stop, Stop::MinCover);
     assert_eq!(min.report().nodes, 0);
-    algo::finish(min.spec, &ctx, false).unwrap();
+    learn::finish(min.spec, &ctx, false).unwrap();
 }
 
 /// `learn_hsi` without a positive class stops the longer list early; its answer must be the one
@@ -569,13 +569,13 @@ fn searching_a_sample_of_the_rows_is_deterministic_and_accounts_for_every_row() 
     assert!(r.nodes >= 1);
     let covered: usize = r.node_info.iter().map(|n| n.covered).sum();
     assert!(covered <= data.n_rows());
-    let trained = algo::finish(a.spec.clone(), &Context::new(&data, 4, None), false).unwrap();
+    let trained = learn::finish(a.spec.clone(), &Context::new(&data, 4, None), false).unwrap();
     assert!(trained.train_accuracy > 0.8, "{}", trained.train_accuracy);
 }
 
 #[test]
 fn prune_weights_zeroes_only_what_no_decision_needs() {
-    use ltu::export::Unit;
+    use ltu::model::Unit;
     // Score 4·x0 + 1·x1 + 0·x2 − 2 over rows where x0 alone decides: x1 never flips a sign.
     let features = vec![vec![1, 1, 5], vec![1, -1, 5], vec![-1, 1, 5], vec![-1, -1, 5], vec![0, 1, 5]];
     let mut unit = Unit { terms: vec![0, 1, 2], rows: vec![vec![4, 1, 0, -2]], classes: vec![0, 1] };
@@ -609,7 +609,7 @@ fn pruned_lists_decide_every_training_row_as_unpruned_ones_with_fewer_weights() 
         for x in &ctx.raw {
             assert_eq!(pruned.spec.predict(x), full.spec.predict(x), "row {x:?}");
         }
-        algo::finish(pruned.spec.clone(), &ctx, true).unwrap();
+        learn::finish(pruned.spec.clone(), &ctx, true).unwrap();
     }
 }
 

@@ -1,7 +1,7 @@
 //! `ModelSpec::essential_work`, issue 11's yardstick for what a prediction cannot do without,
 //! and `ModelSpec::macs` / `row_cost`, counted by hand on small models.
 
-use ltu::ir::{
+use ltu::model::{
     Feature, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Node, Structure, Unit, WeightKind,
 };
 

@@ -1,7 +1,7 @@
 //! `ModelSpec::to_bytes`: what the writer refuses rather than store wrongly.
 
-use ltu::export::{ExportError, Host};
-use ltu::ir::{Feature, InputKind, InputSpec, ModelSpec, Names, Structure, Unit, WeightKind};
+use ltu::model::{ExportError, Host};
+use ltu::model::{Feature, InputKind, InputSpec, ModelSpec, Names, Structure, Unit, WeightKind};
 
 /// One numeric input, two classes, one binary unit, with names.
 fn named(input: &str) -> ModelSpec {

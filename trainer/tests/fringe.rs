@@ -1,15 +1,15 @@
 //! FRINGE (Pagallo 1989) through the public API: exact learning of DNF-like targets the plain
 //! tree misses, the CNF dual, the symmetric multi-class rule, continuous attributes, the random
-//! baseline, export through `algo::finish` (runtime reload, bit-exact agreement) and the checks
+//! baseline, export through `learn::finish` (runtime reload, bit-exact agreement) and the checks
 //! on parameters and data.
 //!
 //! The full section 6 reproduction is an example: `cargo run --release -p ltu --example
 //! reproduce_fringe` (writes docs/FRINGE_REPRODUCTION.md).
 
-use ltu::algo::{self, Context};
 use ltu::data::{AttrKind, Attribute, Dataset, Schema};
-use ltu::export::{Node, Structure};
-use ltu::fringe::{self, FeatureRule, Fringe, Params, Proposal, Stop, Variable};
+use ltu::learn::{self, Context};
+use ltu::learners::fringe::{self, FeatureRule, Fringe, Params, Proposal, Stop, Variable};
+use ltu::model::{Node, Structure};
 use ltu::rng::Rng;
 use synth::{Problem, Target};
 
@@ -48,13 +48,13 @@ fn dataset(attributes: Vec<Attribute>, rows: &[Vec<i32>], labels: &[usize], n_cl
     }
 }
 
-/// Trains through `fringe::train` and `algo::finish` (which reloads the bytes through the
+/// Trains through `fringe::train` and `learn::finish` (which reloads the bytes through the
 /// runtime and checks every training row), then checks the runtime against `Fringe::predict`
 /// on `extra` rows too.
-fn train_and_check(data: &Dataset, p: &Params, extra: &[Vec<i32>]) -> algo::Trained {
+fn train_and_check(data: &Dataset, p: &Params, extra: &[Vec<i32>]) -> learn::Trained {
     let ctx = Context::new(data, 7, None);
     let spec = fringe::train(&ctx, p).expect("train");
-    let trained = algo::finish(spec, &ctx, true).expect("finish: runtime agrees on every training row");
+    let trained = learn::finish(spec, &ctx, true).expect("finish: runtime agrees on every training row");
     let learned = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), p, 7).expect("learn");
     let model = ltu_runtime::Model::from_bytes(&trained.bytes).expect("runtime loads the model");
     for x in ctx.raw.iter().chain(extra) {
@@ -272,7 +272,7 @@ fn thresholds_sit_at_class_boundaries_and_ties_take_the_widest_margin() {
 }
 
 /// The `(attribute, threshold)` of every threshold node of a tree model.
-fn thresholds(trained: &algo::Trained) -> Vec<(usize, i32)> {
+fn thresholds(trained: &learn::Trained) -> Vec<(usize, i32)> {
     let Structure::Tree(nodes) = &trained.spec.structure else { panic!("a tree") };
     nodes
         .iter()
@@ -329,7 +329,7 @@ fn check_rejects_bad_params_and_data() {
     ];
     for p in &bad {
         let e = p.check().expect_err("rejected");
-        assert!(matches!(e, algo::TrainError::InvalidOption(_)), "{e}");
+        assert!(matches!(e, learn::TrainError::InvalidOption(_)), "{e}");
     }
     let inputs = synth::boolean_inputs(2);
     let rows = vec![vec![0, 1], vec![1, 0]];
@@ -456,10 +456,10 @@ fn runtime_agrees_on_random_data_every_rule() {
                 ctx.inputs
                     .iter()
                     .map(|inp| match inp.kind {
-                        ltu::export::InputKind::Categorical { n_values } => {
+                        ltu::model::InputKind::Categorical { n_values } => {
                             rng.below(usize::from(n_values) + 2) as i32
                         }
-                        ltu::export::InputKind::Numeric { .. } => rng.below(4000) as i32 - 2000,
+                        ltu::model::InputKind::Numeric { .. } => rng.below(4000) as i32 - 2000,
                     })
                     .collect()
             })
@@ -504,7 +504,7 @@ fn learner_contract_reports_named_tests() {
         rows.iter().map(|x| usize::from(x[0] & x[1] & x[2] == 1 || x[3] & (1 - x[4]) & x[5] == 1)).collect();
     let data = categorical_data(&vec![2; n], &rows, &labels, 2);
     let ctx = Context::new(&data, 3, None);
-    let fit = ltu::learner::fit::<fringe::FringeLearner>(&ctx, &Params::default()).expect("fit");
+    let fit = ltu::learn::fit::<fringe::FringeLearner>(&ctx, &Params::default()).expect("fit");
     assert_eq!(fit.spec, fringe::train(&ctx, &Params::default()).unwrap());
     let report = &fit.report;
     assert_eq!(report["stop"], "NoNewFeature", "{report}");
@@ -512,10 +512,10 @@ fn learner_contract_reports_named_tests() {
     let tests: Vec<String> =
         report["tests"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
     assert!(tests.iter().all(|t| t.contains("x0=v1") || t.contains("x3=v1")), "{tests:?}");
-    let trained = algo::finish(fit.spec, &ctx, true).unwrap();
+    let trained = learn::finish(fit.spec, &ctx, true).unwrap();
     assert_eq!(trained.train_accuracy, 1.0);
     let bad = Params { rule: FeatureRule::Dnf, positive_class: 5, ..Params::default() };
-    assert!(ltu::learner::fit::<fringe::FringeLearner>(&ctx, &bad).is_err());
+    assert!(ltu::learn::fit::<fringe::FringeLearner>(&ctx, &bad).is_err());
 }
 
 #[test]
@@ -554,13 +554,13 @@ fn one_class_data_gives_a_single_leaf() {
 /// The oblique tree follows the same rule with a quarter.
 #[test]
 fn default_pruning_depends_on_the_number_of_rows() {
-    let limit = ltu::split::HOLD_OUT_PRUNING_ROWS;
+    let limit = ltu::data::split::HOLD_OUT_PRUNING_ROWS;
     let d = Params::default();
     assert_eq!(d.prune_fraction_for(limit), 0.0);
     assert_eq!(d.prune_fraction_for(limit + 1), 1.0 / 3.0);
     assert_eq!(Params::paper().prune_fraction_for(10), 1.0 / 3.0);
     assert_eq!(Params { prune_fraction: Some(0.0), ..d }.prune_fraction_for(10 * limit), 0.0);
-    let o = ltu::oblique::Params::default();
+    let o = ltu::learners::oblique::Params::default();
     assert_eq!((o.prune_fraction_for(limit), o.prune_fraction_for(limit + 1)), (0.0, 0.25));
     // Through learning: a held-out third of 12,000 rows is reported as pruning rows.
     let pr = problem("dnf2");
@@ -590,8 +590,8 @@ fn chains_tested_in_order_of_the_training_rows_cost_less_and_predict_the_same() 
 }
 
 /// car's FRINGE tree exported as chains of one-literal tests repeats tests its paths decided
-/// (`lug_boot = small` right below the node that found it small); `algo::finish` reduces the
-/// tree (`ltu::reduce`) to fewer nodes that predict the same for every input, and the model it
+/// (`lug_boot = small` right below the node that found it small); `learn::finish` reduces the
+/// tree (`ltu::model`) to fewer nodes that predict the same for every input, and the model it
 /// returns is already reduced.
 #[test]
 fn exported_trees_lose_the_tests_their_paths_decided() {
@@ -599,12 +599,12 @@ fn exported_trees_lose_the_tests_their_paths_decided() {
     let data = ltu::data::load(&path, &ltu::data::LoadOptions::default()).expect("car.csv");
     let ctx = Context::new(&data, 0, None);
     let spec = fringe::train(&ctx, &Params::default()).expect("train");
-    let count = |s: &ltu::ir::ModelSpec| match &s.structure {
+    let count = |s: &ltu::model::ModelSpec| match &s.structure {
         Structure::Tree(nodes) => nodes.len(),
         _ => unreachable!("FRINGE exports trees"),
     };
     let mut reduced = spec.clone();
-    let removed = ltu::reduce::reduce_tree(&mut reduced);
+    let removed = ltu::model::reduce_tree(&mut reduced);
     assert!(removed * 5 >= count(&spec), "{removed} of {} nodes removed", count(&spec));
     assert_eq!(count(&reduced) + removed, count(&spec));
     // Every combination of values, one out of range included, predicts alike.
@@ -612,8 +612,8 @@ fn exported_trees_lose_the_tests_their_paths_decided() {
         .inputs
         .iter()
         .map(|i| match i.kind {
-            ltu::ir::InputKind::Categorical { n_values } => (-1..=i32::from(n_values)).collect(),
-            ltu::ir::InputKind::Numeric { .. } => unreachable!("car is categorical"),
+            ltu::model::InputKind::Categorical { n_values } => (-1..=i32::from(n_values)).collect(),
+            ltu::model::InputKind::Numeric { .. } => unreachable!("car is categorical"),
         })
         .collect();
     let mut x = vec![0; values.len()];
@@ -630,7 +630,7 @@ fn exported_trees_lose_the_tests_their_paths_decided() {
         idx[..k].iter_mut().for_each(|i| *i = 0);
     }
     assert!(checked > 10_000);
-    let trained = algo::finish(spec, &ctx, false).expect("finish");
+    let trained = learn::finish(spec, &ctx, false).expect("finish");
     assert_eq!(trained.spec.structure, reduced.structure);
-    assert_eq!(ltu::reduce::reduce_tree(&mut reduced.clone()), 0);
+    assert_eq!(ltu::model::reduce_tree(&mut reduced.clone()), 0);
 }

@@ -1,14 +1,14 @@
 //! Oblique trees with neural-network splits through the public API: every exported model is
-//! checked against the runtime by `algo::finish`, on the reference data sets, for each node
+//! checked against the runtime by `learn::finish`, on the reference data sets, for each node
 //! model and partition method; options are validated; training is deterministic for a seed.
 
 use std::path::PathBuf;
 
-use ltu::algo::{self, Context, TrainError};
+use ltu::data::split;
 use ltu::data::{self, Dataset, LoadOptions};
-use ltu::export::{Node, Structure, WeightKind};
-use ltu::oblique::{self, NodeModel, Params, Partition, Significance};
-use ltu::split;
+use ltu::learn::{self, Context, TrainError};
+use ltu::learners::oblique::{self, NodeModel, Params, Partition, Significance};
+use ltu::model::{Node, Structure, WeightKind};
 
 fn load(name: &str) -> Dataset {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data").join(name);
@@ -20,7 +20,7 @@ fn load(name: &str) -> Dataset {
 fn train_checked(data: &Dataset, p: &Params, seed: u64) -> (f64, oblique::ObliqueTree) {
     let ctx = Context::new(data, seed, None);
     let tree = oblique::fit(&ctx, p).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-    let trained = algo::finish(tree.spec.clone(), &ctx, true).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    let trained = learn::finish(tree.spec.clone(), &ctx, true).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     // `finish` may only change the weight width: predictions stay the tree's own.
     for x in &ctx.raw {
         assert_eq!(trained.spec.predict(x), tree.predict(x));
@@ -32,10 +32,10 @@ fn train_checked(data: &Dataset, p: &Params, seed: u64) -> (f64, oblique::Obliqu
 fn holdout(data: &Dataset, test: &[usize], p: &Params) -> f64 {
     let train = data.subset(&split::complement(test, data.n_rows()));
     let ctx = Context::new(&train, 0, None);
-    let trained = algo::finish(oblique::train(&ctx, p).unwrap(), &ctx, false).unwrap();
+    let trained = learn::finish(oblique::train(&ctx, p).unwrap(), &ctx, false).unwrap();
     let model = ltu_runtime::Model::from_bytes(&trained.bytes).unwrap();
     let held = data.subset(test);
-    let raw = ltu::encode::raw_rows(&trained.spec.inputs, &held);
+    let raw = ltu::data::encode::raw_rows(&trained.spec.inputs, &held);
     let ok = raw.iter().zip(&held.y).filter(|(x, &y)| model.predict(x).unwrap() == y).count();
     ok as f64 / raw.len() as f64
 }
@@ -128,11 +128,11 @@ fn deterministic_for_a_seed() {
     let data = load("vehicle.csv");
     let p = Params { max_nodes: 6, epochs: 10, ..Params::default() };
     let ctx = Context::new(&data, 7, None);
-    let a = algo::finish(oblique::train(&ctx, &p).unwrap(), &ctx, false).unwrap();
-    let b = algo::finish(oblique::train(&ctx, &p).unwrap(), &ctx, false).unwrap();
+    let a = learn::finish(oblique::train(&ctx, &p).unwrap(), &ctx, false).unwrap();
+    let b = learn::finish(oblique::train(&ctx, &p).unwrap(), &ctx, false).unwrap();
     assert_eq!(a.bytes, b.bytes);
     let ctx2 = Context::new(&data, 8, None);
-    let c = algo::finish(oblique::train(&ctx2, &p).unwrap(), &ctx2, false).unwrap();
+    let c = learn::finish(oblique::train(&ctx2, &p).unwrap(), &ctx2, false).unwrap();
     assert_ne!(a.bytes, c.bytes, "a different seed should give a different model");
 }
 
@@ -156,7 +156,7 @@ fn budgets_bound_the_tree() {
 fn i8_weights_are_respected() {
     let data = load("iris.csv");
     let ctx = Context::new(&data, 0, Some(WeightKind::I8));
-    let trained = algo::finish(oblique::train(&ctx, &Params::default()).unwrap(), &ctx, false).unwrap();
+    let trained = learn::finish(oblique::train(&ctx, &Params::default()).unwrap(), &ctx, false).unwrap();
     assert_eq!(trained.spec.weight_kind, WeightKind::I8);
     assert_eq!(trained.rescaled_units, 0, "units were quantized to i8 by the learner");
     assert!(trained.train_accuracy >= 0.9, "{}", trained.train_accuracy);
@@ -169,7 +169,7 @@ fn every_weight_kind_keeps_the_splits() {
     let data = load("iris.csv");
     for kind in [WeightKind::I8, WeightKind::I16, WeightKind::I32, WeightKind::Fixed] {
         let ctx = Context::new(&data, 0, Some(kind));
-        let trained = algo::finish(oblique::train(&ctx, &Params::default()).unwrap(), &ctx, false).unwrap();
+        let trained = learn::finish(oblique::train(&ctx, &Params::default()).unwrap(), &ctx, false).unwrap();
         assert_eq!(trained.spec.weight_kind, kind);
         assert!(trained.train_accuracy >= 0.95, "{kind:?}: {}", trained.train_accuracy);
     }
@@ -181,8 +181,8 @@ fn fixed_point_weights_decide_like_integer_weights() {
     let p = Params { epochs: 50, ..Params::default() };
     let int = Context::new(&data, 0, None);
     let fixed = Context::new(&data, 0, Some(WeightKind::Fixed));
-    let a = algo::finish(oblique::train(&int, &p).unwrap(), &int, false).unwrap();
-    let b = algo::finish(oblique::train(&fixed, &p).unwrap(), &fixed, false).unwrap();
+    let a = learn::finish(oblique::train(&int, &p).unwrap(), &int, false).unwrap();
+    let b = learn::finish(oblique::train(&fixed, &p).unwrap(), &fixed, false).unwrap();
     assert_eq!(b.spec.weight_kind, WeightKind::Fixed);
     for x in &int.raw {
         assert_eq!(a.spec.predict(x), b.spec.predict(x));
@@ -238,12 +238,11 @@ fn check_rejects_bad_values() {
 fn the_learner_contract_fits_and_reports() {
     let data = load("iris.csv");
     let ctx = Context::new(&data, 0, None);
-    let fit =
-        ltu::learner::fit::<oblique::Oblique>(&ctx, &Params { epochs: 50, ..Params::default() }).unwrap();
+    let fit = ltu::learn::fit::<oblique::Oblique>(&ctx, &Params { epochs: 50, ..Params::default() }).unwrap();
     assert!(fit.report["splits"].as_u64().is_some_and(|s| s >= 1), "{}", fit.report);
-    let trained = algo::finish(fit.spec, &ctx, false).unwrap();
+    let trained = learn::finish(fit.spec, &ctx, false).unwrap();
     assert!(trained.train_accuracy >= 0.9);
-    assert!(ltu::learner::fit::<oblique::Oblique>(&ctx, &Params { epochs: 0, ..Params::default() }).is_err());
+    assert!(ltu::learn::fit::<oblique::Oblique>(&ctx, &Params { epochs: 0, ..Params::default() }).is_err());
 }
 
 #[test]
@@ -274,12 +273,12 @@ fn bytes_budget_bounds_the_file() {
     let data = load("vehicle.csv");
     let free = Params { epochs: 20, ..Params::default() };
     let ctx = Context::new(&data, 0, None);
-    let full = algo::finish(oblique::train(&ctx, &free).unwrap(), &ctx, false).unwrap();
+    let full = learn::finish(oblique::train(&ctx, &free).unwrap(), &ctx, false).unwrap();
     // The budget counts the file a device stores (without the host block).
     let budget = full.device_bytes / 2;
     let p = Params { max_bytes: Some(budget), ..free };
     let tree = oblique::fit(&ctx, &p).unwrap();
-    let small = algo::finish(tree.spec.clone(), &ctx, false).unwrap();
+    let small = learn::finish(tree.spec.clone(), &ctx, false).unwrap();
     assert!(small.device_bytes <= budget, "{} bytes > {budget}", small.device_bytes);
     assert!(tree.report.cut_for_bytes >= 1, "{:?}", tree.report);
     assert!(small.train_accuracy > 0.4, "{}", small.train_accuracy);

@@ -4,12 +4,12 @@
 
 use std::path::PathBuf;
 
-use ltu::algo::Context;
 use ltu::data::{self, Dataset, LoadOptions};
-use ltu::export::{Node, Structure};
-use ltu::perceptron_tree::{
+use ltu::learn::Context;
+use ltu::learners::perceptron_tree::{
     self, FeatureSpace, LeafFit, LogBase, Order, Params, PerceptronTree, SplitChoice, SplitRule,
 };
+use ltu::model::{Node, Structure};
 
 fn load(name: &str, categorical: &[&str]) -> Dataset {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data").join(name);
@@ -140,7 +140,7 @@ fn compact_leaves_shrink_models_without_losing_training_accuracy() {
     for name in ["iris.csv", "glass.csv", "car.csv", "vehicle.csv"] {
         let data = load(name, &[]);
         let ctx = Context::new(&data, 0, None);
-        let accuracy = |spec: &ltu::export::ModelSpec| {
+        let accuracy = |spec: &ltu::model::ModelSpec| {
             ctx.raw.iter().zip(ctx.labels()).filter(|(x, y)| spec.predict(x) == **y).count()
         };
         // With the perceptron's weights (the logistic refit prunes iris to a single unit).
@@ -148,7 +148,7 @@ fn compact_leaves_shrink_models_without_losing_training_accuracy() {
         let full = perceptron_tree::train(&ctx, &Params { compact_leaves: false, ..base.clone() }).unwrap();
         let compact = perceptron_tree::train(&ctx, &base).unwrap();
         let weights =
-            |s: &ltu::export::ModelSpec| s.units.iter().map(|u| u.rows.len() * u.terms.len()).sum::<usize>();
+            |s: &ltu::model::ModelSpec| s.units.iter().map(|u| u.rows.len() * u.terms.len()).sum::<usize>();
         assert!(compact.units.len() <= full.units.len(), "{name}");
         assert!(weights(&compact) < weights(&full), "{name}: {} vs {}", weights(&compact), weights(&full));
         assert!(accuracy(&compact) >= accuracy(&full), "{name}");
@@ -269,7 +269,7 @@ fn runtime_accepts_and_agrees() {
         let data = load(name, cat);
         let ctx = Context::new(&data, 3, None);
         let spec = perceptron_tree::train(&ctx, &Params::default()).unwrap();
-        let trained = ltu::algo::finish(spec, &ctx, true).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let trained = ltu::learn::finish(spec, &ctx, true).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(trained.train_accuracy > 0.8, "{name}: {}", trained.train_accuracy);
     }
 }
@@ -417,12 +417,12 @@ fn logistic_leaf_fit_refits_units_and_exports_what_it_predicts() {
                 assert_eq!(report.leaf_l2, Some(p.leaf_l2), "{name}");
             }
             let spec = tree.to_model_spec();
-            assert!(spec.fits(ltu::export::WeightKind::I16), "{name}");
+            assert!(spec.fits(ltu::model::WeightKind::I16), "{name}");
             for x in &ctx.raw {
                 assert_eq!(tree.predict(x), spec.predict(x), "{name} {p:?}");
             }
             // The full pipeline (export, runtime agreement on every row) accepts it.
-            ltu::algo::finish(spec, &ctx, true).unwrap();
+            ltu::learn::finish(spec, &ctx, true).unwrap();
         }
         let (_, paper) = PerceptronTree::learn(
             &ctx.inputs,
@@ -445,16 +445,16 @@ fn logistic_leaf_fit_refits_units_and_exports_what_it_predicts() {
 #[test]
 fn logistic_leaves_generalise_better_on_vehicle() {
     let data = load("vehicle.csv", &[]);
-    let folds = ltu::split::stratified_kfold(&data.y, data.n_classes(), 10, 0).unwrap();
+    let folds = ltu::data::split::stratified_kfold(&data.y, data.n_classes(), 10, 0).unwrap();
     let mut correct = [0usize; 2];
     for test in &folds {
-        let train = data.subset(&ltu::split::complement(test, data.n_rows()));
+        let train = data.subset(&ltu::data::split::complement(test, data.n_rows()));
         let ctx = Context::new(&train, 0, None);
         for (k, leaf_fit) in [LeafFit::Perceptron, LeafFit::Logistic].into_iter().enumerate() {
             let p = Params { leaf_fit, split_choice: SplitChoice::Entropy, ..Params::default() };
             let spec = perceptron_tree::train(&ctx, &p).unwrap();
             let held = data.subset(test);
-            let raw = ltu::encode::raw_rows(&spec.inputs, &held);
+            let raw = ltu::data::encode::raw_rows(&spec.inputs, &held);
             correct[k] += raw.iter().zip(&held.y).filter(|(x, &y)| spec.predict(x) == y).count();
         }
     }

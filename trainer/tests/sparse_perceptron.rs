@@ -1,18 +1,18 @@
 //! Sparse perceptrons (Jackson & Craven 1996) through the public API: exact learning of small
 //! k-perceptron targets (the consistency algorithm of section 3.2), sparseness and accuracy on
 //! the voting data of section 4, multi-class sanity, determinism, the report of predictions
-//! changed by quantization, and the runtime check of `algo::train`.
+//! changed by quantization, and the runtime check of `learn::train`.
 //!
 //! The full section 4 reproduction (10-fold cross-validation, Tables 1 and 2, three seeds) and the
 //! variants are an example: `cargo run --release -p ltu --example reproduce_sparse`.
 
 use std::path::PathBuf;
 
-use ltu::algo::{self, Algo, Context, Options};
+use ltu::data::split;
 use ltu::data::{self, AttrKind, Attribute, Dataset, LoadOptions, Schema};
-use ltu::export::{Feature, LiteralOp, Structure, WeightKind};
-use ltu::sparse_perceptron::{self, Params, SparsePerceptron, Stop, WeightFit};
-use ltu::split;
+use ltu::learn::{self, Algo, Context, Options};
+use ltu::learners::sparse_perceptron::{self, Params, SparsePerceptron, Stop, WeightFit};
+use ltu::model::{Feature, LiteralOp, Structure, WeightKind};
 
 fn load(name: &str, ignore: &[&str]) -> Dataset {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data").join(name);
@@ -54,7 +54,7 @@ fn holdout(data: &Dataset, train: &[usize], test: &[usize], p: &Params) -> (f64,
     let ctx = Context::new(&sub, 0, None);
     let model = sparse_perceptron::fit(&ctx, p).expect("fit");
     let test = data.subset(test);
-    let raw = ltu::encode::raw_rows(&model.spec.inputs, &test);
+    let raw = ltu::data::encode::raw_rows(&model.spec.inputs, &test);
     let correct = raw.iter().zip(&test.y).filter(|(x, &y)| model.spec.predict(x) == y).count();
     (correct as f64 / raw.len() as f64, model)
 }
@@ -81,7 +81,7 @@ fn learns_a_two_term_dnf_exactly() {
     assert!(model.boosters[0].hypotheses.iter().any(|h| h.literals.len() == 2), "{:?}", model.boosters[0]);
     // The exported unit is small and verified by the runtime.
     let trained =
-        algo::train(Algo::Sparse, &ctx, &Options { sparse: consistency(), ..Options::default() }, true)
+        learn::train(Algo::Sparse, &ctx, &Options { sparse: consistency(), ..Options::default() }, true)
             .unwrap();
     assert_eq!(trained.train_accuracy, 1.0);
     // At most the round limit (12 = 6 attributes × 2 values) and in fact fewer.
@@ -149,7 +149,7 @@ fn learns_a_numeric_box_exactly() {
     };
     let ctx = Context::new(&data, 0, None);
     let opts = Options { sparse: consistency(), ..Options::default() };
-    let trained = algo::train(Algo::Sparse, &ctx, &opts, false).unwrap();
+    let trained = learn::train(Algo::Sparse, &ctx, &opts, false).unwrap();
     assert_eq!(trained.train_accuracy, 1.0);
     // Without the simplicity preference, one weak hypothesis: the box itself.
     let plain = Params { prefer_simple: false, ..consistency() };
@@ -202,7 +202,7 @@ fn iris_gives_a_linear_machine() {
     let sub = data.subset(&train);
     let ctx = Context::new(&sub, 0, None);
     let trained =
-        algo::train(Algo::Sparse, &ctx, &Options { sparse: p, ..Options::default() }, true).unwrap();
+        learn::train(Algo::Sparse, &ctx, &Options { sparse: p, ..Options::default() }, true).unwrap();
     assert!(trained.train_accuracy >= 0.9, "{}", trained.train_accuracy);
 }
 
@@ -213,7 +213,7 @@ fn same_seed_same_model() {
     let sub = data.subset(&rows);
     let run = |seed| {
         let ctx = Context::new(&sub, seed, None);
-        algo::train(Algo::Sparse, &ctx, &Options::default(), false).unwrap().bytes
+        learn::train(Algo::Sparse, &ctx, &Options::default(), false).unwrap().bytes
     };
     let a = run(7);
     assert_eq!(a, run(7), "seed 7 gave two different models");
@@ -241,12 +241,12 @@ fn quantization_changes_are_reported() {
         }
         // The shared pipeline keeps the weights (they fit) and the runtime agrees.
         let trained =
-            algo::train(Algo::Sparse, &ctx, &Options { sparse: p.clone(), ..Options::default() }, false)
+            learn::train(Algo::Sparse, &ctx, &Options { sparse: p.clone(), ..Options::default() }, false)
                 .unwrap();
         assert_eq!(trained.rescaled_units, 0);
         // `trained.spec` is the model as its file stores it (features renumbered): the same
         // weights, the same predictions.
-        let weights = |spec: &ltu::export::ModelSpec| {
+        let weights = |spec: &ltu::model::ModelSpec| {
             let mut w: Vec<i64> = spec
                 .units
                 .iter()
@@ -271,7 +271,7 @@ fn bad_options_are_rejected() {
         Params { validation_folds: 1, ..Params::default() },
     ] {
         let err = sparse_perceptron::fit(&ctx, &p).unwrap_err();
-        assert!(matches!(err, algo::TrainError::InvalidOption(_)), "{p:?}: {err}");
+        assert!(matches!(err, learn::TrainError::InvalidOption(_)), "{p:?}: {err}");
     }
 }
 

@@ -25,10 +25,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use anyhow::{bail, ensure, Context as _, Result};
-use ltu::algo::Options;
-use ltu::algo::{self, Algo, Context};
 use ltu::data::{self, Dataset, LoadOptions};
-use ltu::evaluate::Setup;
+use ltu::learn::evaluate::Setup;
+use ltu::learn::Options;
+use ltu::learn::{self, Algo, Context};
 use serde_json::{json, Value};
 
 use crate::cmd;
@@ -147,7 +147,7 @@ const BUDGETS: &[Variant] = &[
     },
 ];
 
-/// Every registered learner with its defaults (the registry in `ltu::algo`), each followed by its
+/// Every registered learner with its defaults (the registry in `ltu::learn`), each followed by its
 /// budget settings.
 fn variants() -> Vec<Variant> {
     Algo::ALL
@@ -344,7 +344,7 @@ fn prepare(root: &Path, spec: &Spec) -> Result<Prepared> {
         }
     };
     let data = data::load(&path, &LoadOptions::default())?;
-    let folds = ltu::split::stratified_kfold(&data.y, data.n_classes(), FOLDS, SEED)
+    let folds = ltu::data::split::stratified_kfold(&data.y, data.n_classes(), FOLDS, SEED)
         .with_context(|| format!("{}: cannot make {FOLDS} folds", path.display()))?;
     Ok(Prepared { name: spec.name, data, folds })
 }
@@ -411,7 +411,7 @@ fn rows_h(rows: &[Vec<i32>]) -> String {
 enum Trained {
     Model {
         bytes: Vec<u8>,
-        spec: Box<ltu::export::ModelSpec>,
+        spec: Box<ltu::model::ModelSpec>,
         inputs: Vec<Vec<i32>>,
         host: Vec<usize>,
         accuracy: Option<f64>,
@@ -443,8 +443,8 @@ fn train_variants(p: &Prepared, rows: &[usize], variants: &[Variant]) -> Vec<Tra
                     None => {
                         let ctx = Context::new(&p.data, SEED, None);
                         // The device stores the model without its host block (`ltu train --strip`).
-                        let strip = ltu::export::Host { strip: true, meta: None };
-                        algo::train(variant.algo, &ctx, &opts, false)
+                        let strip = ltu::model::Host { strip: true, meta: None };
+                        learn::train(variant.algo, &ctx, &opts, false)
                             .and_then(|t| {
                                 let device = t.spec.to_bytes_with(&strip)?;
                                 Ok((Some((t.bytes, device)), t.train_accuracy))
@@ -453,9 +453,9 @@ fn train_variants(p: &Prepared, rows: &[usize], variants: &[Variant]) -> Vec<Tra
                     }
                     Some(f) => {
                         let test = &p.folds[f];
-                        let train = ltu::split::complement(test, n);
+                        let train = ltu::data::split::complement(test, n);
                         let setup = Setup { seed: SEED, ..Setup::new(variant.algo, &opts) };
-                        ltu::evaluate::holdout(&p.data, &train, test, &setup)
+                        ltu::learn::evaluate::holdout(&p.data, &train, test, &setup)
                             .map(|h| (None, h.accuracy))
                             .map_err(|e| e.to_string())
                     }
@@ -487,8 +487,8 @@ fn train_variants(p: &Prepared, rows: &[usize], variants: &[Variant]) -> Vec<Tra
                 let accuracy = (folds_failed == 0 && total > 0).then(|| correct / total as f64);
                 let model =
                     ltu_runtime::Model::from_bytes(&bytes).expect("the trainer verified its own bytes");
-                let spec = ltu::export::ModelSpec::from_model(&model);
-                let inputs = ltu::encode::raw_rows(&spec.inputs, &p.data.subset(rows));
+                let spec = ltu::model::ModelSpec::from_model(&model);
+                let inputs = ltu::data::encode::raw_rows(&spec.inputs, &p.data.subset(rows));
                 let host =
                     inputs.iter().map(|x| model.predict(x).expect("row length is the model's")).collect();
                 Trained::Model { bytes: device, spec: Box::new(spec), inputs, host, accuracy, folds_failed }
@@ -547,7 +547,7 @@ fn ltu_models(
         fs::write(dir.join("model.ltu"), &bytes)?;
         fs::write(dir.join("rows.rs"), &rows_src)?;
         let about = format!("{} ({})", p.name, variant.label);
-        fs::write(dir.join("model.rs"), ltu::codegen::rust_source(&spec, &about))?;
+        fs::write(dir.join("model.rs"), ltu::model::codegen::rust_source(&spec, &about))?;
         let c_dir = dir.join("c");
         fs::create_dir_all(&c_dir)?;
         let rows_h_src = rows_h(&inputs);
@@ -558,7 +558,7 @@ fn ltu_models(
                 "{}\n/* The bench harness's entry point. */\n\
                  int32_t model_predict(const int32_t *features, int32_t features_length)\n{{\n    \
                  (void)features_length;\n    return ltu_predict(features);\n}}\n",
-                ltu::codegen::c_source(&spec, &about)
+                ltu::model::codegen::c_source(&spec, &about)
             ),
         )?;
         let essential = (!inputs.is_empty())
@@ -667,7 +667,7 @@ enum Build {
     Runtime,
     /// Nothing: the twin for flash.
     Null,
-    /// `model.rs` from `ltu::codegen`.
+    /// `model.rs` from `ltu::model::codegen`.
     Codegen,
 }
 
@@ -1043,7 +1043,7 @@ fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String {
          libgcc helpers).\n\
          - **Stack**: before each prediction the 8 KiB below the caller are painted; afterwards the deepest \
          overwritten word gives the bytes used (the largest over the rows is shown).\n\
-         - **Accuracy**: 10-fold cross-validation on the same folds for every model (`ltu::split::stratified_kfold`, \
+         - **Accuracy**: 10-fold cross-validation on the same folds for every model (`ltu::data::split::stratified_kfold`, \
          seed 0). ltu: the runtime's predictions of each fold's model; emlearn: its C model's predictions \
          (compiled on the host by emlearn), which is what the device computes.\n\
          - **device = host**: every on-chip prediction compared with the host's (ltu: the runtime on the host; \

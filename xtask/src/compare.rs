@@ -3,8 +3,8 @@
 //! accuracy goals checked on the run. Writes `docs/BENCHMARKS.md`.
 //!
 //! The flow: load each dataset with the trainer library, make 10 stratified folds with
-//! `ltu::split` (MONK's problems: their fixed train/test files), train and test every ltu
-//! algorithm on every fold with `ltu::evaluate::holdout` (folds in parallel), write the data as
+//! `ltu::data::split` (MONK's problems: their fixed train/test files), train and test every ltu
+//! algorithm on every fold with `ltu::learn::evaluate::holdout` (folds in parallel), write the data as
 //! loaded and the exact folds to `target/compare/folds.json`, run `bench/peers.py` in a venv
 //! under `target/` on those folds, and render both result sets into one Markdown report.
 //!
@@ -21,11 +21,11 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
-use ltu::algo::Algo;
-use ltu::algo::Options;
 use ltu::data::{self, AttrKind, Dataset, LoadOptions};
-use ltu::evaluate::{self, mean_std, Setup};
-use ltu::export::InputKind;
+use ltu::learn::evaluate::{self, mean_std, Setup};
+use ltu::learn::Algo;
+use ltu::learn::Options;
+use ltu::model::InputKind;
 use serde_json::{json, Value};
 
 use crate::cmd;
@@ -286,18 +286,20 @@ fn prepare(root: &Path, spec: &Spec) -> Result<Prepared> {
         Files::Cv(file) => {
             let path = root.join("data").join(file);
             let data = data::load(&path, &opts)?;
-            let folds = ltu::split::stratified_kfold(&data.y, data.n_classes(), FOLDS, SEED)
+            let folds = ltu::data::split::stratified_kfold(&data.y, data.n_classes(), FOLDS, SEED)
                 .with_context(|| format!("{}: cannot make {FOLDS} folds", path.display()))?;
             let n = data.n_rows();
             let folds = folds
                 .into_iter()
-                .map(|test| Fold { train: ltu::split::complement(&test, n), test })
+                .map(|test| Fold { train: ltu::data::split::complement(&test, n), test })
                 .collect();
             Ok(Prepared {
                 name: spec.name,
                 data,
                 folds,
-                protocol: format!("{FOLDS}-fold stratified CV (`ltu::split::stratified_kfold`, seed {SEED})"),
+                protocol: format!(
+                    "{FOLDS}-fold stratified CV (`ltu::data::split::stratified_kfold`, seed {SEED})"
+                ),
                 notes,
             })
         }
@@ -339,7 +341,7 @@ fn prepare(root: &Path, spec: &Spec) -> Result<Prepared> {
 /// ltu's substitute for a missing number in each numeric attribute, from the training rows
 /// (`null` for categorical attributes: ltu reads a missing category as "unknown").
 fn numeric_means(data: &Dataset, train: &[usize]) -> Vec<Value> {
-    ltu::encode::input_specs(&data.subset(train))
+    ltu::data::encode::input_specs(&data.subset(train))
         .iter()
         .map(|s| match s.kind {
             InputKind::Numeric { scale_exp } => {
@@ -851,7 +853,7 @@ fn render(
     )?;
     writeln!(
         w,
-        "- ltu: every fold through `ltu::evaluate::holdout` (train on the training rows with the algorithm's \
+        "- ltu: every fold through `ltu::learn::evaluate::holdout` (train on the training rows with the algorithm's \
          default options and seed {SEED}, export, then predict the held-out rows with `ltu-runtime`), \
          {} folds at a time. Peers, on **the same folds** (`target/compare/folds.json`, written by the \
          command and read by `bench/peers.py`), one fold at a time after ltu finished, with BLAS and OpenMP \
@@ -893,7 +895,7 @@ fn render(
     writeln!(
         w,
         "- Inputs: every peer sees ltu's data exactly as ltu loaded it, encoded the same way for all of them. Categorical attributes are one-hot; a missing \
-         number becomes the training fold's mean (ltu's substitute, computed by `ltu::encode`); a missing \
+         number becomes the training fold's mean (ltu's substitute, computed by `ltu::data::encode`); a missing \
          category becomes all zeros, which is what ltu's model sees for an unknown category (every equality \
          feature off). So there is no mode imputation on either side."
     )?;

@@ -21,7 +21,7 @@
 
 #![allow(dead_code)] // each includer uses part of it
 
-use ltu::export::{InputKind, InputSpec};
+use ltu::model::{InputKind, InputSpec};
 use ltu::rng::Rng;
 
 /// A Boolean target.

@@ -133,7 +133,9 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 /// set, `Find_large_neg_subset` runs first and its wall time is then given to `mult_IncLP` and to
 /// the pocket algorithm (so the two baselines' figures depend on the machine's speed).
 pub fn figure4_point(n: usize, m: usize, targets: usize, runs: usize, seed: u64) -> Figure4Point {
-    use ltu::decision_list::inclp::{find_large_neg_subset, mult_inc_lp, pocket_ratchet, Budget, LpStats};
+    use ltu::learners::decision_list::inclp::{
+        find_large_neg_subset, mult_inc_lp, pocket_ratchet, Budget, LpStats,
+    };
     use std::time::{Duration, Instant};
     let mut rng = Rng::new(seed);
     let (mut fl, mut ml, mut pk, mut negs, mut secs) = (vec![], vec![], vec![], vec![], vec![]);

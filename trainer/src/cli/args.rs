@@ -3,10 +3,10 @@
 
 use anyhow::{bail, Result};
 
-use ltu::algo::{Algo, Budget, Options};
 use ltu::data::{LoadOptions, Schema};
-use ltu::export::WeightKind;
-use ltu::{decision_list, perceptron_tree, sparse_perceptron};
+use ltu::learn::{Algo, Budget, Options};
+use ltu::model::WeightKind;
+use ltu::{learners::decision_list, learners::perceptron_tree, learners::sparse_perceptron};
 
 /// Weight representation as given on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -246,18 +246,20 @@ fn leaf_fit_help(f: perceptron_tree::LeafFit) -> &'static str {
     }
 }
 
-fn node_help(n: ltu::oblique::NodeModel) -> &'static str {
+fn node_help(n: ltu::learners::oblique::NodeModel) -> &'static str {
     match n {
-        ltu::oblique::NodeModel::Linear => "ID-LP: a linear perceptron",
-        ltu::oblique::NodeModel::Mlp => "ID-MLP: one hidden layer",
-        ltu::oblique::NodeModel::Hybrid => "The MLP only where a significance test prefers it",
+        ltu::learners::oblique::NodeModel::Linear => "ID-LP: a linear perceptron",
+        ltu::learners::oblique::NodeModel::Mlp => "ID-MLP: one hidden layer",
+        ltu::learners::oblique::NodeModel::Hybrid => "The MLP only where a significance test prefers it",
     }
 }
 
-fn partition_help(p: ltu::oblique::Partition) -> &'static str {
+fn partition_help(p: ltu::learners::oblique::Partition) -> &'static str {
     match p {
-        ltu::oblique::Partition::Selection => "Greedy, from the two classes whose means are furthest apart",
-        ltu::oblique::Partition::Exchange => "Local search (Guo & Gelfand 1992)",
+        ltu::learners::oblique::Partition::Selection => {
+            "Greedy, from the two classes whose means are furthest apart"
+        }
+        ltu::learners::oblique::Partition::Exchange => "Local search (Guo & Gelfand 1992)",
     }
 }
 
@@ -290,7 +292,7 @@ pub struct LearnArgs {
               "Fraction of the training rows held out to prune the model, in [0, 0.9) (ptree, ndl, hsi, oblique, fringe); 0 prunes ptree, oblique and fringe on the training rows by C4.5's error estimate instead [default: {} for ptree, {} for ndl and hsi; oblique and fringe: 0 on up to {} rows, else 0.25 (oblique) or 0.333 (fringe); --paper: 0.333 for fringe]",
               perceptron_tree::Params::default().prune_fraction,
               decision_list::Params::default().validation,
-              ltu::split::HOLD_OUT_PRUNING_ROWS
+              ltu::data::split::HOLD_OUT_PRUNING_ROWS
           ))]
     pub prune_fraction: Option<f64>,
     /// Folds of the inner cross-validation (sparse, ndl, hsi; 0 = off).
@@ -308,8 +310,8 @@ pub struct LearnArgs {
           help = format!(
               "Error-based pruning (C4.5) on the training rows, used when --prune-fraction is 0 (given, it sets oblique's and fringe's --prune-fraction to 0): the width in standard deviations of the error estimate's confidence interval, in [0, 10]; 0 does not prune (ptree, oblique, fringe) [default: {} for ptree, {} for oblique, {} for fringe; --paper: 0]",
               perceptron_tree::Params::default().prune_z,
-              ltu::oblique::Params::default().prune_z,
-              ltu::fringe::Params::default().prune_z
+              ltu::learners::oblique::Params::default().prune_z,
+              ltu::learners::fringe::Params::default().prune_z
           ))]
     pub prune_z: Option<f64>,
     /// Numeric attributes become features quantized to [-N, N] (ptree, ndl, hsi, oblique).
@@ -318,7 +320,7 @@ pub struct LearnArgs {
               "Numeric attributes become features quantized to [-N, N], N in 1..=32767 (ptree, ndl, hsi, oblique) [default: {} for ptree, {} for ndl and hsi, {} for oblique]",
               perceptron_tree::Params::default().numeric_max_abs,
               decision_list::Params::default().feature_max_abs,
-              ltu::oblique::Params::default().numeric_max_abs
+              ltu::learners::oblique::Params::default().numeric_max_abs
           ))]
     pub numeric_max_abs: Option<u16>,
     /// Device budget, every learner: most bytes of the model a device stores, the file without
@@ -356,24 +358,24 @@ pub struct ObliqueArgs {
     /// Network at each decision node: linear (ID-LP), mlp (one hidden layer, hard-threshold
     /// units on the device) or hybrid (the MLP only where a significance test prefers it)
     /// [default: linear].
-    #[arg(long, value_parser = choice(ltu::oblique::NodeModel::ALL, node_help))]
-    pub node: Option<ltu::oblique::NodeModel>,
+    #[arg(long, value_parser = choice(ltu::learners::oblique::NodeModel::ALL, node_help))]
+    pub node: Option<ltu::learners::oblique::NodeModel>,
     /// Class partition at nodes with more than two classes [default: exchange].
-    #[arg(long, value_parser = choice(ltu::oblique::Partition::ALL, partition_help))]
-    pub partition: Option<ltu::oblique::Partition>,
+    #[arg(long, value_parser = choice(ltu::learners::oblique::Partition::ALL, partition_help))]
+    pub partition: Option<ltu::learners::oblique::Partition>,
     /// Most oblique splits on a path from the root.
     #[arg(long, value_name = "N", value_parser = at_least::<1>,
-          help = format!("Most oblique splits on a path from the root [default: {}]", ltu::oblique::Params::default().max_depth))]
+          help = format!("Most oblique splits on a path from the root [default: {}]", ltu::learners::oblique::Params::default().max_depth))]
     pub oblique_depth: Option<usize>,
     /// Most oblique splits in the tree.
     #[arg(long, value_name = "N", value_parser = at_least::<1>,
-          help = format!("Most oblique splits in the tree [default: {}]", ltu::oblique::Params::default().max_nodes))]
+          help = format!("Most oblique splits in the tree [default: {}]", ltu::learners::oblique::Params::default().max_nodes))]
     pub oblique_nodes: Option<usize>,
 }
 
 impl ObliqueArgs {
-    fn params(&self) -> ltu::oblique::Params {
-        let mut p = ltu::oblique::Params::default();
+    fn params(&self) -> ltu::learners::oblique::Params {
+        let mut p = ltu::learners::oblique::Params::default();
         if let Some(v) = self.node {
             p.node = v;
         }
@@ -413,7 +415,7 @@ pub struct FringeArgs {
     pub fringe_rule: Option<FringeRuleArg>,
     /// Stop adding features at this many variables, primitive ones included.
     #[arg(long, value_name = "N", value_parser = at_least::<1>,
-          help = format!("Stop adding features at this many variables, primitive ones included [default: {}]", ltu::fringe::Params::default().max_variables))]
+          help = format!("Stop adding features at this many variables, primitive ones included [default: {}]", ltu::learners::fringe::Params::default().max_variables))]
     pub max_variables: Option<usize>,
     /// The paper's random baseline: conjunctions of two random variables instead of the fringe
     /// heuristic.
@@ -422,9 +424,13 @@ pub struct FringeArgs {
 }
 
 impl FringeArgs {
-    fn params(&self, paper: bool) -> ltu::fringe::Params {
-        use ltu::fringe::{FeatureRule, Proposal};
-        let mut p = if paper { ltu::fringe::Params::paper() } else { ltu::fringe::Params::default() };
+    fn params(&self, paper: bool) -> ltu::learners::fringe::Params {
+        use ltu::learners::fringe::{FeatureRule, Proposal};
+        let mut p = if paper {
+            ltu::learners::fringe::Params::paper()
+        } else {
+            ltu::learners::fringe::Params::default()
+        };
         if let Some(r) = self.fringe_rule {
             p.rule = match r {
                 FringeRuleArg::Auto => FeatureRule::Auto,

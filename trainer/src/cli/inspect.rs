@@ -6,9 +6,9 @@ use std::path::Path;
 use anyhow::Result;
 use serde::Serialize;
 
-use ltu::export::{Feature, InputKind, LiteralOp, ModelSpec, Node, Stats, Structure};
+use ltu::model::{Feature, InputKind, LiteralOp, ModelSpec, Node, Stats, Structure};
 
-use super::model::*;
+use super::load::LoadedModel;
 
 /// Result of `ltu inspect`.
 #[derive(Debug, Serialize)]

@@ -5,6 +5,7 @@
 pub mod args;
 pub mod calibrate;
 pub mod inspect;
+pub mod load;
 pub mod model;
 pub mod output;
 pub mod train;

@@ -1,184 +1,17 @@
-//! Reading a model file, and `ltu eval` / `ltu predict` through the runtime.
+//! `ltu eval` and `ltu predict` through the runtime.
 
 use std::fmt::{self, Write as _};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context as _, Result};
 use serde::Serialize;
 
-use ltu::data::{self, AttrKind, Attribute, Dataset, LoadOptions, Schema};
-use ltu::encode;
-use ltu::export::{InputKind, InputSpec, ModelSpec};
+use ltu::data::LoadOptions;
+
+use ltu::learn::metrics::{class_figures, ClassReport};
 
 use super::args::*;
-
-/// Most bytes the CLI reads as a model from a pipe or device (which may never end): 256 MiB. A
-/// regular file is read whole.
-pub const MAX_STREAMED_MODEL_BYTES: u64 = 256 << 20;
-
-/// Where a header or checksum check failed, and on what bytes (the runtime's error names only
-/// the check).
-fn header_detail(e: ltu_runtime::Error, bytes: &[u8]) -> String {
-    use ltu_runtime::{format, Error};
-    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02X}")).collect::<Vec<_>>().join(" ");
-    match e {
-        Error::HeaderTooShort => {
-            format!(" ({} bytes; a model file has at least 10: its header and checksum)", bytes.len())
-        }
-        Error::HeaderBadMagic => {
-            format!(
-                " (bytes 0..4 are {}, a model starts with {})",
-                hex(&bytes[..4.min(bytes.len())]),
-                hex(&format::MAGIC)
-            )
-        }
-        Error::HeaderUnsupportedVersion => match bytes.get(4..6) {
-            Some(v) => format!(
-                " (version {} at byte offset 4; this ltu reads version {})",
-                u16::from_le_bytes([v[0], v[1]]),
-                format::VERSION
-            ),
-            None => String::new(),
-        },
-        Error::ChecksumMismatch if bytes.len() >= 10 => {
-            let at = bytes.len() - 4;
-            let stored = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-            format!(
-                " (the CRC-32 at byte offset {at} is {stored:08x}, the {at} bytes before it give {:08x})",
-                format::crc32(&bytes[..at])
-            )
-        }
-        _ => String::new(),
-    }
-}
-
-/// A model file loaded for `eval`, `predict` and `inspect`.
-pub struct LoadedModel {
-    /// File path.
-    pub path: PathBuf,
-    /// File bytes.
-    pub bytes: Vec<u8>,
-}
-
-impl LoadedModel {
-    /// Reads a model file and checks it with the runtime.
-    ///
-    /// # Errors
-    /// The file cannot be read, or the runtime rejects it (the message names the check).
-    pub fn open(path: &Path) -> Result<LoadedModel> {
-        use std::io::Read;
-        let cannot = || format!("{}: cannot read model", path.display());
-        let mut file = std::fs::File::open(path).with_context(cannot)?;
-        let regular = file.metadata().is_ok_and(|m| m.is_file());
-        // The magic bytes first: anything else (a CSV given by mistake, /dev/zero) fails at
-        // once instead of being read whole.
-        let mut bytes = Vec::new();
-        (&mut file).take(4).read_to_end(&mut bytes).with_context(cannot)?;
-        if bytes.len() == 4 && bytes[..] != ltu_runtime::format::MAGIC {
-            let e = ltu_runtime::Error::HeaderBadMagic;
-            bail!("{}: not a valid ltu model: {e}{}", path.display(), header_detail(e, &bytes));
-        }
-        // A regular file is read whole; a pipe or device up to a limit (it may never end).
-        let limit = if regular { u64::MAX } else { MAX_STREAMED_MODEL_BYTES + 1 };
-        file.take(limit).read_to_end(&mut bytes).with_context(cannot)?;
-        if !regular && bytes.len() as u64 > MAX_STREAMED_MODEL_BYTES {
-            bail!(
-                "{}: not a valid ltu model: more than {MAX_STREAMED_MODEL_BYTES} bytes from a pipe or device, the \
-                 most ltu reads as a model from one",
-                path.display()
-            );
-        }
-        if let Err(e) = ltu_runtime::Model::from_bytes(&bytes) {
-            bail!("{}: not a valid ltu model: {e}{}", path.display(), header_detail(e, &bytes));
-        }
-        Ok(LoadedModel { path: path.to_path_buf(), bytes })
-    }
-
-    /// The runtime's view (checked in [`LoadedModel::open`]).
-    pub fn model(&self) -> ltu_runtime::Model<'_> {
-        ltu_runtime::Model::from_bytes(&self.bytes).expect("checked when opened")
-    }
-
-    /// The owned description.
-    pub fn spec(&self) -> ModelSpec {
-        ModelSpec::from_model(&self.model())
-    }
-
-    /// The schema stored in the model's names, used to read data by name.
-    ///
-    /// # Errors
-    /// The model was written with `--no-names`.
-    pub fn schema(&self) -> Result<Schema> {
-        let spec = self.spec();
-        let Some(names) = spec.names else {
-            bail!("{}: the model has no names (trained with --no-names or --strip), so data cannot be matched to it by name", self.path.display());
-        };
-        let attributes = spec
-            .inputs
-            .iter()
-            .zip(names.inputs)
-            .zip(names.values)
-            .map(|((inp, name), values)| Attribute {
-                name,
-                kind: match inp.kind {
-                    InputKind::Numeric { scale_exp } => {
-                        AttrKind::Numeric { decimals: scale_exp.max(0) as u8 }
-                    }
-                    InputKind::Categorical { .. } => AttrKind::Categorical { values },
-                },
-            })
-            .collect();
-        Ok(Schema { attributes, classes: names.classes })
-    }
-}
-
-/// Per-class figures of an evaluation.
-#[derive(Debug, Serialize)]
-pub struct ClassReport {
-    /// Class name.
-    pub class: String,
-    /// Rows of this class.
-    pub support: usize,
-    /// Correct / predicted as this class (0 when nothing was predicted as it).
-    pub precision: f64,
-    /// Correct / rows of this class (0 when it has no rows).
-    pub recall: f64,
-    /// Harmonic mean of precision and recall (0 when both are 0).
-    pub f1: f64,
-}
-
-/// Per-class precision, recall and F1 from `confusion[true][predicted]` (which may have more rows
-/// than `classes`: rows of classes the model does not know), and their macro averages over the
-/// classes that occur in the data or in the predictions.
-pub(crate) fn class_figures(confusion: &[Vec<usize>], classes: &[String]) -> (Vec<ClassReport>, [f64; 3]) {
-    let per_class: Vec<ClassReport> = classes
-        .iter()
-        .enumerate()
-        .map(|(c, name)| {
-            let predicted: usize = confusion.iter().map(|r| r[c]).sum();
-            let support: usize = confusion[c].iter().sum();
-            let hit = confusion[c][c];
-            let precision = if predicted == 0 { 0.0 } else { hit as f64 / predicted as f64 };
-            let recall = if support == 0 { 0.0 } else { hit as f64 / support as f64 };
-            let f1 =
-                if precision + recall == 0.0 { 0.0 } else { 2.0 * precision * recall / (precision + recall) };
-            ClassReport { class: name.clone(), support, precision, recall, f1 }
-        })
-        .collect();
-    let counted: Vec<&ClassReport> = per_class
-        .iter()
-        .enumerate()
-        .filter(|(c, r)| r.support > 0 || confusion.iter().any(|row| row[*c] > 0))
-        .map(|(_, r)| r)
-        .collect();
-    let n = counted.len().max(1) as f64;
-    let macros = [
-        counted.iter().map(|r| r.precision).sum::<f64>() / n,
-        counted.iter().map(|r| r.recall).sum::<f64>() / n,
-        counted.iter().map(|r| r.f1).sum::<f64>() / n,
-    ];
-    (per_class, macros)
-}
+use super::load::{align_warnings, clamped_warnings, read_for_model, LoadedModel};
 
 /// Writes a confusion matrix and the per-class table.
 pub(crate) fn write_figures(
@@ -265,92 +98,6 @@ impl fmt::Display for EvalReport {
         }
         Ok(())
     }
-}
-
-/// Warnings about what [`data::load_with_schema`] had to do.
-pub(crate) fn align_warnings(source: &str, align: &data::AlignReport) -> Vec<String> {
-    let mut warnings = Vec::new();
-    let mut by_attr: Vec<(&str, Vec<&data::UnseenValue>)> = Vec::new();
-    for u in &align.unseen_values {
-        match by_attr.iter_mut().find(|(a, _)| *a == u.attribute) {
-            Some((_, list)) => list.push(u),
-            None => by_attr.push((&u.attribute, vec![u])),
-        }
-    }
-    for (attr, list) in by_attr {
-        let cells: usize = list.iter().map(|u| u.count).sum();
-        let mut shown: Vec<String> = list
-            .iter()
-            .take(5)
-            .map(|u| format!("\"{}\" ×{} from line {}", u.value, u.count, u.first_line))
-            .collect();
-        if list.len() > 5 {
-            shown.push(format!("and {} more", list.len() - 5));
-        }
-        warnings.push(format!(
-            "{source}: column `{attr}`: {cells} cells hold values the model never saw in training ({}); \
-             they are read as unknown values",
-            shown.join(", ")
-        ));
-    }
-    for u in &align.unseen_classes {
-        warnings.push(format!(
-            "{source}: class `{}` ({} rows) is not a class of the model; those rows count as wrong",
-            u.name, u.count
-        ));
-    }
-    if !align.missing_words.is_empty() {
-        let list: Vec<String> = align.missing_words.iter().map(|(w, n)| format!("\"{w}\" ×{n}")).collect();
-        warnings.push(format!("{source}: {} read as missing values in numeric columns", list.join(", ")));
-    }
-    warnings
-}
-
-/// Warnings for cells of numeric columns whose value is beyond what the model's 32-bit input
-/// holds at its scale: they are read as the nearest end of that range.
-pub(crate) fn clamped_warnings(model: &LoadedModel, data: &Dataset) -> Vec<String> {
-    let inputs = model.spec().inputs;
-    let mut out = Vec::new();
-    for (a, (spec, attr)) in inputs.iter().zip(&data.schema.attributes).enumerate() {
-        let InputKind::Numeric { scale_exp } = spec.kind else { continue };
-        let beyond = (0..data.n_rows())
-            .map(|r| data.row(r)[a])
-            .filter(|v| {
-                v.is_finite() && (v * 10f64.powi(i32::from(scale_exp))).round().abs() > f64::from(i32::MAX)
-            })
-            .count();
-        if beyond > 0 {
-            out.push(format!(
-                "{}: column `{}`: {beyond} cell(s) are beyond what the model's 32-bit input holds (steps of 10^{}) \
-                 and are read as the nearest end of its range",
-                data.source,
-                attr.name,
-                -scale_exp
-            ));
-        }
-    }
-    out
-}
-
-/// Raw inputs and labels of a data file read through a model's schema.
-pub(crate) fn read_for_model(
-    model: &LoadedModel,
-    data_path: &Path,
-    options: &LoadOptions,
-) -> Result<(Dataset, Vec<Vec<i32>>, data::AlignReport)> {
-    if let Some(option) = [("--numeric", &options.numeric), ("--categorical", &options.categorical)]
-        .iter()
-        .find_map(|(name, list)| (!list.is_empty()).then_some(name))
-    {
-        bail!(
-            "{option} applies to train and cv only: the model fixes each column's type (see `ltu inspect --json`)"
-        );
-    }
-    let schema = model.schema()?;
-    let (data, report) = data::load_with_schema(data_path, options, &schema)?;
-    let inputs: Vec<InputSpec> = model.spec().inputs;
-    let raw = encode::raw_rows(&inputs, &data);
-    Ok((data, raw, report))
 }
 
 /// `ltu eval`: accuracy, confusion matrix, per-class precision, recall and F1, through the runtime.
@@ -526,7 +273,7 @@ pub fn predict(model_path: &Path, data_path: &Path, args: &PredictArgs) -> Resul
     for x in &raw {
         let c = if scores.is_some() || probabilities.is_some() {
             let c = model.predict_scores(x, &mut buffer);
-            let row = super::calibrate::scores_of(&buffer, frac);
+            let row = ltu::learn::calibrate::scores_of(&buffer, frac);
             if let (Some(p), Some((softmax, _))) = (&mut probabilities, &calibrated) {
                 p.push(softmax.probabilities(&row));
             }

@@ -7,12 +7,15 @@ use std::time::Instant;
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
-use ltu::algo::{self, Algo, Context};
+use ltu::data::encode;
+use ltu::data::split;
 use ltu::data::{self, Dataset};
-use ltu::encode;
-use ltu::export::{Host, ModelSpec, RowCost, Stats};
-use ltu::split;
+use ltu::learn::{self, Algo, Context};
+use ltu::model::{Host, ModelSpec, RowCost, Stats};
 
+use ltu::learn::metrics::{class_figures, ClassReport};
+
+use super::load::{align_warnings, LoadedModel};
 use super::{args::*, model::*, output::*};
 
 /// Loads training data, with the loader's warnings and those about numeric precision
@@ -113,7 +116,7 @@ pub struct TrainReport {
     pub learner: serde_json::Value,
     /// With --max-bytes / --max-macs: which candidate setting met the budget, and the
     /// validation accuracy of each that did.
-    pub budget: Option<ltu::algo::BudgetChoice>,
+    pub budget: Option<ltu::learn::BudgetChoice>,
     /// Accuracy on rows the model did not train on: `--test FILE`, else a seeded, stratified
     /// quarter of the training rows held out from a second model trained on the rest (`null`
     /// with `--no-estimate`).
@@ -220,7 +223,7 @@ pub fn train(
     }
     let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
     ctx.progress = progress;
-    let trained = algo::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names && !strip)
+    let trained = learn::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names && !strip)
         .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
     warnings.extend(trivial_model_warning(&trained.spec, &ctx.raw, &data.schema.classes, "the model"));
     warnings.extend(never_predicted_warning(
@@ -250,7 +253,7 @@ pub fn train(
                 "--validation-folds {k}: {} chose nothing and kept its settings as given (it chooses on at most \
                  {} training rows, with at least two settings left to try and rows for every fold)",
                 learn.algo,
-                ltu::decision_list::Choose::default().up_to_rows
+                ltu::learners::decision_list::Choose::default().up_to_rows
             ));
         }
     }
@@ -282,14 +285,14 @@ pub fn train(
             match split::train_test_split_stratified(&data.y, data.schema.classes.len(), 0.25, learn.seed) {
                 Ok((fit_rows, test_rows)) => {
                     let options = learn.options(&data.schema)?;
-                    let setup = ltu::evaluate::Setup {
+                    let setup = ltu::learn::evaluate::Setup {
                         algo: learn.algo,
                         options: &options,
                         seed: learn.seed,
                         weight_kind: learn.weights.map(Into::into),
                     };
-                    let h =
-                        ltu::evaluate::holdout(&data, &fit_rows, &test_rows, &setup).with_context(|| {
+                    let h = ltu::learn::evaluate::holdout(&data, &fit_rows, &test_rows, &setup)
+                        .with_context(|| {
                             format!("estimating held-out accuracy on {}", data_path.display())
                         })?;
                     Some(Estimate {
@@ -474,23 +477,23 @@ impl fmt::Display for CodegenReport {
 }
 
 /// `ltu codegen`: the model as Rust or C source that predicts exactly what the runtime predicts
-/// (see [`ltu::codegen`]).
+/// (see [`ltu::model::codegen`]).
 ///
 /// # Errors
 /// Unreadable or invalid model, or an output path that may not be written (see [`Output`]).
-pub fn codegen(model_path: &Path, lang: ltu::codegen::Lang, output: &Path) -> Result<CodegenReport> {
+pub fn codegen(model_path: &Path, lang: ltu::model::codegen::Lang, output: &Path) -> Result<CodegenReport> {
     let out = Output::resolve(output, &[model_path])?;
     let loaded = LoadedModel::open(model_path)?;
     let about = model_path
         .file_name()
         .map_or_else(|| model_path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let source = ltu::codegen::source(&loaded.spec(), &about, lang);
+    let source = ltu::model::codegen::source(&loaded.spec(), &about, lang);
     out.write(source.as_bytes())?;
     let (lang, entry_point) = match lang {
-        ltu::codegen::Lang::Rust => {
+        ltu::model::codegen::Lang::Rust => {
             ("rust", "pub fn predict<T: Copy + Into<i32>>(x: &[T; N_INPUTS]) -> usize")
         }
-        ltu::codegen::Lang::C => ("c", "int32_t ltu_predict(const int32_t *x)"),
+        ltu::model::codegen::Lang::C => ("c", "int32_t ltu_predict(const int32_t *x)"),
     };
     Ok(CodegenReport {
         model: model_path.display().to_string(),
@@ -577,7 +580,7 @@ impl fmt::Display for CvReport {
     }
 }
 
-pub use ltu::evaluate::mean_std;
+pub use ltu::learn::evaluate::mean_std;
 
 /// The cost over every fold's rows: means weighted by each fold's rows, maxima over the folds.
 fn pooled_cost(costs: &[RowCost], rows: &[Vec<usize>]) -> RowCost {
@@ -611,13 +614,13 @@ pub(crate) fn heldout(
     learn: &LearnArgs,
 ) -> Result<Heldout> {
     let options = learn.options(&data.schema)?;
-    let setup = ltu::evaluate::Setup {
+    let setup = ltu::learn::evaluate::Setup {
         algo: learn.algo,
         options: &options,
         seed: learn.seed,
         weight_kind: learn.weights.map(Into::into),
     };
-    let h = ltu::evaluate::holdout(data, train_rows, test_rows, &setup)?;
+    let h = ltu::learn::evaluate::holdout(data, train_rows, test_rows, &setup)?;
     let train_raw = encode::raw_rows(&h.trained.spec.inputs, &data.subset(train_rows));
     let test_raw = encode::raw_rows(&h.trained.spec.inputs, &data.subset(test_rows));
     Ok(Heldout {

@@ -72,10 +72,10 @@ pub mod inclp;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use crate::encode;
-use crate::export::{Feature, ModelSpec, Structure, Unit, WeightKind};
-use crate::learner::{Context, Learner, TrainError};
-use crate::quantize::{self, Grid};
+use crate::data::encode;
+use crate::learn::{Context, Learner, TrainError};
+use crate::model::quantize::{self, Grid};
+use crate::model::{Feature, ModelSpec, Structure, Unit, WeightKind};
 use crate::rng::Rng;
 pub use inclp::{Budget, Cover, Halfspace, LpSolver, LpStats, Norm};
 
@@ -1276,12 +1276,13 @@ fn choose(
     }
     // The rows to cross-validate on: all, or a stratified sample.
     let rows: Vec<usize> = if n > c.max_rows {
-        crate::split::hold_out(s.y, s.n_classes, c.max_rows as f64 / n as f64, seed ^ 0x5e1e_c7ed).1
+        crate::data::split::hold_out(s.y, s.n_classes, c.max_rows as f64 / n as f64, seed ^ 0x5e1e_c7ed).1
     } else {
         (0..n).collect()
     };
     let y_rows: Vec<usize> = rows.iter().map(|&i| s.y[i]).collect();
-    let Ok(folds) = crate::split::stratified_kfold(&y_rows, s.n_classes, c.folds.max(2), seed ^ 0xc4_005e)
+    let Ok(folds) =
+        crate::data::split::stratified_kfold(&y_rows, s.n_classes, c.folds.max(2), seed ^ 0xc4_005e)
     else {
         return Ok((given.0, given.1, Vec::new()));
     };
@@ -1315,7 +1316,8 @@ fn choose(
             break;
         }
         let test: Vec<usize> = fold.iter().map(|&k| rows[k]).collect();
-        let train: Vec<usize> = crate::split::complement(fold, rows.len()).iter().map(|&k| rows[k]).collect();
+        let train: Vec<usize> =
+            crate::data::split::complement(fold, rows.len()).iter().map(|&k| rows[k]).collect();
         let x: Vec<Vec<f64>> = train.iter().map(|&i| s.x[i].clone()).collect();
         let y: Vec<usize> = train.iter().map(|&i| s.y[i]).collect();
         let f: Vec<Vec<i32>> = train.iter().map(|&i| q.features[i].clone()).collect();
@@ -1399,7 +1401,7 @@ pub const RACE_AFTER: usize = 2;
 /// # Errors
 /// [`TrainError::InvalidOption`] for bad options.
 pub fn train_ndl(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
-    Ok(crate::learner::fit::<Ndl>(ctx, p)?.spec)
+    Ok(crate::learn::fit::<Ndl>(ctx, p)?.spec)
 }
 
 /// Learns a halfspace intersection (section 3), or a union with [`HsiShape::Union`], for a
@@ -1408,7 +1410,7 @@ pub fn train_ndl(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError>
 /// # Errors
 /// [`TrainError::InvalidOption`] if the data is not two-class or for bad options.
 pub fn train_hsi(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
-    Ok(crate::learner::fit::<Hsi>(ctx, p)?.spec)
+    Ok(crate::learn::fit::<Hsi>(ctx, p)?.spec)
 }
 
 fn check_common(p: &Params) -> Result<(), TrainError> {

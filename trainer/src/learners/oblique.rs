@@ -85,12 +85,12 @@
 
 use std::collections::HashMap;
 
-use crate::algo::{Context, TrainError};
-use crate::encode;
-use crate::export::{Feature, ModelSpec, Node, Structure, Unit, WeightKind};
-use crate::quantize::{self, weight_range, Grid};
+use crate::data::encode;
+use crate::data::split;
+use crate::learn::{Context, TrainError};
+use crate::model::quantize::{self, weight_range, Grid};
+use crate::model::{Feature, ModelSpec, Node, Structure, Unit, WeightKind};
 use crate::rng::Rng;
-use crate::split;
 
 /// The network at each decision node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -170,7 +170,7 @@ pub struct Params {
     /// as `ModelSpec::stats` counts them); a non-linear test that would exceed it is replaced by
     /// a linear one, and a split whose test still exceeds it is not made. `None`: no bound.
     pub max_macs: Option<u64>,
-    /// Most bytes of the model file (as `algo::finish` writes it, without names): after pruning,
+    /// Most bytes of the model file (as `learn::finish` writes it, without names): after pruning,
     /// splits whose two leaves cost the fewest training errors are merged until it fits (a single
     /// leaf if need be). `None`: no bound.
     pub max_bytes: Option<usize>,
@@ -179,11 +179,11 @@ pub struct Params {
     /// Stratified fraction of the rows held out to prune the tree (reduced-error pruning);
     /// `Some(0.0)`: the tree grows on every row and is pruned by [`Params::prune_z`] instead.
     /// `None`, the default: that error-based pruning on up to
-    /// [`crate::split::HOLD_OUT_PRUNING_ROWS`] rows (more accurate on the benchmark datasets:
+    /// [`crate::data::split::HOLD_OUT_PRUNING_ROWS`] rows (more accurate on the benchmark datasets:
     /// mean 88.89 % with 0.25, 91.29 % with 0; docs/OBLIQUE.md), a held-out quarter on more.
     pub prune_fraction: Option<f64>,
     /// Beyond the paper, used when `prune_fraction` is 0: error-based pruning on the growing rows
-    /// (C4.5; [`crate::perceptron_tree::pessimistic_errors`] with this `z`): a split becomes a
+    /// (C4.5; [`crate::learners::perceptron_tree::pessimistic_errors`] with this `z`): a split becomes a
     /// leaf of its majority class when the leaf's pessimistic error estimate is not above the sum
     /// of its leaves'. 0 does not prune.
     pub prune_z: f64,
@@ -452,7 +452,7 @@ struct Split {
 /// A learned oblique tree: the exported model, the float tree it came from, and a report.
 #[derive(Debug, Clone)]
 pub struct ObliqueTree {
-    /// The exported model (integer LTUs), ready for [`crate::algo::finish`].
+    /// The exported model (integer LTUs), ready for [`crate::learn::finish`].
     pub spec: ModelSpec,
     /// What happened while learning.
     pub report: Report,
@@ -1081,7 +1081,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
     let xf: Vec<f64> = xi.iter().enumerate().map(|(i, &v)| f64::from(v) / scale[i % f.max(1)]).collect();
     let sp = Space { f, xf, xi, y: ctx.labels().to_vec(), n_classes: ctx.n_classes() };
     let kind = ctx.weight_kind.unwrap_or(WeightKind::I16);
-    // Integer weights; `Fixed` stores them as I16F16 bits after training (`algo::finish`).
+    // Integer weights; `Fixed` stores them as I16F16 bits after training (`learn::finish`).
     let int_kind = match kind {
         WeightKind::Fixed => WeightKind::I16,
         k => k,
@@ -1205,7 +1205,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
         prune_pessimistic(&mut nodes, 0, &sp, p.prune_z);
     }
     let mut report = learner.report;
-    // Integer weights; `algo::finish` turns them into I16F16 bits when `Fixed` is asked for.
+    // Integer weights; `learn::finish` turns them into I16F16 bits when `Fixed` is asked for.
     let int_kind = if kind == WeightKind::Fixed { WeightKind::I16 } else { kind };
     let mut spec = export(ctx, &features, &nodes, int_kind);
     if let Some(max) = p.max_bytes {
@@ -1234,7 +1234,7 @@ fn file_bytes(spec: &ModelSpec, requested: Option<WeightKind>) -> Result<usize, 
         Some(k) => k,
         None => s.smallest_integer_kind().unwrap_or(WeightKind::I32),
     };
-    Ok(s.to_bytes_with(&crate::export::Host { strip: true, meta: None })?.len())
+    Ok(s.to_bytes_with(&crate::model::Host { strip: true, meta: None })?.len())
 }
 
 /// The reachable split whose children are both leaves and whose merge adds the fewest training
@@ -1259,11 +1259,11 @@ fn weakest_split(nodes: &[TreeNode], sp: &Space) -> Option<usize> {
     best.map(|k| k.3)
 }
 
-/// The oblique tree learner for the registry in `crate::algo` (`--algo oblique`).
+/// The oblique tree learner for the registry in `crate::learn` (`--algo oblique`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Oblique;
 
-impl crate::learner::Learner for Oblique {
+impl crate::learn::Learner for Oblique {
     const NAME: &'static str = "oblique";
     const ABOUT: &'static str =
         "oblique tree: neural-network splits (linear, MLP or hybrid) exported as integer LTUs (Yildiz & Alpaydin)";
@@ -1297,7 +1297,7 @@ impl crate::learner::Learner for Oblique {
     }
 }
 
-/// Learns an oblique tree and returns only the exported model (for `algo::finish`).
+/// Learns an oblique tree and returns only the exported model (for `learn::finish`).
 ///
 /// # Errors
 /// As [`fit`].
@@ -1340,7 +1340,8 @@ fn prune(nodes: &mut [TreeNode], id: usize, sp: &Space, valid: &[usize]) -> usiz
 fn prune_pessimistic(nodes: &mut [TreeNode], id: usize, sp: &Space, z: f64) -> f64 {
     let node = &nodes[id];
     let errors = node.rows.iter().filter(|&&r| sp.y[r] != node.majority).count();
-    let as_leaf = crate::perceptron_tree::pessimistic_errors(errors as f64, node.rows.len() as f64, z);
+    let as_leaf =
+        crate::learners::perceptron_tree::pessimistic_errors(errors as f64, node.rows.len() as f64, z);
     let Some(split) = node.split.clone() else {
         return as_leaf;
     };
@@ -1497,6 +1498,13 @@ fn export(ctx: &Context<'_>, features: &[Feature], nodes: &[TreeNode], kind: Wei
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn option_names_round_trip() {
+        crate::names::assert_round_trips(NodeModel::ALL);
+        crate::names::assert_round_trips(Partition::ALL);
+        crate::names::assert_round_trips(Significance::ALL);
+    }
 
     #[test]
     fn refit_bias_finds_the_separating_threshold() {

@@ -5,16 +5,16 @@
 //! ([`Learner::check`]), a `fit` that learns from the encoded training rows and reports what it
 //! did, and a conversion of what it learned to the model IR ([`ModelSpec`]). Everything after
 //! that — choosing the weight width, exporting, proving the runtime agrees — is shared
-//! (`crate::algo::finish`), and so is the list of learners (`crate::algo`'s registry, one line
+//! (`crate::learn::finish`), and so is the list of learners (`crate::learn`'s registry, one line
 //! per learner), from which the command line's names, help and dispatch are derived.
 //!
 //! This module imports no learner; learners import it.
 
 use serde::Serialize;
 
+use crate::data::encode;
 use crate::data::Dataset;
-use crate::encode;
-use crate::export::{ExportError, InputSpec, ModelSpec, WeightKind};
+use crate::model::{ExportError, InputSpec, ModelSpec, WeightKind};
 
 /// Why training failed.
 #[derive(Debug, thiserror::Error)]
@@ -102,11 +102,11 @@ pub trait Learner {
     /// A learner-specific failure (for example data it cannot handle).
     fn fit(ctx: &Context<'_>, p: &Self::Checked) -> Result<(Self::Model, Self::Report), TrainError>;
 
-    /// The model IR that `crate::algo::finish` exports and verifies.
+    /// The model IR that `crate::learn::finish` exports and verifies.
     fn to_spec(model: &Self::Model) -> ModelSpec;
 
     /// Successively cheaper settings derived from `p` (smaller, fewer units or rounds), richest
-    /// first, not including `p`: what a device budget (`crate::algo::Budget`) searches when the
+    /// first, not including `p`: what a device budget (`crate::learn::Budget`) searches when the
     /// model `p` gives does not fit. Empty for a learner without such a ladder.
     fn ladder(_p: &Self::Params) -> Vec<Self::Params> {
         Vec::new()

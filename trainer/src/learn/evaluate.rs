@@ -2,11 +2,11 @@
 //! load the bytes with `ltu-runtime` and predict the others exactly as a device would. What
 //! `ltu cv`, `cargo xtask compare` and `cargo xtask bench-device` share.
 
-use crate::algo::{self, Algo, Options, Trained};
+use crate::data::encode;
 use crate::data::Dataset;
-use crate::encode;
-use crate::export::WeightKind;
-use crate::learner::{Context, TrainError};
+use crate::learn::{self, Algo, Options, Trained};
+use crate::learn::{Context, TrainError};
+use crate::model::WeightKind;
 
 /// How a model is trained for an evaluation.
 #[derive(Debug, Clone, Copy)]
@@ -34,7 +34,7 @@ pub enum EvalError {
     /// Training (or export) failed.
     #[error(transparent)]
     Train(#[from] TrainError),
-    /// The runtime refused the model or a row (a bug: `algo::finish` verified the model).
+    /// The runtime refused the model or a row (a bug: `learn::finish` verified the model).
     #[error("the runtime: {0}")]
     Runtime(ltu_runtime::Error),
 }
@@ -62,7 +62,7 @@ pub fn holdout(
 ) -> Result<Heldout, EvalError> {
     let train = data.subset(train_rows);
     let ctx = Context::new(&train, setup.seed, setup.weight_kind);
-    let trained = algo::train(setup.algo, &ctx, setup.options, false)?;
+    let trained = learn::train(setup.algo, &ctx, setup.options, false)?;
     let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(EvalError::Runtime)?;
     let test = data.subset(test_rows);
     let raw = encode::raw_rows(&trained.spec.inputs, &test);
@@ -90,7 +90,15 @@ pub fn cross_validate(
                     (j..folds.len())
                         .step_by(jobs)
                         .map(|f| {
-                            (f, holdout(data, &crate::split::complement(&folds[f], n), &folds[f], setup))
+                            (
+                                f,
+                                holdout(
+                                    data,
+                                    &crate::data::split::complement(&folds[f], n),
+                                    &folds[f],
+                                    setup,
+                                ),
+                            )
                         })
                         .collect::<Vec<_>>()
                 })

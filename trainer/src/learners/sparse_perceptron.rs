@@ -45,7 +45,7 @@
 //!   whose prediction changed.
 //! - **Weight fit** ([`Params::weight_fit`], default [`WeightFit::Auto`]; the paper's votes with
 //!   [`Params::paper`]). The boosted conjunctions are kept and the unit over them is refitted by
-//!   L2-regularised logistic regression ([`crate::unit_fit`]); `auto` chooses on a held-out
+//!   L2-regularised logistic regression ([`crate::learners::unit_fit`]); `auto` chooses on a held-out
 //!   quarter between the votes and refits (three penalties) over the conjunctions of the
 //!   cross-validated rounds or of longer boosting ([`Params::refit_rounds`]), the smallest within
 //!   one standard error of the most accurate.
@@ -62,13 +62,13 @@
 //!
 //! See `docs/SPARSE_PERCEPTRON.md` for the reproduction of section 4 and measurements.
 
-use crate::export::{
+use crate::data::split;
+use crate::learn::{Context, Learner, TrainError};
+use crate::learners::unit_fit;
+use crate::model::quantize::{self, Grid, Quantized};
+use crate::model::{
     Feature, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Structure, Unit, WeightKind,
 };
-use crate::learner::{Context, Learner, TrainError};
-use crate::quantize::{self, Grid, Quantized};
-use crate::split;
-use crate::unit_fit;
 
 /// Sparse perceptron options. The defaults are the paper's configuration (section 3.3) where it
 /// has one.
@@ -131,7 +131,7 @@ pub enum WeightFit {
     /// The boosted votes `−ln β_i`, summed per conjunction (Figure 1): the paper's.
     Boost,
     /// The conjunctions boosting chose are kept and the unit over them is refitted on the
-    /// training rows by L2-regularised logistic regression ([`crate::unit_fit`], penalty
+    /// training rows by L2-regularised logistic regression ([`crate::learners::unit_fit`], penalty
     /// [`LOGISTIC_L2`]; softmax over the classes for more than two), then rounded.
     Logistic,
     /// Chooses on a seeded, stratified quarter of the training rows held out: boosting runs on
@@ -1308,12 +1308,12 @@ fn export_refit(ctx: &Context<'_>, r: &Refit, rows: &[&[i32]]) -> (ModelSpec, We
     (build_spec(ctx, &r.features, &int_rows, classes, kind), kind, scale)
 }
 
-/// [`fit`], returning the exported model (for [`crate::algo::train`]).
+/// [`fit`], returning the exported model (for [`crate::learn::train`]).
 ///
 /// # Errors
 /// As [`fit`].
 pub fn train(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
-    Ok(crate::learner::fit::<Sparse>(ctx, p)?.spec)
+    Ok(crate::learn::fit::<Sparse>(ctx, p)?.spec)
 }
 
 /// The sparse-perceptron learner, `--algo sparse` (the [`Learner`] contract).

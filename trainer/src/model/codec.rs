@@ -1,18 +1,15 @@
-//! The byte codec between the trainer's model description ([`crate::ir`]) and the runtime's file
+//! The byte codec between the trainer's model description ([`crate::model`]) and the runtime's file
 //! format (`ltu_runtime::format`, specified in `docs/FORMAT.md`): [`ModelSpec::to_bytes`] writes
 //! the file the runtime loads and checks that the runtime accepts it, [`ModelSpec::from_model`]
 //! reads a loaded model back.
-//!
-//! The IR's types are re-exported here, where most code has always found them.
 
 use ltu_runtime::format::{
     self, feature_kind, literal_op, node_kind, unit_flags, FeatureRec, HostInputRec, HostRepr, InputRec,
     ListEntryRec, LiteralRec, ModelRepr, NodeRec, ScaleRec, StructureRepr, UnitRec,
 };
-pub use ltu_runtime::WeightKind;
 
-pub use crate::ir::*;
-pub use crate::quantize::weight_range;
+use super::ir::*;
+use super::quantize::weight_range;
 
 /// Why a [`ModelSpec`] could not be encoded.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

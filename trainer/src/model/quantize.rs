@@ -2,7 +2,7 @@
 //! learner and the exporter use.
 //!
 //! A unit's weight row holds one stored value per term and its bias last (the IR's layout,
-//! [`Unit::rows`](crate::export::Unit::rows)). The runtime accepts a row only when every value
+//! [`Unit::rows`](crate::model::Unit::rows)). The runtime accepts a row only when every value
 //! fits the weight kind and the row's bound `|bias| + Σ |w_j|·max|f_j|`
 //! ([`ltu_runtime::format::row_bound`]) is at most
 //! [`WeightKind::accumulator_limit`]: then no input can overflow its accumulator. This module
@@ -21,8 +21,8 @@
 //! # For a learner with float halfspaces (the decision list's API)
 //!
 //! ```
-//! use ltu::export::{Unit, WeightKind};
-//! use ltu::quantize::{quantize, rows_fit, Grid};
+//! use ltu::model::{Unit, WeightKind};
+//! use ltu::model::quantize::{quantize, rows_fit, Grid};
 //!
 //! // A halfspace 0.8·x0 − 0.3·x1 + 0.1 over x_j = f_j / max_abs_j.
 //! let (w, b, max_abs) = ([0.8, -0.3], 0.1, [1024i64, 1]);

@@ -7,7 +7,7 @@
 //! Returned index lists are sorted ascending.
 //!
 //! ```
-//! use ltu::split::{complement, stratified_kfold};
+//! use ltu::data::split::{complement, stratified_kfold};
 //!
 //! let y = [0, 0, 0, 1, 1, 1];
 //! let folds = stratified_kfold(&y, 2, 3, 42)?;
@@ -16,7 +16,7 @@
 //!     let train = complement(fold, y.len());
 //!     assert_eq!(fold.len() + train.len(), y.len());
 //! }
-//! # Ok::<(), ltu::split::SplitError>(())
+//! # Ok::<(), ltu::data::split::SplitError>(())
 //! ```
 
 use crate::rng::Rng;
@@ -192,7 +192,7 @@ pub fn pick(rows: &[Vec<i32>], labels: &[usize], idx: &[usize]) -> (Vec<Vec<i32>
 /// seed hold out the same rows whatever the learner.
 ///
 /// ```
-/// use ltu::split::hold_out;
+/// use ltu::data::split::hold_out;
 ///
 /// let y = [0, 0, 0, 0, 1, 1, 1, 1];
 /// let (kept, held) = hold_out(&y, 2, 0.25, 7);

@@ -28,12 +28,12 @@
 //! table, no weights. Design notes: `docs/FRINGE.md`.
 //!
 //! Entry points: [`Fringe::learn`] on raw rows (every iteration's tree kept, the first being the
-//! plain ID3 tree), [`train`] from an [`algo::Context`](crate::algo::Context), and
-//! [`FringeLearner`], the learner contract for the registry in `crate::algo`.
+//! plain ID3 tree), [`train`] from an [`learn::Context`](crate::learn::Context), and
+//! [`FringeLearner`], the learner contract for the registry in `crate::learn`.
 //!
 //! ```
-//! use ltu::export::{InputKind, InputSpec};
-//! use ltu::fringe::{Fringe, Params};
+//! use ltu::model::{InputKind, InputSpec};
+//! use ltu::learners::fringe::{Fringe, Params};
 //!
 //! // x0·x1 + x2·x3 over 8 Boolean inputs (raw 0/1): 1024 rows of scrambled bits.
 //! let inputs = vec![InputSpec { kind: InputKind::Categorical { n_values: 2 }, missing: 2 }; 8];
@@ -51,8 +51,8 @@
 
 use std::collections::HashSet;
 
-use crate::algo::{Context, Learner, TrainError};
-use crate::export::{
+use crate::learn::{Context, Learner, TrainError};
+use crate::model::{
     ExportError, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Node, Structure, WeightKind,
 };
 use crate::rng::Rng;
@@ -93,12 +93,12 @@ pub struct Params {
     /// Share of the learning rows held out for reduced-error pruning (the paper's 1/3, in
     /// [`Params::paper`]); `Some(0.0)`: the trees grow on every row and are pruned by
     /// [`Params::prune_z`] instead. `None`, the default: that error-based pruning on up to
-    /// [`crate::split::HOLD_OUT_PRUNING_ROWS`] learning rows (more accurate on 14 of the 17
+    /// [`crate::data::split::HOLD_OUT_PRUNING_ROWS`] learning rows (more accurate on 14 of the 17
     /// benchmark datasets, less on 2; docs/FRINGE.md), the paper's held-out third on more
     /// (error-based pruning keeps far too much of a noisy tree grown on 100,000 rows).
     pub prune_fraction: Option<f64>,
     /// Beyond the paper, used when `prune_fraction` is 0: error-based pruning on the growing rows
-    /// themselves (C4.5; [`crate::perceptron_tree::pessimistic_errors`] with this `z`): a subtree
+    /// themselves (C4.5; [`crate::learners::perceptron_tree::pessimistic_errors`] with this `z`): a subtree
     /// becomes a leaf of its majority class when the leaf's pessimistic error estimate is not
     /// above the sum of its leaves' estimates. 0 does not prune.
     pub prune_z: f64,
@@ -137,7 +137,11 @@ impl Params {
     /// The share of `m` learning rows held out for reduced-error pruning (0: error-based pruning
     /// on the growing rows, see [`Params::prune_fraction`]).
     pub fn prune_fraction_for(&self, m: usize) -> f64 {
-        self.prune_fraction.unwrap_or(if m > crate::split::HOLD_OUT_PRUNING_ROWS { 1.0 / 3.0 } else { 0.0 })
+        self.prune_fraction.unwrap_or(if m > crate::data::split::HOLD_OUT_PRUNING_ROWS {
+            1.0 / 3.0
+        } else {
+            0.0
+        })
     }
 
     /// Checks the option values (not the data).
@@ -636,7 +640,7 @@ impl Grower<'_> {
     fn prune_pessimistic(&mut self, id: usize, rows: &[usize], z: f64) -> f64 {
         let estimate = |g: &Self, class: usize, rows: &[usize]| {
             let e = rows.iter().filter(|&&r| g.labels[r] != class).count();
-            crate::perceptron_tree::pessimistic_errors(e as f64, rows.len() as f64, z)
+            crate::learners::perceptron_tree::pessimistic_errors(e as f64, rows.len() as f64, z)
         };
         match self.nodes[id] {
             TreeNode::Leaf { class } => estimate(self, class, rows),
@@ -782,7 +786,7 @@ impl Fringe {
         let mut rng = Rng::new(seed);
         // The paper splits the learning rows at random, 2/3 to grow and 1/3 to prune; ours is
         // the learners' seeded stratified hold-out (a random split that keeps class shares).
-        let (grow_rows, prune_rows) = crate::split::hold_out(
+        let (grow_rows, prune_rows) = crate::data::split::hold_out(
             labels,
             n_classes,
             p.prune_fraction_for(rows.len()),
@@ -977,7 +981,7 @@ impl Fringe {
         let all: Vec<usize> = (0..rows.len()).collect();
         let root = b.emit(tree, 0, &[], &all)?;
         // Every link points forward: reverse postorder from the root.
-        let nodes = crate::reduce::renumber(&b.graph, root);
+        let nodes = crate::model::reduce::renumber(&b.graph, root);
         Ok(ModelSpec {
             n_classes: self.n_classes,
             weight_kind: WeightKind::I8,
@@ -1284,7 +1288,7 @@ pub fn train(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
     Ok(model.to_model_spec_for(&ctx.raw)?)
 }
 
-/// FRINGE in the learner registry (`crate::algo`): `ltu train --algo fringe` once registered.
+/// FRINGE in the learner registry (`crate::learn`): `ltu train --algo fringe` once registered.
 #[derive(Debug, Clone, Copy)]
 pub struct FringeLearner;
 

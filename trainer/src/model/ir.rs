@@ -4,11 +4,11 @@
 //! Every learning algorithm produces a [`ModelSpec`]. [`ModelSpec::predict`] is a straightforward
 //! evaluator with the runtime's integer semantics, used to check the runtime (and, through it, the
 //! firmware and generated code) bit for bit; [`ModelSpec::stats`] gives what a prediction costs.
-//! The byte codec is [`crate::export`] (`ModelSpec::to_bytes`, `ModelSpec::from_model`).
+//! The byte codec is [`crate::model`] (`ModelSpec::to_bytes`, `ModelSpec::from_model`).
 
 pub use ltu_runtime::WeightKind;
 
-use crate::quantize;
+use crate::model::quantize;
 
 /// One raw input of a model.
 #[derive(Debug, Clone, PartialEq, Eq)]

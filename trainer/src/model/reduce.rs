@@ -24,11 +24,11 @@
 //!
 //! Each step changes a node's answer only for inputs that cannot reach it, so the tree's
 //! prediction is unchanged for every raw input, out-of-range values included. Units and features
-//! no remaining node uses are dropped. [`crate::algo::finish`] reduces every tree model.
+//! no remaining node uses are dropped. [`crate::learn::finish`] reduces every tree model.
 
 use std::collections::HashMap;
 
-use crate::ir::{InputKind, ModelSpec, Node, Structure};
+use crate::model::{InputKind, ModelSpec, Node, Structure};
 
 /// What one raw input can be at a node: a superset of the values that reach it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -369,7 +369,7 @@ fn keep<T>(items: &mut Vec<T>, used: &[bool]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{InputSpec, WeightKind};
+    use crate::model::{InputSpec, WeightKind};
     use crate::rng::Rng;
 
     fn spec(nodes: Vec<Node>) -> ModelSpec {

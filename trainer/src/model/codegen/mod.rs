@@ -26,7 +26,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::export::{Feature, LiteralOp, ModelSpec, Node, Structure, Unit};
+use crate::model::{Feature, LiteralOp, ModelSpec, Node, Structure, Unit};
 
 /// The language of the generated source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +96,7 @@ pub fn source(spec: &ModelSpec, about: &str, lang: Lang) -> String {
                 Lang::C => "    return node_0(x);\n}\n",
             });
             // Links into each node: a node several parents share is not marked `#[inline]`
-            // in Rust, where rustc would copy it into every caller. Once `ltu::reduce` shared
+            // in Rust, where rustc would copy it into every caller. Once `ltu::model` shared
             // equal subtrees, car `fringe --prune-z 0` grew 2,936 → 3,776 B with every node
             // inlined; without the hint on shared nodes it is 3,236 B (vehicle `fringe`
             // 2,552 → 1,932 B) for a few more instructions per prediction (calls).

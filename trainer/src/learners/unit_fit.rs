@@ -9,13 +9,13 @@
 //! - [`logistic`]: minimises the mean log loss (sigmoid for two classes, softmax for more) plus
 //!   `l2 / (2n) · ‖w‖²` (biases not penalised; `l2 = 1` is scikit-learn's `C = 1`) over features
 //!   normalised to `f_j / max|f_j|`, with L-BFGS from zero weights: deterministic, no seed.
-//! - [`to_integer`]: float rows → integer rows through [`crate::quantize::quantize`], on the
+//! - [`to_integer`]: float rows → integer rows through [`crate::model::quantize::quantize`], on the
 //!   `i8` grid when the rounded unit decides every fitted row as the float unit does, otherwise
 //!   on the `i16` grid (quantization-aware: the narrow grid is kept only when it costs nothing
 //!   on the rows).
 
-use crate::export::WeightKind;
-use crate::quantize::{quantize, Grid};
+use crate::model::quantize::{quantize, Grid};
+use crate::model::WeightKind;
 
 /// Options of [`logistic`].
 #[derive(Debug, Clone, Copy, PartialEq)]

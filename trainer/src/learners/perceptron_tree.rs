@@ -49,7 +49,7 @@
 //! - **Leaf fit** ([`Params::leaf_fit`], default [`LeafFit::Auto`]): once the tree is grown,
 //!   every unit (the leaves, and the units decision nodes replaced) can be refitted on the
 //!   training rows reaching it by L2-regularised logistic regression and rounded to integers
-//!   ([`crate::unit_fit`]) before pruning; `Auto` keeps the perceptron's weights instead when they
+//!   ([`crate::learners::unit_fit`]) before pruning; `Auto` keeps the perceptron's weights instead when they
 //!   are more accurate on a quarter of the training rows held out. [`Params::paper`] keeps the
 //!   perceptron's weights.
 //!
@@ -57,12 +57,12 @@
 
 use std::fmt;
 
-use crate::encode;
-use crate::export::{Feature, InputKind, InputSpec, ModelSpec, Node, Structure, Unit, WeightKind};
-use crate::learner::{Context, Learner, TrainError};
+use crate::data::encode;
+use crate::learn::{Context, Learner, TrainError};
+use crate::model::{Feature, InputKind, InputSpec, ModelSpec, Node, Structure, Unit, WeightKind};
 use crate::rng::Rng;
 
-/// The integer type of every weight while training (exported as-is; `algo::finish` picks the
+/// The integer type of every weight while training (exported as-is; `learn::finish` picks the
 /// stored width).
 pub type Weight = i64;
 
@@ -149,7 +149,7 @@ pub enum LeafFit {
     Perceptron,
     /// Once the tree is grown, every unit (the leaves, and the units that decision nodes replaced,
     /// which pruning may restore) is refitted on the training rows reaching it by L2-regularised
-    /// logistic regression ([`crate::unit_fit`]) and rounded to integers; pruning then compares
+    /// logistic regression ([`crate::learners::unit_fit`]) and rounded to integers; pruning then compares
     /// the refitted units. The penalty is [`Params::leaf_l2`].
     Logistic,
     /// Chooses between the two on a seeded, stratified quarter of the training rows held out:
@@ -201,7 +201,7 @@ pub struct Params {
     /// (section 5.4). `usize::MAX` as in the paper.
     pub max_depth: usize,
     /// Fraction of the training rows [`train`] holds out (seeded and stratified,
-    /// [`crate::split::hold_out`]; none from fewer than 10 rows) to prune the tree
+    /// [`crate::data::split::hold_out`]; none from fewer than 10 rows) to prune the tree
     /// bottom-up after training: a decision subtree is replaced by the LTU it replaced, or by its
     /// majority class, when that makes no more errors on the held-out rows. 0 disables pruning.
     pub prune_fraction: f64,
@@ -230,11 +230,11 @@ pub struct Params {
     /// With the logistic refit (beyond the paper): each refitted unit leaves out, one at a time
     /// and refitting without it, the feature that contributes least, while the fit's log
     /// likelihood drops by at most 1 per weight left out (Akaike's criterion;
-    /// [`crate::unit_fit::logistic_pruned`]). Off by default: over `cargo xtask compare`'s 17
+    /// [`crate::learners::unit_fit::logistic_pruned`]). Off by default: over `cargo xtask compare`'s 17
     /// datasets it halves the weights of most models but costs accuracy as often as it gains
     /// (docs/PERCEPTRON_TREE.md); an option for when the device's cost matters more.
     pub feature_selection: bool,
-    /// L2 penalty of [`LeafFit::Logistic`]'s refit ([`crate::unit_fit::Params::l2`]: the mean log
+    /// L2 penalty of [`LeafFit::Logistic`]'s refit ([`crate::learners::unit_fit::Params::l2`]: the mean log
     /// loss plus `l2 / (2n) · ‖w‖²` over features scaled to `[-1, 1]`).
     pub leaf_l2: f64,
     /// The tests on categorical inputs ([`CategoricalTests::Multiway`], the paper's, by default).
@@ -715,7 +715,7 @@ pub struct History {
 /// instances.
 ///
 /// ```
-/// use ltu::perceptron_tree::{FeatureSpace, Params, PerceptronTree};
+/// use ltu::learners::perceptron_tree::{FeatureSpace, Params, PerceptronTree};
 ///
 /// // (a ∨ b) ⊕ (c ∧ d), section 4.3: four boolean attributes, 16 instances in order.
 /// let mut tree = PerceptronTree::new(FeatureSpace::categorical(&[2; 4]), 2, &Params::paper());
@@ -1230,7 +1230,7 @@ impl PerceptronTree {
         &mut self,
         rows: &[Vec<i32>],
         labels: &[usize],
-        fit: crate::unit_fit::Params,
+        fit: crate::learners::unit_fit::Params,
     ) -> (usize, usize) {
         let reach = self.reach(rows);
         let (mut refitted, mut features_left_out) = (0, 0);
@@ -1271,9 +1271,9 @@ impl PerceptronTree {
         here: &[usize],
         rows: &[Vec<i32>],
         labels: &[usize],
-        fit: crate::unit_fit::Params,
+        fit: crate::learners::unit_fit::Params,
     ) -> (Vec<Weight>, Vec<u64>, usize) {
-        use crate::unit_fit::{logistic, logistic_pruned, to_integer, Rows};
+        use crate::learners::unit_fit::{logistic, logistic_pruned, to_integer, Rows};
         let k = self.n_classes;
         let n_rows = if k > 2 { k } else { 1 };
         let dim = active.len() + 1;
@@ -1357,7 +1357,7 @@ impl PerceptronTree {
     /// [`Node::Categorical`] / [`Node::Threshold`], LTUs [`Node::Unit`] over exactly their
     /// features, missing branches [`Node::Class`] with the node's majority class. Only the
     /// features some unit reads are kept. Weights are stored as-is with [`WeightKind::I32`];
-    /// `algo::finish` chooses the final width.
+    /// `learn::finish` chooses the final width.
     pub fn to_model_spec(&self) -> ModelSpec {
         // Keep the features that reachable LTUs read, in their original order.
         let mut used = vec![false; self.space.features.len()];
@@ -1490,12 +1490,12 @@ impl PerceptronTree {
         }
         let rng = Rng::new(seed);
         let (fit_idx, val_idx) = if rows.len() >= 10 {
-            crate::split::hold_out(labels, n_classes, p.prune_fraction, rng.fork(1).next_u64())
+            crate::data::split::hold_out(labels, n_classes, p.prune_fraction, rng.fork(1).next_u64())
         } else {
             ((0..rows.len()).collect(), Vec::new())
         };
-        let (fit_rows, fit_labels) = crate::split::pick(rows, labels, &fit_idx);
-        let (val_rows, val_labels) = crate::split::pick(rows, labels, &val_idx);
+        let (fit_rows, fit_labels) = crate::data::split::pick(rows, labels, &fit_idx);
+        let (val_rows, val_labels) = crate::data::split::pick(rows, labels, &val_idx);
         let space = FeatureSpace::standard(inputs, &fit_rows, p.numeric_max_abs, p.numeric_bins);
         let mut tree = PerceptronTree::new(space, n_classes, p);
         let epochs = tree.fit(&fit_rows, &fit_labels, p, rng.fork(0).next_u64(), progress);
@@ -1508,7 +1508,11 @@ impl PerceptronTree {
         };
         let consistent = tree.is_consistent(&fit_rows, &fit_labels);
         let (refitted, features_left_out) = leaf_l2.map_or((0, 0), |l2| {
-            tree.refit_units(&fit_rows, &fit_labels, crate::unit_fit::Params { l2, ..Default::default() })
+            tree.refit_units(
+                &fit_rows,
+                &fit_labels,
+                crate::learners::unit_fit::Params { l2, ..Default::default() },
+            )
         });
         let before = tree.stats();
         let pruned = if !val_rows.is_empty() {
@@ -1546,12 +1550,12 @@ fn choose_leaf_fit(
     p: &Params,
     seed: u64,
 ) -> Option<f64> {
-    let (fit_idx, val_idx) = crate::split::hold_out(labels, n_classes, 0.25, seed);
+    let (fit_idx, val_idx) = crate::data::split::hold_out(labels, n_classes, 0.25, seed);
     if rows.len() < 20 || val_idx.is_empty() {
         return Some(p.leaf_l2);
     }
-    let (fit_rows, fit_labels) = crate::split::pick(rows, labels, &fit_idx);
-    let (val_rows, val_labels) = crate::split::pick(rows, labels, &val_idx);
+    let (fit_rows, fit_labels) = crate::data::split::pick(rows, labels, &fit_idx);
+    let (val_rows, val_labels) = crate::data::split::pick(rows, labels, &val_idx);
     let space = FeatureSpace::standard(inputs, &fit_rows, p.numeric_max_abs, p.numeric_bins);
     let mut grown = PerceptronTree::new(space, n_classes, p);
     grown.fit(&fit_rows, &fit_labels, p, Rng::new(seed).next_u64(), &|_, _| {});
@@ -1559,7 +1563,11 @@ fn choose_leaf_fit(
     for l2 in AUTO_L2.iter().copied().map(Some).chain([None]) {
         let mut tree = grown.clone();
         if let Some(l2) = l2 {
-            tree.refit_units(&fit_rows, &fit_labels, crate::unit_fit::Params { l2, ..Default::default() });
+            tree.refit_units(
+                &fit_rows,
+                &fit_labels,
+                crate::learners::unit_fit::Params { l2, ..Default::default() },
+            );
         }
         if p.prune_z > 0.0 {
             tree.prune_pessimistic(&fit_rows, &fit_labels, p.prune_z);
@@ -1603,7 +1611,7 @@ pub struct Report {
 /// # Errors
 /// [`TrainError::InvalidOption`] for invalid parameters.
 pub fn train(ctx: &Context<'_>, p: &Params) -> Result<ModelSpec, TrainError> {
-    Ok(crate::learner::fit::<Ptree>(ctx, p)?.spec)
+    Ok(crate::learn::fit::<Ptree>(ctx, p)?.spec)
 }
 
 /// The perceptron-tree learner, `--algo ptree` (the [`Learner`] contract).
@@ -2242,5 +2250,20 @@ impl fmt::Display for PerceptronTree {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LogBase, Order, SplitRule};
+
+    #[test]
+    fn option_names_round_trip() {
+        crate::names::assert_round_trips(Order::ALL);
+        crate::names::assert_round_trips(SplitRule::ALL);
+        crate::names::assert_round_trips(LogBase::ALL);
+        assert_eq!(Order::ALL, [Order::Cyclic, Order::Shuffled]);
+        assert_eq!(SplitRule::Corollary1.to_string(), "corollary1");
+        assert_eq!(LogBase::Two.name(), "two");
     }
 }

@@ -11,8 +11,8 @@
 //! [`Feature::Equals`] per value (Utgoff's symmetric encoding: `+1` if attribute = value, else
 //! `-1`). Learners compute these with [`Feature::value`], the runtime's own arithmetic.
 
-use crate::data::{AttrKind, Dataset, Schema};
-use crate::export::{Feature, InputKind, InputSpec, Names};
+use crate::data::{AttrKind, Attribute, Dataset, Schema};
+use crate::model::{Feature, InputKind, InputSpec, ModelSpec, Names};
 
 /// Input descriptors for a schema, with missing-value substitutes from `data` (training data).
 pub fn input_specs(data: &Dataset) -> Vec<InputSpec> {
@@ -149,6 +149,26 @@ pub fn names(schema: &Schema) -> Names {
             .collect(),
         classes: schema.classes.clone(),
     }
+}
+
+/// The schema a model was trained on, rebuilt from its names (the inverse of [`names`]): what
+/// reading data by name needs. `None` when the model stores no names.
+pub fn schema(spec: &ModelSpec) -> Option<Schema> {
+    let names = spec.names.clone()?;
+    let attributes = spec
+        .inputs
+        .iter()
+        .zip(names.inputs)
+        .zip(names.values)
+        .map(|((inp, name), values)| Attribute {
+            name,
+            kind: match inp.kind {
+                InputKind::Numeric { scale_exp } => AttrKind::Numeric { decimals: scale_exp.max(0) as u8 },
+                InputKind::Categorical { .. } => AttrKind::Categorical { values },
+            },
+        })
+        .collect();
+    Some(Schema { attributes, classes: names.classes })
 }
 
 /// A numeric feature mapping raw `[lo, hi]` onto about `[-max_abs, max_abs]`.

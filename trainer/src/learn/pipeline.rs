@@ -1,140 +1,10 @@
-//! The training pipeline shared by every algorithm: encode the data, learn, choose the weight
+//! The training pipeline shared by every algorithm: learn (within budgets), choose the weight
 //! representation, export, and prove the runtime agrees.
 
-use std::fmt;
-
-use crate::encode;
-use crate::export::{ExportError, Host, ModelSpec, WeightKind};
-
-pub use crate::learner::{Context, Fit, Learner, TrainError};
-
-/// The registry: one line per learner — the `Algo` variant, the [`Learner`] type, and the field
-/// of [`Options`] that holds its parameters. The command line's `--algo` values, their help,
-/// dispatch and the benchmarks' list of learners all come from here; a learner that is not
-/// registered is not offered anywhere.
-macro_rules! registry {
-    ($( $(#[$doc:meta])* $variant:ident => $learner:ty, $field:ident; )*) => {
-        /// A learning algorithm, by its command-line name (see the registry in `algo.rs`).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-        #[serde(rename_all = "lowercase")]
-        pub enum Algo {
-            $( $(#[$doc])* $variant, )*
-        }
-
-        impl Algo {
-            /// Every registered learner, in registry order.
-            pub const ALL: &'static [Algo] = &[$(Algo::$variant),*];
-
-            /// The command-line name.
-            pub fn name(self) -> &'static str {
-                match self { $(Algo::$variant => <$learner as Learner>::NAME,)* }
-            }
-
-            /// One line about the learner.
-            pub fn about(self) -> &'static str {
-                match self { $(Algo::$variant => <$learner as Learner>::ABOUT,)* }
-            }
-
-            /// `opts`, then the settings of the learner's [`Learner::ladder`] in `opts`, richest
-            /// first.
-            pub fn candidates(self, opts: &Options) -> Vec<Options> {
-                match self {
-                    $(Algo::$variant => std::iter::once(opts.clone())
-                        .chain(<$learner as Learner>::ladder(&opts.$field).into_iter().map(|p| {
-                            let mut o = opts.clone();
-                            o.$field = p;
-                            o
-                        }))
-                        .collect(),)*
-                }
-            }
-
-            /// Checks this learner's options in `opts` and learns.
-            ///
-            /// # Errors
-            /// As [`Learner::check`] and [`Learner::fit`].
-            pub fn fit(self, ctx: &Context<'_>, opts: &Options) -> Result<Fit, TrainError> {
-                match self { $(Algo::$variant => crate::learner::fit::<$learner>(ctx, &opts.$field),)* }
-            }
-        }
-    };
-}
-
-registry! {
-    /// Perceptron tree (Utgoff 1989).
-    Ptree => crate::perceptron_tree::Ptree, ptree;
-    /// Neural decision list (Marchand & Golea 1993).
-    Ndl => crate::decision_list::Ndl, ndl;
-    /// Halfspace intersection by greedy set covering (Marchand & Golea 1993, section 3).
-    Hsi => crate::decision_list::Hsi, ndl;
-    /// Sparse perceptron by boosting (Jackson & Craven 1996).
-    Sparse => crate::sparse_perceptron::Sparse, sparse;
-    /// Multivariate (oblique) tree with neural-network splits (Yildiz & Alpaydin).
-    Oblique => crate::oblique::Oblique, oblique;
-    /// FRINGE: a decision tree that constructs its own conjunction features (Pagallo 1989).
-    Fringe => crate::fringe::FringeLearner, fringe;
-}
-
-impl fmt::Display for Algo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Algo {
-    type Err = crate::names::UnknownName;
-
-    /// The learner whose [`Algo::name`] is `s`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Algo::ALL.iter().copied().find(|a| a.name() == s).ok_or_else(|| crate::names::UnknownName {
-            what: "algorithm",
-            given: s.to_string(),
-            expected: Algo::ALL.iter().map(|a| a.name()).collect(),
-        })
-    }
-}
-
-/// Options of every algorithm.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Options {
-    /// Perceptron tree options.
-    pub ptree: crate::perceptron_tree::Params,
-    /// Neural decision list / halfspace intersection options.
-    pub ndl: crate::decision_list::Params,
-    /// Sparse perceptron options.
-    pub sparse: crate::sparse_perceptron::Params,
-    /// Oblique tree options.
-    pub oblique: crate::oblique::Params,
-    /// FRINGE options.
-    pub fringe: crate::fringe::Params,
-    /// Device budgets every learner honors (see [`Budget`]).
-    pub budget: Budget,
-}
-
-/// Device budgets: a model is never returned over them. Within them [`train`] picks the most
-/// accurate of the learner's candidate settings ([`Algo::candidates`]) on a seeded, stratified
-/// quarter of the training rows held out for validation, then retrains it on every row.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Budget {
-    /// Most bytes of the model file a device stores: without its host block (names, input scales,
-    /// metadata), as `ltu train --strip` writes it.
-    pub max_bytes: Option<usize>,
-    /// Most multiply-accumulates of one prediction on its worst path.
-    pub max_macs: Option<u64>,
-}
-
-impl Budget {
-    /// Whether any budget is set.
-    pub fn is_set(&self) -> bool {
-        self.max_bytes.is_some() || self.max_macs.is_some()
-    }
-
-    /// Whether `t` is within every set budget.
-    pub fn allows(&self, t: &Trained) -> bool {
-        self.max_bytes.is_none_or(|b| t.device_bytes <= b)
-            && self.max_macs.is_none_or(|m| t.spec.stats().max_macs <= m)
-    }
-}
+use super::learner::{Context, Fit, TrainError};
+use super::registry::{Algo, Options};
+use crate::data::encode;
+use crate::model::{ExportError, Host, ModelSpec, WeightKind};
 
 /// How a budget was met, for reports.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -200,7 +70,7 @@ fn train_within_budget(
     let budget = opts.budget;
     let candidates = algo.candidates(opts);
     let data = ctx.data;
-    let split = crate::split::train_test_split_stratified(&data.y, ctx.n_classes(), 0.25, ctx.seed);
+    let split = crate::data::split::train_test_split_stratified(&data.y, ctx.n_classes(), 0.25, ctx.seed);
     let mut scores: Vec<Option<f64>> = vec![None; candidates.len()];
     if let Ok((fit_rows, val_rows)) = split {
         let fit_data = data.subset(&fit_rows);
@@ -208,7 +78,7 @@ fn train_within_budget(
         let fit_ctx = Context::new(&fit_data, ctx.seed, ctx.weight_kind);
         for (i, c) in candidates.iter().enumerate() {
             let Ok(t) = train_one(algo, &fit_ctx, c, with_names) else { continue };
-            if !budget.allows(&t) {
+            if !budget.allows(t.device_bytes, t.spec.stats().max_macs) {
                 continue;
             }
             let raw = encode::raw_rows(&t.spec.inputs, &val_data);
@@ -226,7 +96,7 @@ fn train_within_budget(
     let mut last_error = None;
     for &i in &order {
         match train_one(algo, ctx, &candidates[i], with_names) {
-            Ok(mut t) if budget.allows(&t) => {
+            Ok(mut t) if budget.allows(t.device_bytes, t.spec.stats().max_macs) => {
                 t.budget = Some(BudgetChoice {
                     candidates: candidates.len(),
                     chosen: i,
@@ -250,7 +120,7 @@ fn train_within_budget(
     )))
 }
 
-/// Reduces a tree model ([`crate::reduce::reduce_tree`]: the same predictions in fewer nodes),
+/// Reduces a tree model ([`crate::model::reduce_tree`]: the same predictions in fewer nodes),
 /// chooses the weight kind (the requested one, else the smallest integer kind that fits),
 /// rescales units that do not fit, attaches names, exports, reloads the bytes through the
 /// runtime and checks that the runtime predicts exactly what the trainer's reference evaluator
@@ -259,7 +129,7 @@ fn train_within_budget(
 /// # Errors
 /// [`TrainError::Export`] or [`TrainError::Disagreement`].
 pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Result<Trained, TrainError> {
-    crate::reduce::reduce_tree(&mut spec);
+    crate::model::reduce_tree(&mut spec);
     let kind = match ctx.weight_kind {
         Some(WeightKind::Fixed) if spec.weight_kind != WeightKind::Fixed => {
             // Integer weights become I16F16 bits.

@@ -94,6 +94,8 @@
 
 mod arff;
 mod csv;
+pub mod encode;
+pub mod split;
 mod text;
 
 use std::collections::HashMap;

@@ -1,0 +1,14 @@
+//! Learning: the contract every learner implements ([`Learner`]), the registry of learners
+//! ([`Algo`]), the training pipeline with device budgets ([`train`], [`finish`]) and evaluation
+//! ([`evaluate`]).
+
+pub mod calibrate;
+pub mod evaluate;
+mod learner;
+pub mod metrics;
+mod pipeline;
+mod registry;
+
+pub use learner::{fit, Context, Fit, Learner, TrainError};
+pub use pipeline::{finish, train, BudgetChoice, Trained};
+pub use registry::{Algo, Budget, Options};

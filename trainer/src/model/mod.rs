@@ -1,0 +1,13 @@
+//! The model: its intermediate representation ([`ModelSpec`], with the reference evaluator and
+//! the cost model), weight quantization, lossless tree reduction, the byte codec of the runtime
+//! format, and code generation.
+
+mod codec;
+pub mod codegen;
+mod ir;
+pub mod quantize;
+pub(crate) mod reduce;
+
+pub use codec::{ExportError, Host};
+pub use ir::*;
+pub use reduce::reduce_tree;
