@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
 use ltu::data::{self, AttrKind, Dataset, LoadOptions};
-use ltu::learn::evaluate::{self, mean_std, Setup};
+use ltu::learn::evaluate::{self, Setup};
+use ltu::learn::metrics::mean_std;
 use ltu::learn::Algo;
 use ltu::learn::Options;
 use ltu::model::InputKind;

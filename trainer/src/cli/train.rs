@@ -13,7 +13,7 @@ use ltu::data::{self, Dataset};
 use ltu::learn::{self, Algo, Context};
 use ltu::model::{Host, ModelSpec, RowCost, Stats};
 
-use ltu::learn::metrics::{class_figures, ClassReport};
+use ltu::learn::metrics::{class_figures, mean_std, ClassReport};
 
 use super::load::{align_warnings, LoadedModel};
 use super::{args::*, model::*, output::*};
@@ -580,8 +580,6 @@ impl fmt::Display for CvReport {
     }
 }
 
-pub use ltu::learn::evaluate::mean_std;
-
 /// The cost over every fold's rows: means weighted by each fold's rows, maxima over the folds.
 fn pooled_cost(costs: &[RowCost], rows: &[Vec<usize>]) -> RowCost {
     let n = rows.iter().map(Vec::len).sum::<usize>().max(1) as f64;
@@ -607,29 +605,22 @@ pub(crate) struct Heldout {
     cost: RowCost,
 }
 
-pub(crate) fn heldout(
+/// What `ltu cv` reports of one fold, from the fold's held-out evaluation.
+fn fold_figures(
     data: &Dataset,
     train_rows: &[usize],
     test_rows: &[usize],
-    learn: &LearnArgs,
-) -> Result<Heldout> {
-    let options = learn.options(&data.schema)?;
-    let setup = ltu::learn::evaluate::Setup {
-        algo: learn.algo,
-        options: &options,
-        seed: learn.seed,
-        weight_kind: learn.weights.map(Into::into),
-    };
-    let h = ltu::learn::evaluate::holdout(data, train_rows, test_rows, &setup)?;
+    h: ltu::learn::evaluate::Heldout,
+) -> Heldout {
     let train_raw = encode::raw_rows(&h.trained.spec.inputs, &data.subset(train_rows));
     let test_raw = encode::raw_rows(&h.trained.spec.inputs, &data.subset(test_rows));
-    Ok(Heldout {
+    Heldout {
         cost: h.trained.spec.row_cost(&test_raw),
         accuracy: h.accuracy,
         bytes: h.trained.bytes.len(),
         trivial: trivial_model_warning(&h.trained.spec, &train_raw, &data.schema.classes, "its model"),
         predictions: h.predictions,
-    })
+    }
 }
 
 /// `ltu cv`: stratified k-fold cross-validation, folds in parallel on up to `jobs` threads;
@@ -649,7 +640,6 @@ pub fn cv(
         anyhow::bail!("--no-names applies to train only: cv writes no model, and its sizes are the bytes a device stores, without names");
     }
     let (data, mut warnings) = load(data_path, &learn.data)?;
-    learn.options(&data.schema)?;
     let fold_rows = split::stratified_kfold(&data.y, data.schema.classes.len(), folds, learn.seed)
         .with_context(|| format!("{}: cannot make {folds} folds", data.source))?;
     for (class, &count) in data.schema.classes.iter().zip(&data.class_counts()) {
@@ -661,41 +651,27 @@ pub fn cv(
             ));
         }
     }
+    let options = learn.options(&data.schema)?;
+    let setup = ltu::learn::evaluate::Setup {
+        algo: learn.algo,
+        options: &options,
+        seed: learn.seed,
+        weight_kind: learn.weights.map(Into::into),
+    };
+    let progress = |done: usize, total: usize| progress(done as u64, total as u64);
+    let evaluated = ltu::learn::evaluate::cross_validate(&data, &fold_rows, &setup, jobs, &progress);
     let n = data.n_rows();
-    let done = std::sync::atomic::AtomicU64::new(0);
-    progress(0, fold_rows.len() as u64);
-    let results: Vec<Result<Heldout>> = std::thread::scope(|s| {
-        let jobs = jobs.clamp(1, fold_rows.len().max(1));
-        let chunks: Vec<Vec<usize>> =
-            (0..jobs).map(|j| (j..fold_rows.len()).step_by(jobs).collect()).collect();
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|mine| {
-                let (data, fold_rows, done) = (&data, &fold_rows, &done);
-                s.spawn(move || {
-                    mine.into_iter()
-                        .map(|f| {
-                            let train_rows = split::complement(&fold_rows[f], n);
-                            let h = heldout(data, &train_rows, &fold_rows[f], learn).with_context(|| {
-                                format!(
-                                    "cross-validation fold {} of {folds} ({} training rows)",
-                                    f + 1,
-                                    train_rows.len()
-                                )
-                            });
-                            let finished = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                            progress(finished, fold_rows.len() as u64);
-                            (f, h)
-                        })
-                        .collect::<Vec<_>>()
-                })
+    let results: Vec<Result<Heldout>> = evaluated
+        .into_iter()
+        .zip(&fold_rows)
+        .enumerate()
+        .map(|(f, (h, test_rows))| {
+            let train_rows = split::complement(test_rows, n);
+            h.map(|h| fold_figures(&data, &train_rows, test_rows, h)).with_context(|| {
+                format!("cross-validation fold {} of {folds} ({} training rows)", f + 1, train_rows.len())
             })
-            .collect();
-        let mut all: Vec<(usize, Result<Heldout>)> =
-            handles.into_iter().flat_map(|h| h.join().expect("fold thread panicked")).collect();
-        all.sort_by_key(|(f, _)| *f);
-        all.into_iter().map(|(_, r)| r).collect()
-    });
+        })
+        .collect();
     let results = results.into_iter().collect::<Result<Vec<_>>>()?;
     let k = data.n_classes();
     let mut confusion = vec![vec![0usize; k]; k];

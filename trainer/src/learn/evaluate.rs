@@ -2,7 +2,10 @@
 //! load the bytes with `ltu-runtime` and predict the others exactly as a device would. What
 //! `ltu cv`, `cargo xtask compare` and `cargo xtask bench-device` share.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::data::encode;
+use crate::data::split::complement;
 use crate::data::Dataset;
 use crate::learn::{self, Algo, Options, Trained};
 use crate::learn::{Context, TrainError};
@@ -73,50 +76,72 @@ pub fn holdout(
 }
 
 /// Every fold of `folds` (the test rows of each; the rest train) on up to `jobs` threads, in fold
-/// order.
+/// order; `progress(done, total)` is called as each fold finishes.
 pub fn cross_validate(
     data: &Dataset,
     folds: &[Vec<usize>],
     setup: &Setup<'_>,
     jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Vec<Result<Heldout, EvalError>> {
     let n = data.n_rows();
-    let jobs = jobs.max(1);
-    let mut results: Vec<Option<Result<Heldout, EvalError>>> = (0..folds.len()).map(|_| None).collect();
+    let done = AtomicUsize::new(0);
+    progress(0, folds.len());
+    in_parallel(folds.len(), jobs, |f| {
+        let result = holdout(data, &complement(&folds[f], n), &folds[f], setup);
+        progress(done.fetch_add(1, Ordering::SeqCst) + 1, folds.len());
+        result
+    })
+}
+
+/// `work(i)` for every `i` in `0..n` on up to `jobs` threads (at most `n`), each thread taking
+/// the next unstarted item; the results in item order. The one scheduler of folds, used by
+/// [`cross_validate`] and by benchmarks that spread (dataset, learner, fold) items over threads.
+///
+/// # Panics
+/// If `work` panics (the panic is propagated).
+pub fn in_parallel<T: Send>(n: usize, jobs: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let next = AtomicUsize::new(0);
+    let jobs = jobs.clamp(1, n.max(1));
+    let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..jobs)
-            .map(|j| {
-                s.spawn(move || {
-                    (j..folds.len())
-                        .step_by(jobs)
-                        .map(|f| {
-                            (
-                                f,
-                                holdout(
-                                    data,
-                                    &crate::data::split::complement(&folds[f], n),
-                                    &folds[f],
-                                    setup,
-                                ),
-                            )
-                        })
-                        .collect::<Vec<_>>()
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= n {
+                            break mine;
+                        }
+                        mine.push((i, work(i)));
+                    }
                 })
             })
             .collect();
         for h in handles {
-            for (f, r) in h.join().expect("a fold panicked") {
-                results[f] = Some(r);
+            match h.join() {
+                Ok(mine) => {
+                    for (i, r) in mine {
+                        results[i] = Some(r);
+                    }
+                }
+                Err(payload) => std::panic::resume_unwind(payload),
             }
         }
     });
-    results.into_iter().map(|r| r.expect("every fold ran")).collect()
+    results.into_iter().map(|r| r.expect("every item ran")).collect()
 }
 
-/// Mean and sample standard deviation.
-pub fn mean_std(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n.max(1.0);
-    let var = if xs.len() > 1 { xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
-    (mean, var.sqrt())
+#[cfg(test)]
+mod tests {
+    use super::in_parallel;
+
+    #[test]
+    fn in_parallel_keeps_item_order_whatever_the_threads() {
+        for jobs in [0, 1, 2, 3, 20] {
+            assert_eq!(in_parallel(7, jobs, |i| i * i), vec![0, 1, 4, 9, 16, 25, 36], "jobs {jobs}");
+        }
+        assert!(in_parallel(0, 4, |i| i).is_empty());
+    }
 }

@@ -51,6 +51,14 @@ pub fn class_figures(confusion: &[Vec<usize>], classes: &[String]) -> (Vec<Class
     (per_class, macros)
 }
 
+/// Mean and sample standard deviation.
+pub fn mean_std(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n.max(1.0);
+    let var = if xs.len() > 1 { xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+    (mean, var.sqrt())
+}
+
 #[cfg(test)]
 mod tests {
     use super::class_figures;
