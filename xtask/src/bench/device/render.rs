@@ -40,6 +40,30 @@ pub fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String
         if report.quick { " --quick" } else { "" },
         report.commit
     );
+    method(&mut s, report);
+    summary(&mut s, report, m3);
+    s.push_str(&goals(report, m3));
+
+    if let Some((now, reference)) = guard {
+        let _ = writeln!(s, "## Regression guard\n");
+        let _ = writeln!(
+            s,
+            "The committed firmware model (`firmware-example/model/`, 40 TEST recordings of basicmotions) in the bench \
+             example on the Cortex-M3: `{}`{}.\n",
+            now.line(),
+            reference.as_ref().map_or(String::new(), |r| format!("; reference `{REFERENCE}`: `{}`", r.line()))
+        );
+    }
+
+    let _ = writeln!(s, "## Per dataset\n");
+    for (name, n, measured, entries) in &report.datasets {
+        dataset_section(&mut s, name, *n, *measured, entries, m3);
+    }
+    s
+}
+
+/// How every figure was measured, and the tools' versions.
+fn method(s: &mut String, report: &Report) {
     s.push_str(
         "## Method\n\n\
          - **Device**: QEMU `mps2-an385` (Cortex-M3) for every model; the learners' defaults and every emlearn model \
@@ -81,7 +105,11 @@ pub fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String
     let vs: Vec<String> = report.versions.iter().map(|(k, v)| format!("{k}: `{v}`")).collect();
     s.push_str(&vs.join(", "));
     s.push_str("\n\n");
+}
 
+/// One line per dataset: emlearn's forest and tree against the cheapest ltu model within 1 point
+/// of the forest (else the most accurate), through the runtime and as generated code.
+fn summary(s: &mut String, report: &Report, m3: &str) {
     let _ = writeln!(s, "## Summary (Cortex-M3)\n");
     s.push_str(
         "Per dataset: emlearn's random forest (inline) and single tree (inline); and, run by the runtime from a \
@@ -126,96 +154,87 @@ pub fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String
         let _ = writeln!(s, "| {name} | {} | {} | {} | {} |", cell(rf), cell(dt), pick(false), pick(true));
     }
     s.push('\n');
+}
 
-    s.push_str(&goals(report, m3));
-
-    if let Some((now, reference)) = guard {
-        let _ = writeln!(s, "## Regression guard\n");
-        let _ = writeln!(
-            s,
-            "The committed firmware model (`firmware-example/model/`, 40 TEST recordings of basicmotions) in the bench \
-             example on the Cortex-M3: `{}`{}.\n",
-            now.line(),
-            reference.as_ref().map_or(String::new(), |r| format!("; reference `{REFERENCE}`: `{}`", r.line()))
-        );
+/// One dataset: every model on the Cortex-M3, the other cores, and notes.
+fn dataset_section(s: &mut String, name: &str, n: usize, measured: usize, entries: &[Entry], m3: &str) {
+    let _ = writeln!(s, "### {name}\n");
+    let _ = writeln!(s, "{n} rows, {measured} measured on the device.\n");
+    let _ = writeln!(
+        s,
+        "![accuracy against instructions per prediction and against flash, {name}](device/{name}.svg)\n"
+    );
+    s.push_str("| model | CV acc % | instructions / predict: mean (min–max) | load | flash B | model file B | stack B | device = host |\n|---|---|---|---|---|---|---|---|\n");
+    for e in entries {
+        let label = format!("{} `{}`", e.family, e.name);
+        match e.on(m3) {
+            Some(m) => {
+                let _ = writeln!(
+                    s,
+                    "| {label} | {} | {} ({}–{}) | {} | {} | {} | {} | {}/{} |",
+                    pct(e.accuracy),
+                    mean(&m.predict),
+                    m.predict.iter().min().unwrap_or(&0),
+                    m.predict.iter().max().unwrap_or(&0),
+                    m.load.map_or("—".into(), |l| l.to_string()),
+                    m.flash,
+                    e.model_bytes.map_or("—".into(), |b| b.to_string()),
+                    m.stack.iter().max().unwrap_or(&0),
+                    m.agree,
+                    m.predict.len()
+                );
+            }
+            None => {
+                let _ = writeln!(s, "| {label} | {} | — | — | — | — | — | — |", pct(e.accuracy));
+            }
+        }
     }
-
-    let _ = writeln!(s, "## Per dataset\n");
-    for (name, n, measured, entries) in &report.datasets {
-        let _ = writeln!(s, "### {name}\n");
-        let _ = writeln!(s, "{n} rows, {measured} measured on the device.\n");
-        let _ = writeln!(
-            s,
-            "![accuracy against instructions per prediction and against flash, {name}](device/{name}.svg)\n"
-        );
-        s.push_str("| model | CV acc % | instructions / predict: mean (min–max) | load | flash B | model file B | stack B | device = host |\n|---|---|---|---|---|---|---|---|\n");
-        for e in entries {
-            let label = format!("{} `{}`", e.family, e.name);
-            match e.on(m3) {
-                Some(m) => {
-                    let _ = writeln!(
-                        s,
-                        "| {label} | {} | {} ({}–{}) | {} | {} | {} | {} | {}/{} |",
-                        pct(e.accuracy),
-                        mean(&m.predict),
-                        m.predict.iter().min().unwrap_or(&0),
-                        m.predict.iter().max().unwrap_or(&0),
-                        m.load.map_or("—".into(), |l| l.to_string()),
-                        m.flash,
-                        e.model_bytes.map_or("—".into(), |b| b.to_string()),
-                        m.stack.iter().max().unwrap_or(&0),
-                        m.agree,
-                        m.predict.len()
-                    );
-                }
-                None => {
-                    let _ = writeln!(s, "| {label} | {} | — | — | — | — | — | — |", pct(e.accuracy));
-                }
-            }
-        }
-        let others: Vec<&Target> =
-            TARGETS[1..].iter().filter(|t| entries.iter().any(|e| e.on(t.triple).is_some())).collect();
-        if !others.is_empty() {
-            s.push_str("\nOther cores (mean instructions per prediction · flash B · stack B):\n\n| model |");
-            for t in &others {
-                let _ = write!(s, " {} |", t.core);
-            }
-            s.push_str("\n|---|");
-            for _ in &others {
-                s.push_str("---|");
-            }
+    other_cores(s, entries);
+    let notes: Vec<String> = entries
+        .iter()
+        .flat_map(|e| e.notes.iter().map(move |n| format!("- {} `{}`: {n}", e.family, e.name)))
+        .collect();
+    if !notes.is_empty() {
+        s.push_str("\nNotes:\n\n");
+        for n in notes {
+            s.push_str(&n);
             s.push('\n');
-            for e in entries.iter().filter(|e| others.iter().any(|t| e.on(t.triple).is_some())) {
-                let _ = write!(s, "| {} `{}` |", e.family, e.name);
-                for t in &others {
-                    match e.on(t.triple) {
-                        Some(m) => {
-                            let _ = write!(
-                                s,
-                                " {} · {} · {} |",
-                                mean(&m.predict),
-                                m.flash,
-                                m.stack.iter().max().unwrap_or(&0)
-                            );
-                        }
-                        None => s.push_str(" — |"),
-                    }
-                }
-                s.push('\n');
-            }
         }
-        let notes: Vec<String> = entries
-            .iter()
-            .flat_map(|e| e.notes.iter().map(move |n| format!("- {} `{}`: {n}", e.family, e.name)))
-            .collect();
-        if !notes.is_empty() {
-            s.push_str("\nNotes:\n\n");
-            for n in notes {
-                s.push_str(&n);
-                s.push('\n');
-            }
+    }
+    s.push('\n');
+}
+
+/// The models also run on the other cores: instructions, flash and stack on each.
+fn other_cores(s: &mut String, entries: &[Entry]) {
+    let others: Vec<&Target> =
+        TARGETS[1..].iter().filter(|t| entries.iter().any(|e| e.on(t.triple).is_some())).collect();
+    if !others.is_empty() {
+        s.push_str("\nOther cores (mean instructions per prediction · flash B · stack B):\n\n| model |");
+        for t in &others {
+            let _ = write!(s, " {} |", t.core);
+        }
+        s.push_str("\n|---|");
+        for _ in &others {
+            s.push_str("---|");
         }
         s.push('\n');
+        for e in entries.iter().filter(|e| others.iter().any(|t| e.on(t.triple).is_some())) {
+            let _ = write!(s, "| {} `{}` |", e.family, e.name);
+            for t in &others {
+                match e.on(t.triple) {
+                    Some(m) => {
+                        let _ = write!(
+                            s,
+                            " {} · {} · {} |",
+                            mean(&m.predict),
+                            m.flash,
+                            m.stack.iter().max().unwrap_or(&0)
+                        );
+                    }
+                    None => s.push_str(" — |"),
+                }
+            }
+            s.push('\n');
+        }
     }
-    s
 }
