@@ -12,7 +12,7 @@ use crate::bench::compare::results::{mean, paired, pct, Paired, Results};
 /// Accuracies (fractions) this close count as equal when a goal is checked: fold accuracies are
 /// ratios of counts, and their means differ from exact ties by rounding only.
 const TIE: f64 = 1e-9;
-/// Issue 12: no dataset more than this many percentage points under CART, for any learner.
+/// The goal against CART: no dataset more than this many percentage points under CART, for any learner.
 const MAX_PP_UNDER_CART: f64 = 2.0;
 
 fn met(ok: bool) -> &'static str {
@@ -92,7 +92,7 @@ fn over(algo: Algo, m: &LearnerMeans) -> String {
     s
 }
 
-/// The "## Goals" section; returns its goal lines for the console.
+/// The "## Goals: accuracy against logistic regression, the MLP and CART" section; returns its goal lines for the console.
 pub fn goals(w: &mut String, res: &Results, full: bool) -> Result<Vec<String>> {
     let others = &res.others;
     let find = |key: &str| {
@@ -141,7 +141,7 @@ fn goal_table(
 ) -> Result<()> {
     let Results { prepared, algos, others, .. } = res;
     let (lr_label, mlp_label) = (&others[lr].label, &others[mlp].label);
-    writeln!(w, "## Goals (issue 12)")?;
+    writeln!(w, "## Goals: accuracy against logistic regression, the MLP and CART")?;
     writeln!(w)?;
     writeln!(
         w,

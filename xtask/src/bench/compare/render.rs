@@ -284,7 +284,7 @@ fn summary_section(w: &mut String, res: &Results) -> Result<()> {
     writeln!(
         w,
         "Each peer cell: accuracy (Δ vs CART). Each ltu cell: accuracy (Δ vs CART), model bytes (× CART's \
-         emlearn bytes). Issue 12's goals are checked on these figures in the next section."
+         emlearn bytes). The accuracy goals are checked on these figures in the next section."
     )?;
     writeln!(w)?;
     let mut head = String::from("| dataset | rows | CART accuracy, emlearn bytes |");

@@ -34,7 +34,7 @@ pub struct Entry {
     pub accuracy: Option<f64>,
     /// Model file bytes (ltu) — emlearn's model is code and tables, counted in flash only.
     pub model_bytes: Option<usize>,
-    /// Mean over the measured rows of issue 11's essential work (`ModelSpec::essential_work`,
+    /// Mean over the measured rows of the essential work (`ModelSpec::essential_work`,
     /// ltu only): the instructions a prediction cannot do without.
     pub essential: Option<f64>,
     /// Linear threshold units in the model (ltu; 0 for a tree of tests, such as FRINGE's).

@@ -5,12 +5,12 @@ use std::fmt::Write as _;
 use crate::bench::device::figures::{mean, pct, Entry, Measure, Report};
 use crate::firmware::TARGETS;
 
-/// Issue 12's picture goal, as a check: ltu's Pareto front lies left of emlearn's when every
+/// The goal of the pictures, as a check: ltu's Pareto front lies left of emlearn's when every
 /// emlearn model is dominated by some ltu model, at least as accurate and no more costly, in
 /// each picture (instructions per prediction; flash).
 fn pareto_goal(report: &Report, m3: &str) -> String {
     let mut s = String::from(
-        "Issue 12's pictures: ltu's Pareto front lies left of emlearn's when every emlearn model has an ltu model \
+        "The pictures' goal: ltu's Pareto front lies left of emlearn's when every emlearn model has an ltu model \
          at least as accurate with no more instructions per prediction (left picture) and one at least as accurate \
          with no more flash (right picture).\n\n",
     );
@@ -78,7 +78,7 @@ pub fn goals(report: &Report, m3: &str) -> String {
 fn forest_goal(report: &Report, m3: &str) -> String {
     let mut s = String::new();
     s.push_str(
-        "Issue 12: on every dataset some ltu model within 1 point of emlearn's RF10 (inline) in accuracy, with at \
+        "Against emlearn's forest: on every dataset some ltu model within 1 point of emlearn's RF10 (inline) in accuracy, with at \
          most half its instructions per prediction and at most its flash.\n\n",
     );
     let mut met = 0;
@@ -126,7 +126,7 @@ fn forest_goal(report: &Report, m3: &str) -> String {
 /// against the essential work; then model by model and why they miss.
 fn runtime_goals(report: &Report, m3: &str) -> String {
     let mut s = String::new();
-    // Issue 11, over every model run by the runtime.
+    // The runtime's goals, over every model it ran.
     let runtime: Vec<(&str, &Entry, &Measure)> = report
         .datasets
         .iter()
@@ -165,7 +165,7 @@ fn runtime_goals(report: &Report, m3: &str) -> String {
         }
     }
     vs_c.sort_by(f64::total_cmp);
-    // Against issue 11's essential work of the same predictions.
+    // Against the essential work of the same predictions.
     let mut vs_essential: Vec<(f64, String)> = runtime
         .iter()
         .filter_map(|(name, e, m)| {
@@ -173,8 +173,7 @@ fn runtime_goals(report: &Report, m3: &str) -> String {
         })
         .collect();
     vs_essential.sort_by(|a, b| a.0.total_cmp(&b.0));
-    s.push_str("Issue 11, over the ");
-    let _ = writeln!(s, "{n} models run by the runtime:\n");
+    let _ = writeln!(s, "The runtime's goals, over the {n} models run through it:\n");
     let _ = writeln!(s, "- Stack of `predict` ≤ 160 B: {stack_ok} of {n} (largest {stack_max} B).");
     let _ = writeln!(
         s,
@@ -194,19 +193,19 @@ fn runtime_goals(report: &Report, m3: &str) -> String {
         let median = vs_essential[vs_essential.len() / 2].0;
         let _ = writeln!(
             s,
-            "- Instructions per prediction ≤ 1.5 × the essential work (`ModelSpec::essential_work`, issue 11's count): {ok} of {n}; {:.1}× ({}) to {:.1}× ({}), median {median:.1}×.",
+            "- Instructions per prediction ≤ 1.5 × the essential work (`ModelSpec::essential_work`): {ok} of {n}; {:.1}× ({}) to {:.1}× ({}), median {median:.1}×.",
             lo.0, lo.1, hi.0, hi.1
         );
     }
-    s.push_str(&issue11_why(&runtime, code));
-    s.push_str(&issue11_table(report, &runtime, code));
+    s.push_str(&runtime_goal_misses(&runtime, code));
+    s.push_str(&runtime_goal_table(report, &runtime, code));
     s.push('\n');
     s
 }
 
-/// Issue 11's goals model by model: what each runtime model measured against each goal, the goals
+/// The runtime's goals model by model: what each runtime model measured against each goal, the goals
 /// it misses, and the same model compiled to C (`ltu codegen`) against the goals that apply to it.
-fn issue11_table(
+fn runtime_goal_table(
     report: &Report,
     runtime: &[(&str, &Entry, &Measure)],
     code: impl Fn(&Entry, &Measure) -> u64,
@@ -267,9 +266,12 @@ fn issue11_table(
     s
 }
 
-/// Which of issue 11's goals the runtime's models miss and why, by kind of model: trees of tests
+/// Which of the runtime's goals its models miss and why, by kind of model: trees of tests
 /// (no unit: every FRINGE model) and models with units.
-fn issue11_why(runtime: &[(&str, &Entry, &Measure)], code: impl Fn(&Entry, &Measure) -> u64) -> String {
+fn runtime_goal_misses(
+    runtime: &[(&str, &Entry, &Measure)],
+    code: impl Fn(&Entry, &Measure) -> u64,
+) -> String {
     let mut s = String::from(
         "\nWhich models miss which goal, and why (docs/FORMAT.md section 9 has the profiles):\n\n",
     );
@@ -382,7 +384,7 @@ mod tests {
     }
 
     #[test]
-    fn issue11_why_groups_trees_of_tests_and_models_with_units() {
+    fn runtime_goal_misses_group_trees_of_tests_and_models_with_units() {
         let entry = |group: &str, units: usize, model_bytes: usize| Entry {
             family: "ltu",
             name: group.into(),
@@ -406,7 +408,7 @@ mod tests {
         let (a, b, c) = (measure(60, 48, 2900), measure(100, 276, 6200), measure(200, 216, 5300));
         let runtime = [("iris", &fringe, &a), ("iris", &ptree, &b), ("car", &ndl, &c)];
         let code = |e: &Entry, m: &Measure| m.flash - e.model_bytes.unwrap() as u64;
-        let text = issue11_why(&runtime, code);
+        let text = runtime_goal_misses(&runtime, code);
         assert!(
             text.contains("Trees of tests (no unit: every FRINGE model), 1 models (`fringe`): stack 48–48 B, runtime code 2800–2800 B, 3.0–3.0×"),
             "{text}"

@@ -81,7 +81,7 @@ fn method(s: &mut String, report: &Report) {
          - **ltu** (`firmware-example/examples/bench.rs`, Rust, `opt-level = \"s\"`, LTO, one codegen unit): \
          `Model::from_bytes` measured once as its own region (\"load\"), then `predict` through an \
          `#[inline(never)]` function with `black_box` on model and row. Models are trained on all rows with seed 0 \
-         without the host block (`--strip`: no names, input scales or metadata); the budget variants are the size options the learners offer today. \
+         without the host block (`--strip`: no names, input scales or metadata); the budget variants are the size options the learners offer. \
          The runtime is built as a firmware that runs only that model would build it: `default-features = false` and \
          the cargo features `ltu inspect` lists for the model (`Model::features_needed`: its structure, weight kind \
          and `sparse` if it has a feature table), so code for other kinds of models is not linked.\n\
