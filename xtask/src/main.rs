@@ -1,5 +1,16 @@
 //! `cargo xtask`: the project's automation. `cargo xtask test` is what CI runs; `cargo xtask demo`
 //! goes from raw sensor recordings to predictions on a simulated microcontroller.
+//!
+//! This file only parses the command line and dispatches. Where each command lives:
+//!
+//! - `firmware/`: the firmware example — building it (`mod.rs`), the QEMU runner (`qemu.rs`), what
+//!   an image costs (`cost.rs`), its generated inputs (`inputs.rs`), `features` and `demo`
+//!   (`demo.rs`), `qemu` (`checks.rs`) and the cargo runner `run-elf` (`run_elf.rs`).
+//! - `bench/`: `compare` and `bench-device`, each split into running and measuring, then
+//!   rendering the report; `python.rs` is the Python side both use.
+//! - `test.rs`: `cargo xtask test`, everything CI checks.
+//! - Shared helpers: `cmd` (running programs), `steps` (named pass/fail steps), `prereq`
+//!   (toolchains and packages), `dataset` (the BasicMotions recordings).
 
 mod bench;
 mod cmd;

@@ -40,7 +40,7 @@ impl Inputs {
         [&self.model, &self.recordings, &self.expected, &self.rows]
     }
 
-    /// Writes the three files into `dir`.
+    /// Writes the four files into `dir`.
     pub fn write(&self, dir: &Path) -> Result<()> {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for (name, bytes) in FILES.iter().zip(self.parts()) {
@@ -49,7 +49,7 @@ impl Inputs {
         Ok(())
     }
 
-    /// Reads the three files from `dir`.
+    /// Reads the four files from `dir`.
     pub fn read(dir: &Path) -> Result<Inputs> {
         let read = |name: &str| {
             let path = dir.join(name);
