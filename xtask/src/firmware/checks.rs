@@ -3,11 +3,15 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{ensure, Context, Result};
 
-use crate::demo::{self, Inputs};
-use crate::firmware::{self, BuildOptions, Cost, Report, Run, Target};
+use crate::firmware::cost::{self, Cost, Report};
+use crate::firmware::inputs::{self, Inputs};
+use crate::firmware::qemu::{self, print_log};
+use crate::firmware::{self, BuildOptions, Target};
+use crate::prereq;
 use crate::steps::Steps;
 
 /// Exit codes of the firmware (`firmware-example/src/qemu.rs`).
@@ -24,14 +28,25 @@ pub mod exit {
     pub const HARDFAULT: i32 = 102;
 }
 
-/// Prints a run's decoded log, indented.
-pub fn print_log(run: &Run) {
-    for line in &run.log {
-        println!("  {line}");
+/// `cargo xtask qemu`: the requested targets (default: all), after the prerequisites.
+///
+/// # Errors
+/// An unknown target triple.
+pub fn run(root: &Path, triples: &[String]) -> Result<ExitCode> {
+    let targets = if triples.is_empty() {
+        firmware::TARGETS.to_vec()
+    } else {
+        triples.iter().map(|t| firmware::target(t)).collect::<Result<_>>()?
+    };
+    let mut steps = Steps::default();
+    let triples: Vec<&str> = targets.iter().map(|t| t.triple).collect();
+    if steps.run("prerequisites", || {
+        prereq::rust(&triples, false)?;
+        prereq::qemu_and_gcc()
+    }) {
+        all(root, &targets, &mut steps);
     }
-    for line in &run.stderr {
-        println!("  qemu: {line}");
-    }
+    Ok(steps.finish())
 }
 
 /// Builds and runs the firmware for `target` twice with the instruction-count plugin, checking
@@ -44,7 +59,7 @@ pub fn check_target(root: &Path, target: Target, steps: &mut Steps, show_log: bo
         // As a firmware that runs one model is built: the runtime with only the kinds this model
         // needs, plus `host` (the firmware logs class names).
         let inputs = Inputs::read(&firmware::model_dir(root))?;
-        let model = demo::load_model(&inputs.model)?;
+        let model = inputs::load_model(&inputs.model)?;
         let features: Vec<&str> = model.features_needed().chain(["host"]).collect();
         let options = BuildOptions { runtime_features: Some(&features), ..BuildOptions::default() };
         elf = Some(firmware::build(root, target, &options)?);
@@ -58,7 +73,7 @@ pub fn check_target(root: &Path, target: Target, steps: &mut Steps, show_log: bo
     let mut plugin = PathBuf::new();
     steps.run(&format!("{name}: run on QEMU {} ({}), exit code 0", target.machine, target.core), || {
         plugin = firmware::plugin(root)?;
-        let run = firmware::run(&elf, target.machine, Some(&plugin))?;
+        let run = qemu::run(&elf, target.machine, Some(&plugin))?;
         if show_log || run.code != exit::OK {
             print_log(&run);
         }
@@ -78,7 +93,7 @@ pub fn check_target(root: &Path, target: Target, steps: &mut Steps, show_log: bo
     let mut report = None;
     steps.run(&format!("{name}: instruction counts are deterministic"), || {
         let cost = Cost::from_regions(&first.regions, recordings)?;
-        let again = firmware::run(&elf, target.machine, Some(&plugin))?;
+        let again = qemu::run(&elf, target.machine, Some(&plugin))?;
         ensure!(again.code == first.code, "second run exit code {}, first {}", again.code, first.code);
         ensure!(
             again.regions == first.regions && again.total == first.total,
@@ -97,7 +112,7 @@ pub fn check_target(root: &Path, target: Target, steps: &mut Steps, show_log: bo
             target,
             cost,
             total: first.total.unwrap_or(0),
-            sizes: firmware::sizes(&elf_bytes)?,
+            sizes: cost::sizes(&elf_bytes)?,
             model_bytes: inputs.model.len() as u64,
             test_data_bytes: (inputs.recordings.len() + inputs.expected.len()) as u64,
         });
@@ -117,7 +132,7 @@ pub fn check_failures(root: &Path, target: Target, steps: &mut Steps) {
     type Case = (&'static str, i32, &'static str, fn(&mut Inputs));
     let cases: [Case; 2] = [
         ("a wrong expected prediction exits 1", exit::MISMATCH, "predictions match the host", |i| {
-            let n_classes = demo::load_model(&i.model).map_or(2, |m| m.n_classes()) as u8;
+            let n_classes = inputs::load_model(&i.model).map_or(2, |m| m.n_classes()) as u8;
             i.expected[0] = (i.expected[0] + 1) % n_classes;
         }),
         ("a corrupted model exits 2", exit::BAD_INPUT, "model rejected", |i| {
@@ -137,7 +152,7 @@ pub fn check_failures(root: &Path, target: Target, steps: &mut Steps) {
                 ..BuildOptions::default()
             };
             let elf = firmware::build(root, target, &options)?;
-            let run = firmware::run(&elf, target.machine, None)?;
+            let run = qemu::run(&elf, target.machine, None)?;
             print_log(&run);
             ensure!(run.code == want, "exit code {}, want {want}", run.code);
             ensure!(run.log.iter().any(|l| l.contains(log_marker)), "no log line says `{log_marker}`");
@@ -154,7 +169,7 @@ pub fn check_handlers(root: &Path, target: Target, steps: &mut Steps) {
         steps.run(&format!("{}: a {example} exits {want}", target.triple), || {
             let options = BuildOptions { example: Some(example), ..BuildOptions::default() };
             let elf = firmware::build(root, target, &options)?;
-            let run = firmware::run(&elf, target.machine, None)?;
+            let run = qemu::run(&elf, target.machine, None)?;
             print_log(&run);
             ensure!(run.code == want, "exit code {}, want {want}", run.code);
             ensure!(run.log.iter().any(|l| l.contains(log_marker)), "no log line says `{log_marker}`");
@@ -180,22 +195,4 @@ pub fn all(root: &Path, targets: &[Target], steps: &mut Steps) -> Vec<Report> {
         }
     }
     reports
-}
-
-/// `cargo xtask run-elf`: the cargo runner. Runs one ELF, prints its log, returns its exit code.
-pub fn run_elf(elf: &Path, machine: &str, count: bool) -> Result<i32> {
-    let root = demo::root();
-    let plugin = if count { Some(firmware::plugin(&root)?) } else { None };
-    let run = firmware::run(elf, machine, plugin.as_deref())?;
-    print_log(&run);
-    if count {
-        for (k, n) in run.regions.iter().enumerate() {
-            println!("region {k}: {n} instructions");
-        }
-        println!("total: {} instructions", run.total.unwrap_or(0));
-    }
-    if run.log.is_empty() && run.code != 0 {
-        bail!("QEMU exited with {} and the firmware logged nothing", run.code);
-    }
-    Ok(run.code)
 }

@@ -1,0 +1,70 @@
+//! The datasets `cargo xtask compare` runs on, and which of them a run selects.
+
+use anyhow::{bail, Result};
+
+/// Where a dataset's rows come from.
+pub enum Files {
+    /// One file, cross-validated.
+    Cv(&'static str),
+    /// A fixed split: train on one file, test on the other.
+    Split { train: &'static str, test: &'static str },
+}
+
+/// One dataset of the comparison.
+pub struct Spec {
+    pub name: &'static str,
+    pub files: Files,
+    /// Numeric-looking columns that are really category codes.
+    pub categorical: &'static [&'static str],
+}
+
+pub const MONKS_CODES: &[&str] = &["a1", "a2", "a3", "a4", "a5", "a6"];
+
+pub const fn cv(name: &'static str, file: &'static str) -> Spec {
+    Spec { name, files: Files::Cv(file), categorical: &[] }
+}
+
+pub const fn monks(name: &'static str, train: &'static str, test: &'static str) -> Spec {
+    Spec { name, files: Files::Split { train, test }, categorical: MONKS_CODES }
+}
+
+pub const DATASETS: &[Spec] = &[
+    cv("iris", "iris.csv"),
+    cv("wine", "wine.csv"),
+    cv("zoo", "zoo.csv"),
+    cv("glass", "glass.csv"),
+    cv("house-votes-84", "house-votes-84.csv"),
+    cv("balance-scale", "balance-scale.csv"),
+    cv("led7digit", "led7digit.csv"),
+    cv("breast-cancer-wisconsin", "breast-cancer-wisconsin.csv"),
+    cv("wdbc", "wdbc.csv"),
+    cv("vehicle", "vehicle.csv"),
+    cv("car", "car.csv"),
+    cv("segment", "segment.csv"),
+    cv("kr-vs-kp", "kr-vs-kp.csv"),
+    cv("mushroom", "mushroom.csv"),
+    monks("monks-1", "monks-1_train.csv", "monks-1_test.csv"),
+    monks("monks-2", "monks-2_train.csv", "monks-2_test.csv"),
+    monks("monks-3", "monks-3_train.csv", "monks-3_test.csv"),
+];
+
+pub const QUICK: &[&str] = &["iris", "wine", "house-votes-84", "monks-2"];
+
+/// The datasets named by `--datasets` (all when none), only the quick ones with `--quick`.
+pub fn select(quick: bool, names: &[String]) -> Result<Vec<&'static Spec>> {
+    for name in names {
+        if !DATASETS.iter().any(|s| s.name == name) {
+            let known: Vec<&str> = DATASETS.iter().map(|s| s.name).collect();
+            bail!("unknown dataset `{name}` (known: {})", known.join(", "));
+        }
+    }
+    let chosen: Vec<&Spec> = DATASETS
+        .iter()
+        .filter(|s| names.is_empty() || names.iter().any(|d| d == s.name))
+        .filter(|s| !quick || QUICK.contains(&s.name))
+        .collect();
+    if chosen.is_empty() {
+        bail!("no dataset selected (--quick keeps only {})", QUICK.join(", "));
+    }
+    Ok(chosen)
+}

@@ -1,0 +1,138 @@
+//! The firmware example (`firmware-example/`): its targets, building it, and everything xtask does
+//! with it — running it under QEMU, measuring its cost, the demo that generates its inputs, and the
+//! checks of `cargo xtask qemu`.
+
+pub mod checks;
+pub mod cost;
+pub mod demo;
+pub mod inputs;
+pub mod qemu;
+pub mod run_elf;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result};
+
+use crate::cmd;
+
+/// A microcontroller target the firmware runs on under QEMU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Target {
+    /// Rust target triple.
+    pub triple: &'static str,
+    /// QEMU machine (`qemu-system-arm -machine`).
+    pub machine: &'static str,
+    /// The core, for reports.
+    pub core: &'static str,
+}
+
+/// Every target `cargo xtask qemu` runs, the default first.
+pub const TARGETS: [Target; 3] = [
+    Target { triple: "thumbv7m-none-eabi", machine: "mps2-an385", core: "Cortex-M3" },
+    Target { triple: "thumbv6m-none-eabi", machine: "microbit", core: "Cortex-M0" },
+    Target { triple: "thumbv7em-none-eabihf", machine: "mps2-an386", core: "Cortex-M4F" },
+];
+
+/// The target with this triple.
+pub fn target(triple: &str) -> Result<Target> {
+    TARGETS.iter().copied().find(|t| t.triple == triple).with_context(|| {
+        let known: Vec<_> = TARGETS.iter().map(|t| t.triple).collect();
+        format!("unknown firmware target `{triple}` (known: {})", known.join(", "))
+    })
+}
+
+/// The firmware crate's directory.
+pub fn dir(root: &Path) -> PathBuf {
+    root.join("firmware-example")
+}
+
+/// Where the firmware's generated inputs live (committed, so the firmware builds standalone).
+pub fn model_dir(root: &Path) -> PathBuf {
+    dir(root).join("model")
+}
+
+/// Options for [`build`] that the negative checks change.
+#[derive(Default)]
+pub struct BuildOptions<'a> {
+    /// Inputs other than `firmware-example/model/` (sets `LTU_MODEL_DIR`).
+    pub model_dir: Option<&'a Path>,
+    /// A cargo target directory other than `firmware-example/target/`.
+    pub target_dir: Option<&'a Path>,
+    /// Build this example (`firmware-example/examples/`) instead of the application.
+    pub example: Option<&'a str>,
+    /// Build the bench example's twin that holds no model (`LTU_BENCH_NULL=1`).
+    pub null_twin: bool,
+    /// Build the bench example over the generated Rust source `model.rs` (`LTU_BENCH_CODEGEN=1`).
+    pub codegen: bool,
+    /// Build the runtime with only these model kinds (`--no-default-features --features ...`,
+    /// what [`ltu_runtime::Model::features_needed`] lists); `None`: every kind.
+    pub runtime_features: Option<&'a [&'a str]>,
+}
+
+/// Builds the firmware in release mode for `target`; returns the ELF's path.
+pub fn build(root: &Path, target: Target, options: &BuildOptions) -> Result<PathBuf> {
+    let fw = dir(root);
+    let mut cargo = cmd::cargo(&fw);
+    cargo.args(["build", "--release", "--target", target.triple]).env("DEFMT_LOG", "info");
+    if let Some(model_dir) = options.model_dir {
+        cargo.env("LTU_MODEL_DIR", model_dir);
+    } else {
+        cargo.env_remove("LTU_MODEL_DIR");
+    }
+    if let Some(example) = options.example {
+        cargo.args(["--example", example]);
+    }
+    if let Some(features) = options.runtime_features {
+        cargo.args(["--no-default-features", "--features", &features.join(",")]);
+    }
+    for (var, on) in [("LTU_BENCH_NULL", options.null_twin), ("LTU_BENCH_CODEGEN", options.codegen)] {
+        if on {
+            cargo.env(var, "1");
+        } else {
+            cargo.env_remove(var);
+        }
+    }
+    let target_dir = options.target_dir.map_or_else(|| fw.join("target"), Path::to_path_buf);
+    cargo.arg("--target-dir").arg(&target_dir);
+    cmd::run(&mut cargo)?;
+    let release = target_dir.join(target.triple).join("release");
+    Ok(match options.example {
+        Some(example) => release.join("examples").join(example),
+        None => release.join("ltu-firmware-example"),
+    })
+}
+
+/// Builds the instruction-count plugin into `target/insncount/` unless it is up to date.
+pub fn plugin(root: &Path) -> Result<PathBuf> {
+    let src = dir(root).join("tools/insncount.c");
+    let out_dir = root.join("target/insncount");
+    let lib = out_dir.join("libinsncount.so");
+    let modified = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
+    if let (Some(lib_time), Some(src_time)) = (modified(&lib), modified(&src)) {
+        if lib_time >= src_time {
+            return Ok(lib);
+        }
+    }
+    fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    cmd::run(
+        Command::new("gcc")
+            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
+            .arg(&lib)
+            .arg(&src)
+            .arg("-ldl"),
+    )?;
+    Ok(lib)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_target_is_named() {
+        assert_eq!(target("thumbv6m-none-eabi").unwrap().machine, "microbit");
+        assert!(target("x86").unwrap_err().to_string().contains("thumbv7m-none-eabi"));
+    }
+}

@@ -1,0 +1,98 @@
+//! `cargo xtask test`: everything CI checks, each as a named step; every failure is collected and
+//! reported together at the end.
+
+use std::path::Path;
+use std::process::{Command, ExitCode};
+
+use crate::firmware::{checks, demo};
+use crate::steps::Steps;
+use crate::{cmd, dataset, firmware, prereq};
+
+/// Runs every check and returns the exit code of the whole.
+pub fn run(root: &Path) -> ExitCode {
+    let mut steps = Steps::default();
+    let ready = steps.run("prerequisites", || {
+        prereq::rust(&prereq::CROSS_TARGETS, true)?;
+        prereq::qemu_and_gcc()
+    });
+    steps.run("cargo test --workspace --no-fail-fast", || {
+        cmd::run(cmd::cargo(root).args(["test", "--workspace", "--no-fail-fast"]))
+    });
+    for target in prereq::CROSS_TARGETS {
+        // Default features, plus defmt, a one-model build (a tree of i16 units) and the build
+        // with no model kind at all.
+        for (features, what) in [
+            (None, ""),
+            (Some("defmt"), " with defmt"),
+            (Some("-tree,i16"), " with only tree and i16"),
+            (Some("-"), " without default features"),
+        ] {
+            let mut cargo = cmd::cargo(root);
+            cargo.args(["build", "--release", "-p", "ltu-runtime", "--target", target]);
+            // `-` first: without the default features.
+            if let Some(f) = features {
+                let (no_default, f) = f.strip_prefix('-').map_or((false, f), |f| (true, f));
+                if no_default {
+                    cargo.arg("--no-default-features");
+                }
+                if !f.is_empty() {
+                    cargo.args(["--features", f]);
+                }
+            }
+            steps.run(&format!("ltu-runtime builds for {target}{what}"), || cmd::run(&mut cargo));
+        }
+    }
+    for features in ["", "tree", "tree,i16", "list,sparse,i8", "fixed,host"] {
+        steps.run(&format!("ltu-runtime with only [{features}] rejects every other kind of model"), || {
+            let mut cargo = cmd::cargo(root);
+            cargo.args(["test", "-p", "ltu-runtime", "--no-default-features"]);
+            if !features.is_empty() {
+                cargo.args(["--features", features]);
+            }
+            cmd::run(cargo.args(["--test", "corrupt", "unsupported"]))
+        });
+    }
+    steps.run("runtime on thumbv7m: no soft-float reachable from evaluation; stack bounds", || {
+        cmd::run(Command::new("bash").arg(root.join("tests/thumbv7m/check.sh")))
+    });
+    steps.run("cargo clippy --workspace --all-targets -- -D warnings", || {
+        cmd::run(cmd::cargo(root).args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
+    });
+    steps.run("cargo fmt --check", || cmd::run(cmd::cargo(root).args(["fmt", "--check"])));
+    // Intra-doc links are what the API docs rely on: a broken one is an error.
+    steps.run("cargo doc --workspace --no-deps with warnings as errors", || {
+        cmd::run(
+            cmd::cargo(root).args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"),
+        )
+    });
+    // A short bounded run of the runtime's fuzz target (stable toolchain, libFuzzer with
+    // SanitizerCoverage: fuzz/run.sh); longer runs are `fuzz/run.sh SECONDS`.
+    steps.run("fuzz: from_bytes_predict for 30 s", || {
+        cmd::run(std::process::Command::new("bash").arg(root.join("fuzz/run.sh")).arg("30"))
+    });
+    let fw = firmware::dir(root);
+    steps.run("firmware-example: cargo fmt --check", || cmd::run(cmd::cargo(&fw).args(["fmt", "--check"])));
+    steps.run("firmware-example: cargo clippy --bins --examples -- -D warnings", || {
+        cmd::run(cmd::cargo(&fw).args([
+            "clippy",
+            "--release",
+            "--bins",
+            "--examples",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+    });
+    steps.run("firmware inputs are current (retrain and compare)", || {
+        let split = dataset::load_split(root)?;
+        demo::check_committed(root, &firmware::model_dir(root), &split)
+    });
+    if ready {
+        checks::all(root, &firmware::TARGETS, &mut steps);
+        steps.run(
+            "bench-device --quick: iris against emlearn on Cortex-M3; committed model's counts vs reference",
+            || cmd::run(cmd::cargo(root).args(["xtask", "bench-device", "--quick"])),
+        );
+    }
+    steps.finish()
+}
