@@ -20,7 +20,7 @@ pub struct BudgetChoice {
 /// A trained, exported and verified model.
 #[derive(Debug, Clone)]
 pub struct Trained {
-    /// What the learner reported (its [`Learner::Report`] as JSON).
+    /// What the learner reported (its [`Learner::Report`](super::Learner::Report) as JSON).
     pub report: serde_json::Value,
     /// How the device budget was met, if one was set.
     pub budget: Option<BudgetChoice>,
