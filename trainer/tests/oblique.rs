@@ -239,7 +239,7 @@ fn the_learner_contract_fits_and_reports() {
     let data = load("iris.csv");
     let ctx = Context::new(&data, 0, None);
     let fit = ltu::learn::fit::<oblique::Oblique>(&ctx, &Params { epochs: 50, ..Params::default() }).unwrap();
-    assert!(fit.report["splits"].as_u64().is_some_and(|s| s >= 1), "{}", fit.report);
+    assert!(fit.report.splits >= 1, "{:?}", fit.report);
     let trained = learn::finish(fit.spec, &ctx, false).unwrap();
     assert!(trained.train_accuracy >= 0.9);
     assert!(ltu::learn::fit::<oblique::Oblique>(&ctx, &Params { epochs: 0, ..Params::default() }).is_err());

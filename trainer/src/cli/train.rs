@@ -113,7 +113,7 @@ pub struct TrainReport {
     /// Decisions the user may not expect (also printed on standard error).
     pub warnings: Vec<String>,
     /// What the learner did: its own report (pruning, epochs, quantization changes, ...).
-    pub learner: serde_json::Value,
+    pub learner: Option<ltu::learn::Report>,
     /// With --max-bytes / --max-macs: which candidate setting met the budget, and the
     /// validation accuracy of each that did.
     pub budget: Option<ltu::learn::BudgetChoice>,
@@ -176,22 +176,22 @@ impl fmt::Display for TrainReport {
         )?;
         // A learner that chose its settings by inner cross-validation lists the candidates,
         // the winner first (ndl, hsi).
-        if let Some(winner) =
-            self.learner.get("candidates").and_then(|c| c.as_array()).and_then(|c| c.first())
-        {
-            let n = self.learner["candidates"].as_array().map_or(0, Vec::len);
-            let settings: Vec<String> = winner
-                .as_object()
-                .into_iter()
-                .flatten()
-                .filter(|(k, _)| !matches!(k.as_str(), "accuracy" | "macs" | "folds"))
-                .map(|(k, v)| format!("{k} {}", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
-                .collect();
+        let candidates = match &self.learner {
+            Some(ltu::learn::Report::Ndl(r) | ltu::learn::Report::Hsi(r)) => r.candidates.as_slice(),
+            _ => &[],
+        };
+        if let Some(winner) = candidates.first() {
+            // The norm as the JSON report names it.
+            let norm = serde_json::to_value(winner.norm).ok();
             write!(
                 f,
-                "\nchosen settings    {} (the most accurate of {n} in the inner cross-validation: {:.2}%)",
-                settings.join(", "),
-                100.0 * winner["accuracy"].as_f64().unwrap_or(0.0)
+                "\nchosen settings    edit_neighbours {}, norm {}, shape {} (the most accurate of {} in the inner \
+                 cross-validation: {:.2}%)",
+                winner.edit_neighbours,
+                norm.as_ref().and_then(|v| v.as_str()).unwrap_or("?"),
+                winner.shape,
+                candidates.len(),
+                100.0 * winner.accuracy
             )?;
         }
         Ok(())
@@ -247,8 +247,11 @@ pub fn train(
         ));
     }
     if let Some(k) = learn.validation_folds.filter(|&k| k > 0) {
-        let candidates = trained.report.get("candidates").and_then(|c| c.as_array());
-        if candidates.is_some_and(Vec::is_empty) {
+        let chose_nothing = match &trained.report {
+            Some(ltu::learn::Report::Ndl(r) | ltu::learn::Report::Hsi(r)) => r.candidates.is_empty(),
+            _ => false,
+        };
+        if chose_nothing {
             warnings.push(format!(
                 "--validation-folds {k}: {} chose nothing and kept its settings as given (it chooses on at most \
                  {} training rows, with at least two settings left to try and rows for every fold)",

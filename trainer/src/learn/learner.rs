@@ -12,6 +12,8 @@
 
 use serde::Serialize;
 
+use super::registry::Report;
+
 use crate::data::encode;
 use crate::data::Dataset;
 use crate::model::{ExportError, InputSpec, ModelSpec, WeightKind};
@@ -88,7 +90,7 @@ pub trait Learner {
     /// What the learner learned, in its own terms.
     type Model;
     /// What it did (epochs, pruning, quantization changes, ...), shown by `ltu train --json`.
-    type Report: Serialize;
+    type Report: Serialize + Clone + std::fmt::Debug;
 
     /// Checks the options against each other and against the data, once.
     ///
@@ -113,24 +115,22 @@ pub trait Learner {
     }
 }
 
-/// A learner's result in the IR, with its report as JSON.
+/// A learner's result in the IR, with its report: its own [`Learner::Report`] from [`fit`], any
+/// learner's [`Report`] from [`Algo::fit`](super::Algo::fit).
 #[derive(Debug, Clone)]
-pub struct Fit {
+pub struct Fit<R = Report> {
     /// The model.
     pub spec: ModelSpec,
-    /// The learner's [`Learner::Report`].
-    pub report: serde_json::Value,
+    /// What the learner reported.
+    pub report: R,
 }
 
 /// Checks `p`, fits and converts: the one path from options to IR, for any learner.
 ///
 /// # Errors
 /// As [`Learner::check`] and [`Learner::fit`].
-pub fn fit<L: Learner>(ctx: &Context<'_>, p: &L::Params) -> Result<Fit, TrainError> {
+pub fn fit<L: Learner>(ctx: &Context<'_>, p: &L::Params) -> Result<Fit<L::Report>, TrainError> {
     let checked = L::check(p, ctx)?;
     let (model, report) = L::fit(ctx, &checked)?;
-    Ok(Fit {
-        spec: L::to_spec(&model),
-        report: serde_json::to_value(report).unwrap_or(serde_json::Value::Null),
-    })
+    Ok(Fit { spec: L::to_spec(&model), report })
 }

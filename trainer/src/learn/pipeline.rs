@@ -2,7 +2,7 @@
 //! representation, export, and prove the runtime agrees.
 
 use super::learner::{Context, Fit, TrainError};
-use super::registry::{Algo, Options};
+use super::registry::{Algo, Options, Report};
 use crate::data::encode;
 use crate::model::{ExportError, Host, ModelSpec, WeightKind};
 
@@ -20,8 +20,8 @@ pub struct BudgetChoice {
 /// A trained, exported and verified model.
 #[derive(Debug, Clone)]
 pub struct Trained {
-    /// What the learner reported (its [`Learner::Report`](super::Learner::Report) as JSON).
-    pub report: serde_json::Value,
+    /// What the learner reported (`None` for a model finished without a learner, [`finish`]).
+    pub report: Option<Report>,
     /// How the device budget was met, if one was set.
     pub budget: Option<BudgetChoice>,
     /// The model.
@@ -53,7 +53,7 @@ pub fn train(algo: Algo, ctx: &Context<'_>, opts: &Options, with_names: bool) ->
 fn train_one(algo: Algo, ctx: &Context<'_>, opts: &Options, with_names: bool) -> Result<Trained, TrainError> {
     let Fit { spec, report } = algo.fit(ctx, opts)?;
     let mut trained = finish(spec, ctx, with_names)?;
-    trained.report = report;
+    trained.report = Some(report);
     Ok(trained)
 }
 
@@ -175,7 +175,7 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
     // multiplies too) where that takes fewer bytes than listing its terms.
     let spec = ModelSpec::from_model(&model);
     Ok(Trained {
-        report: serde_json::Value::Null,
+        report: None,
         budget: None,
         spec,
         bytes,

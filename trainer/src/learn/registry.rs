@@ -51,8 +51,21 @@ macro_rules! registry {
             /// # Errors
             /// As [`Learner::check`] and [`Learner::fit`].
             pub fn fit(self, ctx: &Context<'_>, opts: &Options) -> Result<Fit, TrainError> {
-                match self { $(Algo::$variant => super::learner::fit::<$learner>(ctx, &opts.$field),)* }
+                match self {
+                    $(Algo::$variant => {
+                        let Fit { spec, report } = super::learner::fit::<$learner>(ctx, &opts.$field)?;
+                        Ok(Fit { spec, report: Report::$variant(report) })
+                    })*
+                }
             }
+        }
+
+        /// What a learner reported, in its own terms ([`Learner::Report`]); serialized as the
+        /// learner's report itself.
+        #[derive(Debug, Clone, serde::Serialize)]
+        #[serde(untagged)]
+        pub enum Report {
+            $( $(#[$doc])* $variant(<$learner as Learner>::Report), )*
         }
     };
 }
