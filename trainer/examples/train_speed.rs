@@ -1,4 +1,4 @@
-//! Training speed and scale (issue 12): times `ltu train` on seeded synthetic data and writes
+//! Training speed and scale: times `ltu train` on seeded synthetic data and writes
 //! `docs/TRAINING_SPEED.md`.
 //!
 //! ```text
@@ -31,8 +31,7 @@
 //! The committed report is
 //! `... --example train_speed -- --from docs/training-speed.json --before docs/training-speed-4919e08.json`,
 //! and `docs/training-speed.json` came from `... -- --json docs/training-speed.json`
-//! (`docs/training-speed-4919e08.json`: the first round's run; `docs/training-speed-before.json`:
-//! the run before any issue 12 change).
+//! (`docs/training-speed-4919e08.json`: a run of an earlier commit, named in the file).
 
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write as _};
@@ -451,11 +450,11 @@ fn main() {
     eprintln!("wrote {}", out_path.display());
 }
 
-/// Issue 12's targets, checked against this run's CPU times (wall time when CPU is unknown).
+/// The speed goals, checked against this run's CPU times (wall time when CPU is unknown).
 fn targets(out: &mut String, results: &Results) {
     let row = |case: &str| results.rows.iter().find(|r| r.case == case);
     let time = |r: &Measured| r.cpu_seconds.or(r.seconds);
-    writeln!(out, "\n## Issue 12's targets in this run (CPU time)\n").unwrap();
+    writeln!(out, "\n## Speed goals in this run (CPU time)\n").unwrap();
     if let Some(example) = row("table1-n10-example").and_then(time) {
         for case in [
             "table1-n10-hsi-fixed",
@@ -510,44 +509,22 @@ const NOTES: &str = "
   `Params::default()` (bounded search, dense LP solver). The `ltu train` rows add file reading,
   i16 weights in the loop, export and verification, and (for `hsi` without `--positive`) the
   second list.
-* What made the difference, first round (see `docs/DECISION_LIST.md` and
-  `docs/SPARSE_PERCEPTRON.md`): for `ndl`/`hsi`, `Find_large_neg_subset` ends after three passes
-  without a larger subset, two-class lists reuse the losing class's cover, `hsi` stops the longer
-  list once the shorter is done, and each step searches a sample of at most 2,000 rows; for
-  `sparse`, pair masses from histograms.
-* Second round (profiled with `perf`): `ndl`/`hsi` spent about 90 % of their time in microlp
-  refactorising its basis for every row added to an IncLP question; `Params::lp_solver` now
-  defaults to a dense active-set method specialised to those questions
-  (`trainer/src/decision_list/dense.rs`; same accepted candidates, `docs/DECISION_LIST.md`).
-  `oblique` spent about half of its time on cache misses reading randomly visited rows; each
-  epoch now copies its rows in visiting order first (same arithmetic, same model).
-  `ptree`, `sparse` and `fringe` were not changed in this round.
-* Since 1d311ca (for accuracy, not speed): `ndl`/`hsi` lists trained on at most 4,000 rows search
-  all of them (`Params::search_all_up_to`), so the `table1-n10` cases (3,000 rows) are searched
-  in full instead of on 2,000-row samples; `table1-n50` and `numeric` (more rows) build the same
-  models as before.
-* Since this round (for accuracy): `ndl`/`hsi` choose their margin norm, Wilson's editing and (ndl
-  on two classes) the halfspace intersection by 5-fold cross-validation inside the training rows,
-  on up to 10,000 rows (`decision_list::Choose`, docs/DECISION_LIST.md). That learns 4 to 8
-  candidate lists per fold before the final one, so the `table1-n10` rows (3,000 rows) cost more
-  than the reproduction example, which learns one list with fixed settings; the `-fixed` rows
+* What shapes these times (`docs/DECISION_LIST.md`, `docs/SPARSE_PERCEPTRON.md`): for
+  `ndl`/`hsi`, `Find_large_neg_subset` ends after three passes without a larger subset
+  (`--patience`), two-class lists reuse the losing class's cover, `hsi` stops the longer list
+  once the shorter is done, each step searches a sample of at most 2,000 rows on more than 4,000
+  training rows (`--max-search-rows`, `Params::search_all_up_to`), and IncLP's questions go to a
+  dense active-set method (`trainer/src/learners/decision_list/dense.rs`) rather than microlp;
+  `oblique` copies each epoch's rows in visiting order before it trains on them; `sparse` counts
+  pair masses from histograms.
+* `ndl`/`hsi` choose their margin norm, Wilson's editing and (ndl on two classes) the halfspace
+  intersection by 5-fold cross-validation inside the training rows, on up to 10,000 rows
+  (`decision_list::Choose`); with 2,000 or more rows the candidates race (each runs two folds,
+  then the better half goes on after each fold; `Choose::race_from_rows`). That learns several
+  candidate lists before the final one, so the `table1-n10` rows cost more than the
+  reproduction example, which learns one list with fixed settings; the `-fixed` rows
   (`--validation-folds 0 --no-estimate`) are the like-for-like comparison. `table1-n50` and
-  `numeric` (more than 10,000 rows) choose nothing and learn as before.
-* Since 207e975 (speed): with 2,000 or more rows in the choice the candidates race (every one
-  runs two folds, then the better half goes on after each fold: 22 lists instead of 40 for
-  ndl on two classes; `Choose::race_from_rows`). Against the previous run (6eec221, CPU
-  seconds): `table1-n10-ndl` 4.23 → 1.55, `-no-estimate` 2.55 → 0.90; `table1-n10-hsi`
-  2.98 → 1.11, `-no-estimate` 1.78 → 0.66. Still 4.7–11× the example, which learns one list
-  with fixed settings.
-* Tried and dropped (for the default's speed on table 1): choosing on a sample of 1,200 rows
-  instead of up to 3,000 (`Choose::max_rows`) would cost about a third of the choice, but the
-  settings chosen on fewer rows lose accuracy where the choice matters most: segment ndl 95.11 →
-  93.98 %, car 97.74 → 97.69 % (`cargo xtask compare --algos ndl,hsi`). The choice stays, and so
-  does the default's cost on table 1: the `-fixed` rows are the like-for-like comparison.
-* After this table (FRINGE's class-boundary cuts and widest margins, for accuracy): the
-  `numeric-fringe` case, the binary of 58c3bef against that of d37e920 run one after the other
-  on the same machine: 8.1 → 9.5 s, model 21,468 → 17,316 B, held-out accuracy 89.68 →
-  89.66 %. The table was not measured again: the machine of that day (an AMD EPYC with 2 cores)
-  ran the same 58c3bef binary's `numeric-ndl` in 34.4 s where this table records 18.2 s, so a
-  new table would have compared machines, not code.
+  `numeric` (more than 10,000 rows) choose nothing.
+* The `before` column is a run of an earlier commit (named in its JSON file) on the machine that
+  file records; compare it with this run only where both ran on the same machine.
 ";

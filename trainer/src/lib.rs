@@ -9,10 +9,14 @@
 //! ([`model::ModelSpec::to_bytes`]) and checks that the runtime predicts exactly what the
 //! reference evaluator does; [`model::codegen`] writes it as Rust or C source.
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod data;
+mod error;
 pub mod learn;
 pub mod learners;
 pub mod model;
 pub mod names;
 pub mod rng;
+
+pub use error::{Error, Result};

@@ -80,6 +80,9 @@ where
 
 #[cfg(test)]
 mod tests {
+    // The macro writes `pub` items, as for the option enums it serves; this one is private.
+    #![allow(unreachable_pub)]
+
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     enum Colour {
         Red,

@@ -1805,7 +1805,7 @@ fn prune_weights_option_for_lists() {
     let p = json(d, &["predict", "pruned.ltu", zoo, "--json"]);
     let f = json(d, &["predict", "full.ltu", zoo, "--json"]);
     assert_eq!(p["predictions"].as_array().unwrap().len(), 101);
-    assert_eq!(p["predictions"], f["predictions"], "every training row decided as before");
+    assert_eq!(p["predictions"], f["predictions"], "every training row decided alike");
     fails(d, &["train", zoo, "--algo", "ptree", "--prune-weights", "true", "-o", "x.ltu"], "--prune-weights");
 }
 

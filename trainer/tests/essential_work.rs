@@ -1,4 +1,4 @@
-//! `ModelSpec::essential_work`, issue 11's yardstick for what a prediction cannot do without,
+//! `ModelSpec::essential_work`, the yardstick for what a prediction cannot do without,
 //! and `ModelSpec::macs` / `row_cost`, counted by hand on small models.
 
 use ltu::model::{

@@ -16,7 +16,7 @@ pub(crate) struct Cell<'a> {
 
 impl Cell<'_> {
     /// A cell is missing when its text is empty or `?`.
-    pub fn is_missing(&self) -> bool {
+    pub(crate) fn is_missing(&self) -> bool {
         is_missing(&self.text)
     }
 }
