@@ -4,6 +4,8 @@
 
 pub mod args;
 pub mod calibrate;
+pub mod codegen;
+pub mod cv;
 pub mod inspect;
 pub mod load;
 pub mod model;
@@ -11,6 +13,8 @@ pub mod output;
 pub mod train;
 
 pub use args::{LearnArgs, PredictArgs, ReadArgs};
+pub use codegen::codegen;
+pub use cv::cv;
 pub use inspect::{inspect, inspect_dot};
 pub use model::{eval, predict};
-pub use train::{codegen, cv, train};
+pub use train::train;

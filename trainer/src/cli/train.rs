@@ -13,10 +13,8 @@ use ltu::data::{self, Dataset};
 use ltu::learn::{self, Algo, Context};
 use ltu::model::{Host, ModelSpec, RowCost, Stats};
 
-use ltu::learn::metrics::{class_figures, mean_std, ClassReport};
-
 use super::load::{align_warnings, LoadedModel};
-use super::{args::*, model::*, output::*};
+use super::{args::*, output::*};
 
 /// Loads training data, with the loader's warnings and those about numeric precision
 /// ([`encode::precision_warnings`]).
@@ -225,102 +223,9 @@ pub fn train(
     ctx.progress = progress;
     let trained = learn::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names && !strip)
         .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
-    warnings.extend(trivial_model_warning(&trained.spec, &ctx.raw, &data.schema.classes, "the model"));
-    warnings.extend(never_predicted_warning(
-        &trained.spec,
-        &ctx.raw,
-        &data.schema.classes,
-        &data.class_counts(),
-    ));
-    if let Some(before) = trained.accuracy_before_rescale {
-        warnings.push(format!(
-            "{} unit(s) were scaled down to fit {} weights: training accuracy {:.2}% → {:.2}%{}",
-            trained.rescaled_units,
-            format!("{:?}", trained.spec.weight_kind).to_lowercase(),
-            100.0 * before,
-            100.0 * trained.train_accuracy,
-            if learn.weights.is_some() {
-                " (leave --weights out to let ltu pick a kind that fits)"
-            } else {
-                ""
-            }
-        ));
-    }
-    if let Some(k) = learn.validation_folds.filter(|&k| k > 0) {
-        let chose_nothing = match &trained.report {
-            Some(ltu::learn::Report::Ndl(r) | ltu::learn::Report::Hsi(r)) => r.candidates.is_empty(),
-            _ => false,
-        };
-        if chose_nothing {
-            warnings.push(format!(
-                "--validation-folds {k}: {} chose nothing and kept its settings as given (it chooses on at most \
-                 {} training rows, with at least two settings left to try and rows for every fold)",
-                learn.algo,
-                ltu::learners::decision_list::Choose::default().up_to_rows
-            ));
-        }
-    }
-    let estimate = match estimate {
-        EstimateArg::None => None,
-        EstimateArg::Test(test) => {
-            let (test_data, align) = data::load_with_schema(test, &learn.data.options(), &data.schema)?;
-            warnings.extend(align_warnings(&test_data.source, &align));
-            if same_contents(data_path, test) {
-                warnings.push(format!(
-                    "--test {}: the test file holds the training data itself, so its accuracy is the training \
-                     accuracy, not an estimate on unseen rows",
-                    test.display()
-                ));
-            }
-            let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let raw = encode::raw_rows(&trained.spec.inputs, &test_data);
-            let mut correct = 0;
-            for (x, &y) in raw.iter().zip(&test_data.y) {
-                correct += usize::from(model.predict(x).map_err(|e| anyhow::anyhow!("{e}"))? == y);
-            }
-            Some(Estimate {
-                method: format!("test file {}", test.display()),
-                rows: raw.len(),
-                accuracy: correct as f64 / raw.len().max(1) as f64,
-            })
-        }
-        EstimateArg::Holdout => {
-            match split::train_test_split_stratified(&data.y, data.schema.classes.len(), 0.25, learn.seed) {
-                Ok((fit_rows, test_rows)) => {
-                    let options = learn.options(&data.schema)?;
-                    let setup = ltu::learn::evaluate::Setup {
-                        algo: learn.algo,
-                        options: &options,
-                        seed: learn.seed,
-                        weight_kind: learn.weights.map(Into::into),
-                    };
-                    let h = ltu::learn::evaluate::holdout(&data, &fit_rows, &test_rows, &setup)
-                        .with_context(|| {
-                            format!("estimating held-out accuracy on {}", data_path.display())
-                        })?;
-                    Some(Estimate {
-                        method: "a stratified quarter held out from a second model".into(),
-                        rows: test_rows.len(),
-                        accuracy: h.accuracy,
-                    })
-                }
-                Err(e) => {
-                    warnings.push(format!("no held-out estimate: {e}"));
-                    None
-                }
-            }
-        }
-    };
-    if let Some(e) = &estimate {
-        if trained.train_accuracy - e.accuracy > 0.10 {
-            warnings.push(format!(
-                "training accuracy {:.1}% but held-out {:.1}%: the model may overfit; try --prune-fraction, \
-                 --max-bytes or a shallower model",
-                100.0 * trained.train_accuracy,
-                100.0 * e.accuracy
-            ));
-        }
-    }
+    warnings.extend(model_warnings(&trained, &ctx, learn));
+    let estimate = held_out_estimate(&data, data_path, &trained, learn, estimate, &mut warnings)?;
+    warnings.extend(overfit_warning(trained.train_accuracy, estimate.as_ref()));
     let meta = (!strip).then(|| metadata(learn, data_path, data.n_rows()));
     let bytes = trained
         .spec
@@ -358,6 +263,141 @@ pub fn train(
         seconds: start.elapsed().as_secs_f64(),
         warnings,
     })
+}
+
+/// Warnings about the trained model: a trivial model, classes it never predicts, units scaled
+/// down to fit the weight kind, an inner cross-validation that chose nothing.
+fn model_warnings(trained: &learn::Trained, ctx: &Context<'_>, learn: &LearnArgs) -> Vec<String> {
+    let data = ctx.data;
+    let mut warnings = Vec::new();
+    warnings.extend(trivial_model_warning(&trained.spec, &ctx.raw, &data.schema.classes, "the model"));
+    warnings.extend(never_predicted_warning(
+        &trained.spec,
+        &ctx.raw,
+        &data.schema.classes,
+        &data.class_counts(),
+    ));
+    if let Some(before) = trained.accuracy_before_rescale {
+        warnings.push(format!(
+            "{} unit(s) were scaled down to fit {} weights: training accuracy {:.2}% → {:.2}%{}",
+            trained.rescaled_units,
+            format!("{:?}", trained.spec.weight_kind).to_lowercase(),
+            100.0 * before,
+            100.0 * trained.train_accuracy,
+            if learn.weights.is_some() {
+                " (leave --weights out to let ltu pick a kind that fits)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if let Some(k) = learn.validation_folds.filter(|&k| k > 0) {
+        let chose_nothing = match &trained.report {
+            Some(ltu::learn::Report::Ndl(r) | ltu::learn::Report::Hsi(r)) => r.candidates.is_empty(),
+            _ => false,
+        };
+        if chose_nothing {
+            warnings.push(format!(
+                "--validation-folds {k}: {} chose nothing and kept its settings as given (it chooses on at most \
+                 {} training rows, with at least two settings left to try and rows for every fold)",
+                learn.algo,
+                ltu::learners::decision_list::Choose::default().up_to_rows
+            ));
+        }
+    }
+    warnings
+}
+
+/// The held-out estimate `ltu train` reports: on `--test FILE`, on a stratified quarter held out
+/// from a second model, or none.
+fn held_out_estimate(
+    data: &Dataset,
+    data_path: &Path,
+    trained: &learn::Trained,
+    learn: &LearnArgs,
+    estimate: &EstimateArg,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Estimate>> {
+    match estimate {
+        EstimateArg::None => Ok(None),
+        EstimateArg::Test(test) => {
+            test_file_estimate(data, data_path, test, trained, learn, warnings).map(Some)
+        }
+        EstimateArg::Holdout => holdout_estimate(data, data_path, learn, warnings),
+    }
+}
+
+/// Accuracy of the model on `--test FILE`, through the runtime.
+fn test_file_estimate(
+    data: &Dataset,
+    data_path: &Path,
+    test: &Path,
+    trained: &learn::Trained,
+    learn: &LearnArgs,
+    warnings: &mut Vec<String>,
+) -> Result<Estimate> {
+    let (test_data, align) = data::load_with_schema(test, &learn.data.options(), &data.schema)?;
+    warnings.extend(align_warnings(&test_data.source, &align));
+    if same_contents(data_path, test) {
+        warnings.push(format!(
+            "--test {}: the test file holds the training data itself, so its accuracy is the training \
+             accuracy, not an estimate on unseen rows",
+            test.display()
+        ));
+    }
+    let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let raw = encode::raw_rows(&trained.spec.inputs, &test_data);
+    let mut correct = 0;
+    for (x, &y) in raw.iter().zip(&test_data.y) {
+        correct += usize::from(model.predict(x).map_err(|e| anyhow::anyhow!("{e}"))? == y);
+    }
+    Ok(Estimate {
+        method: format!("test file {}", test.display()),
+        rows: raw.len(),
+        accuracy: correct as f64 / raw.len().max(1) as f64,
+    })
+}
+
+/// Accuracy on a stratified quarter of the rows of a second model trained on the rest.
+fn holdout_estimate(
+    data: &Dataset,
+    data_path: &Path,
+    learn: &LearnArgs,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Estimate>> {
+    match split::train_test_split_stratified(&data.y, data.schema.classes.len(), 0.25, learn.seed) {
+        Ok((fit_rows, test_rows)) => {
+            let options = learn.options(&data.schema)?;
+            let setup = ltu::learn::evaluate::Setup {
+                algo: learn.algo,
+                options: &options,
+                seed: learn.seed,
+                weight_kind: learn.weights.map(Into::into),
+            };
+            let h = ltu::learn::evaluate::holdout(data, &fit_rows, &test_rows, &setup)
+                .with_context(|| format!("estimating held-out accuracy on {}", data_path.display()))?;
+            Ok(Some(Estimate {
+                method: "a stratified quarter held out from a second model".into(),
+                rows: test_rows.len(),
+                accuracy: h.accuracy,
+            }))
+        }
+        Err(e) => {
+            warnings.push(format!("no held-out estimate: {e}"));
+            Ok(None)
+        }
+    }
+}
+
+/// A warning when the training accuracy is more than 10 points over the held-out estimate.
+fn overfit_warning(train_accuracy: f64, estimate: Option<&Estimate>) -> Option<String> {
+    let e = estimate.filter(|e| train_accuracy - e.accuracy > 0.10)?;
+    Some(format!(
+        "training accuracy {:.1}% but held-out {:.1}%: the model may overfit; try --prune-fraction, \
+         --max-bytes or a shallower model",
+        100.0 * train_accuracy,
+        100.0 * e.accuracy
+    ))
 }
 
 /// FNV-1a, 64 bits: the training data's fingerprint in a model's metadata (`data_fnv1a64`).
@@ -452,274 +492,4 @@ pub fn metadata(learn: &LearnArgs, data_path: &Path, rows: usize) -> String {
         text.push_str(&format!("\ndata_fnv1a64={:016x}", fnv1a64(&bytes)));
     }
     text.replace(['\r'], " ")
-}
-
-/// Result of `ltu codegen`.
-#[derive(Debug, Serialize)]
-pub struct CodegenReport {
-    /// Model file.
-    pub model: String,
-    /// `rust` or `c`.
-    pub lang: &'static str,
-    /// Where the source went.
-    pub output: String,
-    /// Bytes of source.
-    pub source_bytes: usize,
-    /// The generated entry point.
-    pub entry_point: &'static str,
-}
-
-impl fmt::Display for CodegenReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "wrote {} ({} source, {} bytes) from {}\nentry point: {}",
-            self.output, self.lang, self.source_bytes, self.model, self.entry_point
-        )
-    }
-}
-
-/// `ltu codegen`: the model as Rust or C source that predicts exactly what the runtime predicts
-/// (see [`ltu::model::codegen`]).
-///
-/// # Errors
-/// Unreadable or invalid model, or an output path that may not be written (see [`Output`]).
-pub fn codegen(model_path: &Path, lang: ltu::model::codegen::Lang, output: &Path) -> Result<CodegenReport> {
-    let out = Output::resolve(output, &[model_path])?;
-    let loaded = LoadedModel::open(model_path)?;
-    let about = model_path
-        .file_name()
-        .map_or_else(|| model_path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let source = ltu::model::codegen::source(&loaded.spec(), &about, lang);
-    out.write(source.as_bytes())?;
-    let (lang, entry_point) = match lang {
-        ltu::model::codegen::Lang::Rust => {
-            ("rust", "pub fn predict<T: Copy + Into<i32>>(x: &[T; N_INPUTS]) -> usize")
-        }
-        ltu::model::codegen::Lang::C => ("c", "int32_t ltu_predict(const int32_t *x)"),
-    };
-    Ok(CodegenReport {
-        model: model_path.display().to_string(),
-        lang,
-        output: out.describe(),
-        source_bytes: source.len(),
-        entry_point,
-    })
-}
-
-/// Result of `ltu cv`.
-#[derive(Debug, Serialize)]
-pub struct CvReport {
-    /// Algorithm.
-    pub algo: Algo,
-    /// Data file.
-    pub data: String,
-    /// Number of folds.
-    pub folds: usize,
-    /// Seed of the fold assignment and of training.
-    pub seed: u64,
-    /// Mean held-out accuracy over folds.
-    pub accuracy_mean: f64,
-    /// Sample standard deviation of the fold accuracies.
-    pub accuracy_std: f64,
-    /// Mean model file size.
-    pub model_bytes_mean: f64,
-    /// Held-out accuracy of each fold.
-    pub fold_accuracies: Vec<f64>,
-    /// Model size of each fold.
-    pub fold_model_bytes: Vec<usize>,
-    /// Test rows of each fold.
-    pub fold_rows: Vec<usize>,
-    /// What each fold's model costs to predict its held-out rows (multiply-accumulates and
-    /// essential work, [`ModelSpec::row_cost`]).
-    pub fold_costs: Vec<RowCost>,
-    /// The same over every held-out row: means weighted by the folds' rows, maxima over folds.
-    pub cost: RowCost,
-    /// Class names, the order of the confusion matrix.
-    pub classes: Vec<String>,
-    /// `confusion[true][predicted]` over the held-out predictions of every fold.
-    pub confusion: Vec<Vec<usize>>,
-    /// Per-class precision, recall and F1 of the pooled held-out predictions.
-    pub per_class: Vec<ClassReport>,
-    /// Mean precision over the classes.
-    pub macro_precision: f64,
-    /// Mean recall over the classes.
-    pub macro_recall: f64,
-    /// Mean F1 over the classes.
-    pub macro_f1: f64,
-    /// Decisions the user may not expect (also printed on standard error).
-    pub warnings: Vec<String>,
-}
-
-impl fmt::Display for CvReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "{}-fold cross-validation of {} on {} (seed {})",
-            self.folds, self.algo, self.data, self.seed
-        )?;
-        for (i, ((acc, bytes), rows)) in
-            self.fold_accuracies.iter().zip(&self.fold_model_bytes).zip(&self.fold_rows).enumerate()
-        {
-            let cost = self.fold_costs.get(i).copied().unwrap_or_default();
-            writeln!(
-                f,
-                "fold {:>2}     accuracy {:>6.2}% ({rows} rows), {bytes} bytes, {:.1} MACs and {:.0} instructions of essential work per row",
-                i + 1,
-                100.0 * acc,
-                cost.mean_macs,
-                cost.mean_essential_work
-            )?;
-        }
-        writeln!(f, "accuracy    {:.2}% ± {:.2}", 100.0 * self.accuracy_mean, 100.0 * self.accuracy_std)?;
-        writeln!(f, "model bytes {:.1} (mean)", self.model_bytes_mean)?;
-        writeln!(
-            f,
-            "device cost {:.1} multiply-accumulates per held-out row (at most {}); essential work {:.0} Cortex-M3 instructions (at most {})",
-            self.cost.mean_macs, self.cost.max_macs, self.cost.mean_essential_work, self.cost.max_essential_work
-        )?;
-        let macros = [self.macro_precision, self.macro_recall, self.macro_f1];
-        write_figures(f, &self.classes, &self.confusion, &self.per_class, macros)
-    }
-}
-
-/// The cost over every fold's rows: means weighted by each fold's rows, maxima over the folds.
-fn pooled_cost(costs: &[RowCost], rows: &[Vec<usize>]) -> RowCost {
-    let n = rows.iter().map(Vec::len).sum::<usize>().max(1) as f64;
-    let weighted =
-        |f: fn(&RowCost) -> f64| costs.iter().zip(rows).map(|(c, r)| f(c) * r.len() as f64).sum::<f64>() / n;
-    RowCost {
-        mean_macs: weighted(|c| c.mean_macs),
-        max_macs: costs.iter().map(|c| c.max_macs).max().unwrap_or(0),
-        mean_essential_work: weighted(|c| c.mean_essential_work),
-        max_essential_work: costs.iter().map(|c| c.max_essential_work).max().unwrap_or(0),
-    }
-}
-
-/// What one train/test split gives.
-pub(crate) struct Heldout {
-    accuracy: f64,
-    bytes: usize,
-    /// Predicted class of each test row, in `test_rows` order.
-    predictions: Vec<usize>,
-    /// Set when the model predicts one class for every training row.
-    trivial: Option<String>,
-    /// What predicting the test rows costs.
-    cost: RowCost,
-}
-
-/// What `ltu cv` reports of one fold, from the fold's held-out evaluation.
-fn fold_figures(
-    data: &Dataset,
-    train_rows: &[usize],
-    test_rows: &[usize],
-    h: ltu::learn::evaluate::Heldout,
-) -> Heldout {
-    let train_raw = encode::raw_rows(&h.trained.spec.inputs, &data.subset(train_rows));
-    let test_raw = encode::raw_rows(&h.trained.spec.inputs, &data.subset(test_rows));
-    Heldout {
-        cost: h.trained.spec.row_cost(&test_raw),
-        accuracy: h.accuracy,
-        bytes: h.trained.bytes.len(),
-        trivial: trivial_model_warning(&h.trained.spec, &train_raw, &data.schema.classes, "its model"),
-        predictions: h.predictions,
-    }
-}
-
-/// `ltu cv`: stratified k-fold cross-validation, folds in parallel on up to `jobs` threads;
-/// reports `(folds done, folds)` to `progress` as each fold finishes.
-///
-/// # Errors
-/// Bad data or options, or a training failure in any fold (the first is reported).
-pub fn cv(
-    data_path: &Path,
-    folds: usize,
-    jobs: usize,
-    learn: &LearnArgs,
-    progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<CvReport> {
-    learn.check_applicable()?;
-    if learn.no_names {
-        anyhow::bail!("--no-names applies to train only: cv writes no model, and its sizes are the bytes a device stores, without names");
-    }
-    let (data, mut warnings) = load(data_path, &learn.data)?;
-    let fold_rows = split::stratified_kfold(&data.y, data.schema.classes.len(), folds, learn.seed)
-        .with_context(|| format!("{}: cannot make {folds} folds", data.source))?;
-    for (class, &count) in data.schema.classes.iter().zip(&data.class_counts()) {
-        if count < folds {
-            warnings.push(format!(
-                "class `{class}` has {count} rows, fewer than the {folds} folds: {} folds test none of it, \
-                 and its figures rest on {count} rows",
-                folds - count
-            ));
-        }
-    }
-    let options = learn.options(&data.schema)?;
-    let setup = ltu::learn::evaluate::Setup {
-        algo: learn.algo,
-        options: &options,
-        seed: learn.seed,
-        weight_kind: learn.weights.map(Into::into),
-    };
-    let progress = |done: usize, total: usize| progress(done as u64, total as u64);
-    let evaluated = ltu::learn::evaluate::cross_validate(&data, &fold_rows, &setup, jobs, &progress);
-    let n = data.n_rows();
-    let results: Vec<Result<Heldout>> = evaluated
-        .into_iter()
-        .zip(&fold_rows)
-        .enumerate()
-        .map(|(f, (h, test_rows))| {
-            let train_rows = split::complement(test_rows, n);
-            h.map(|h| fold_figures(&data, &train_rows, test_rows, h)).with_context(|| {
-                format!("cross-validation fold {} of {folds} ({} training rows)", f + 1, train_rows.len())
-            })
-        })
-        .collect();
-    let results = results.into_iter().collect::<Result<Vec<_>>>()?;
-    let k = data.n_classes();
-    let mut confusion = vec![vec![0usize; k]; k];
-    for (h, rows) in results.iter().zip(&fold_rows) {
-        for (&p, &r) in h.predictions.iter().zip(rows) {
-            if let Some(cell) = confusion.get_mut(data.y[r]).and_then(|row| row.get_mut(p)) {
-                *cell += 1;
-            }
-        }
-    }
-    let trivial: Vec<String> = results
-        .iter()
-        .enumerate()
-        .filter(|(_, h)| h.trivial.is_some())
-        .map(|(f, _)| (f + 1).to_string())
-        .collect();
-    if let Some(first) = results.iter().find_map(|h| h.trivial.as_ref()) {
-        warnings.push(format!("fold(s) {}: {first}", trivial.join(", ")));
-    }
-    let (per_class, [macro_precision, macro_recall, macro_f1]) =
-        class_figures(&confusion, &data.schema.classes);
-    let accs: Vec<f64> = results.iter().map(|r| r.accuracy).collect();
-    let bytes: Vec<usize> = results.iter().map(|r| r.bytes).collect();
-    let (accuracy_mean, accuracy_std) = mean_std(&accs);
-    let fold_costs: Vec<RowCost> = results.iter().map(|r| r.cost).collect();
-    let cost = pooled_cost(&fold_costs, &fold_rows);
-    Ok(CvReport {
-        algo: learn.algo,
-        data: data.source.clone(),
-        folds,
-        seed: learn.seed,
-        accuracy_mean,
-        accuracy_std,
-        model_bytes_mean: bytes.iter().sum::<usize>() as f64 / bytes.len().max(1) as f64,
-        fold_accuracies: accs,
-        fold_model_bytes: bytes,
-        fold_rows: fold_rows.iter().map(Vec::len).collect(),
-        fold_costs,
-        cost,
-        classes: data.schema.classes.clone(),
-        confusion,
-        per_class,
-        macro_precision,
-        macro_recall,
-        macro_f1,
-        warnings,
-    })
 }
