@@ -124,64 +124,9 @@ pub fn random_spec(seed: u64) -> ModelSpec {
 pub fn random_spec_with(g: &mut Gen, shape: Shape, kind: WeightKind) -> ModelSpec {
     let n_classes = 1 + g.below(5);
     let n_inputs = 1 + g.below(6);
-    let inputs: Vec<InputSpec> = (0..n_inputs)
-        .map(|_| {
-            let kind = if g.chance(1, 2) {
-                InputKind::Numeric { scale_exp: g.range(-3, 3) as i8 }
-            } else {
-                InputKind::Categorical { n_values: 1 + g.below(5) as u16 }
-            };
-            InputSpec { kind, missing: g.any_i32() }
-        })
-        .collect();
-    let n_values = |i: usize| match inputs[i].kind {
-        InputKind::Categorical { n_values } => Some(n_values as i32),
-        InputKind::Numeric { .. } => None,
-    };
-    // A value to compare input `i` with: in range for categories (sometimes not), anything else.
-    let compared = |g: &mut Gen, i: usize| match n_values(i) {
-        Some(n) if g.chance(3, 4) => g.range(0, i64::from(n) - 1) as i32,
-        _ => g.any_i32(),
-    };
-
+    let inputs = random_input_specs(g, n_inputs);
     let n_features = g.below(7);
-    let features: Vec<Feature> = (0..n_features)
-        .map(|_| {
-            let attr = g.below(n_inputs);
-            match g.below(5) {
-                0 | 1 => Feature::Numeric {
-                    attr,
-                    offset: if g.chance(1, 2) { g.range(-20, 20) as i32 } else { g.any_i32() },
-                    mul: match g.below(4) {
-                        0 => g.pick(&[i16::MIN, i16::MAX, 0, -1, 1]),
-                        1 => g.range(-8, 8) as i16,
-                        _ => g.rng.next_u64() as i16,
-                    },
-                    shift: if g.chance(1, 2) {
-                        g.pick(&[0, 0, 1, 3, 8, 16, 31, 32])
-                    } else {
-                        g.below(33) as u8
-                    },
-                    max_abs: if g.chance(1, 2) {
-                        g.pick(&[1, 2, 127, 1000, 32767])
-                    } else {
-                        1 + g.below(32767) as u16
-                    },
-                },
-                2 => Feature::Equals { attr, value: compared(g, attr) },
-                3 => Feature::Greater { attr, value: compared(g, attr) },
-                _ => Feature::Conjunction(
-                    (0..1 + g.below(3))
-                        .map(|_| {
-                            let attr = g.below(n_inputs);
-                            let op = g.pick(&[LiteralOp::Eq, LiteralOp::Ne, LiteralOp::Gt, LiteralOp::Le]);
-                            Literal { attr, op, value: compared(g, attr) }
-                        })
-                        .collect(),
-                ),
-            }
-        })
-        .collect();
+    let features: Vec<Feature> = (0..n_features).map(|_| random_feature(g, &inputs)).collect();
 
     // Units: binary ones (needed by lists and unit splits) and machines.
     let n_units = 1 + g.below(4);
@@ -199,49 +144,16 @@ pub fn random_spec_with(g: &mut Gen, shape: Shape, kind: WeightKind) -> ModelSpe
             entries: (0..g.below(5)).map(|_| (g.pick(&binary), g.below(n_classes))).collect(),
             default: g.below(n_classes),
         },
-        Shape::Tree => {
-            let n_nodes = 1 + g.below(14);
-            let categorical: Vec<usize> = (0..n_inputs).filter(|&i| n_values(i).is_some()).collect();
-            let nodes = (0..n_nodes)
-                .map(|i| {
-                    let later = |g: &mut Gen| i + 1 + g.below(n_nodes - i - 1);
-                    let leaf = i + 1 == n_nodes || g.chance(1, 4);
-                    match (leaf, g.below(3)) {
-                        (true, 0) => Node::Unit(g.below(units.len())),
-                        (true, _) => Node::Class(g.below(n_classes)),
-                        (false, 0) if !categorical.is_empty() => {
-                            let attr = g.pick(&categorical);
-                            let n = n_values(attr).unwrap() as usize;
-                            Node::Categorical {
-                                attr,
-                                children: (0..n).map(|_| later(g)).collect(),
-                                default: later(g),
-                            }
-                        }
-                        (false, 1) => {
-                            Node::UnitSplit { unit: g.pick(&binary), left: later(g), right: later(g) }
-                        }
-                        _ => {
-                            let attr = g.below(n_inputs);
-                            Node::Threshold {
-                                attr,
-                                threshold: compared(g, attr),
-                                left: later(g),
-                                right: later(g),
-                            }
-                        }
-                    }
-                })
-                .collect();
-            Structure::Tree(nodes)
-        }
+        Shape::Tree => random_tree(g, &inputs, units.len(), &binary, n_classes),
     };
 
     let names = g.chance(1, 2).then(|| {
         let word = |g: &mut Gen| g.pick(&["", "x", "pétale", "a b", "class, with comma", "Δ"]).to_string();
         Names {
             inputs: (0..n_inputs).map(|_| word(g)).collect(),
-            values: (0..n_inputs).map(|i| (0..n_values(i).unwrap_or(0)).map(|_| word(g)).collect()).collect(),
+            values: (0..n_inputs)
+                .map(|i| (0..n_values(&inputs, i).unwrap_or(0)).map(|_| word(g)).collect())
+                .collect(),
             classes: (0..n_classes).map(|_| word(g)).collect(),
         }
     });
@@ -254,6 +166,112 @@ pub fn random_spec_with(g: &mut Gen, shape: Shape, kind: WeightKind) -> ModelSpe
     let spec = ModelSpec { n_classes, weight_kind: kind, inputs, features, units, structure, names };
     assert!(spec.fits(kind), "generator bug: weights do not fit {kind:?}");
     spec
+}
+
+/// `n` inputs, numeric or categorical, each with any missing-value substitute.
+fn random_input_specs(g: &mut Gen, n: usize) -> Vec<InputSpec> {
+    (0..n)
+        .map(|_| {
+            let kind = if g.chance(1, 2) {
+                InputKind::Numeric { scale_exp: g.range(-3, 3) as i8 }
+            } else {
+                InputKind::Categorical { n_values: 1 + g.below(5) as u16 }
+            };
+            InputSpec { kind, missing: g.any_i32() }
+        })
+        .collect()
+}
+
+/// How many values categorical input `i` has (`None`: numeric).
+fn n_values(inputs: &[InputSpec], i: usize) -> Option<i32> {
+    match inputs[i].kind {
+        InputKind::Categorical { n_values } => Some(i32::from(n_values)),
+        InputKind::Numeric { .. } => None,
+    }
+}
+
+/// A value to compare input `i` with: in range for categories (sometimes not), anything else.
+fn compared(g: &mut Gen, inputs: &[InputSpec], i: usize) -> i32 {
+    match n_values(inputs, i) {
+        Some(n) if g.chance(3, 4) => g.range(0, i64::from(n) - 1) as i32,
+        _ => g.any_i32(),
+    }
+}
+
+/// A feature of any kind over `inputs`, with extreme parameters now and then.
+fn random_feature(g: &mut Gen, inputs: &[InputSpec]) -> Feature {
+    let attr = g.below(inputs.len());
+    match g.below(5) {
+        0 | 1 => Feature::Numeric {
+            attr,
+            offset: if g.chance(1, 2) { g.range(-20, 20) as i32 } else { g.any_i32() },
+            mul: match g.below(4) {
+                0 => g.pick(&[i16::MIN, i16::MAX, 0, -1, 1]),
+                1 => g.range(-8, 8) as i16,
+                _ => g.rng.next_u64() as i16,
+            },
+            shift: if g.chance(1, 2) { g.pick(&[0, 0, 1, 3, 8, 16, 31, 32]) } else { g.below(33) as u8 },
+            max_abs: if g.chance(1, 2) {
+                g.pick(&[1, 2, 127, 1000, 32767])
+            } else {
+                1 + g.below(32767) as u16
+            },
+        },
+        2 => Feature::Equals { attr, value: compared(g, inputs, attr) },
+        3 => Feature::Greater { attr, value: compared(g, inputs, attr) },
+        _ => Feature::Conjunction(
+            (0..1 + g.below(3))
+                .map(|_| {
+                    let attr = g.below(inputs.len());
+                    let op = g.pick(&[LiteralOp::Eq, LiteralOp::Ne, LiteralOp::Gt, LiteralOp::Le]);
+                    Literal { attr, op, value: compared(g, inputs, attr) }
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// A tree of 1 to 14 nodes whose links point forward: constant and unit leaves, categorical,
+/// unit and threshold splits.
+fn random_tree(
+    g: &mut Gen,
+    inputs: &[InputSpec],
+    n_units: usize,
+    binary: &[usize],
+    n_classes: usize,
+) -> Structure {
+    let n_nodes = 1 + g.below(14);
+    let categorical: Vec<usize> = (0..inputs.len()).filter(|&i| n_values(inputs, i).is_some()).collect();
+    let nodes = (0..n_nodes)
+        .map(|i| {
+            let later = |g: &mut Gen| i + 1 + g.below(n_nodes - i - 1);
+            let leaf = i + 1 == n_nodes || g.chance(1, 4);
+            match (leaf, g.below(3)) {
+                (true, 0) => Node::Unit(g.below(n_units)),
+                (true, _) => Node::Class(g.below(n_classes)),
+                (false, 0) if !categorical.is_empty() => {
+                    let attr = g.pick(&categorical);
+                    let n = n_values(inputs, attr).unwrap() as usize;
+                    Node::Categorical {
+                        attr,
+                        children: (0..n).map(|_| later(g)).collect(),
+                        default: later(g),
+                    }
+                }
+                (false, 1) => Node::UnitSplit { unit: g.pick(binary), left: later(g), right: later(g) },
+                _ => {
+                    let attr = g.below(inputs.len());
+                    Node::Threshold {
+                        attr,
+                        threshold: compared(g, inputs, attr),
+                        left: later(g),
+                        right: later(g),
+                    }
+                }
+            }
+        })
+        .collect();
+    Structure::Tree(nodes)
 }
 
 /// Largest accumulator magnitude a row may reach for `kind`.
