@@ -95,6 +95,7 @@
 mod arff;
 mod csv;
 pub mod encode;
+pub mod recordings;
 pub mod split;
 mod text;
 

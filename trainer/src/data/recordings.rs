@@ -1,0 +1,399 @@
+//! Sensor recordings: the raw samples of one or more channels, read from a loaded [`Dataset`] in
+//! one of two layouts.
+//!
+//! - **Wide**: one recording per row. Every attribute is a sample column named `t<i>` (one
+//!   channel, called `x`) or `<channel>_t<i>` (`ch0_t000`, `accel_x_t12`): the channel is the
+//!   name before the last `_t`, `i` the sample's time index. Every channel has the same indices
+//!   `0..n`, in any column order. Recordings are all `n` samples long.
+//! - **Long**: one row per frame, in time order. One attribute names the recording
+//!   ([`Layout::Long`]); every other attribute is a channel. A recording's frames are
+//!   consecutive rows, and all of them carry the recording's class. Recordings may differ in
+//!   length.
+//!
+//! Every sample must be present: a missing cell is an error at its line and column, as is a
+//! column that is not numeric, a recording whose frames are not consecutive, or one whose frames
+//! disagree on the class.
+
+use std::collections::HashSet;
+
+use super::{AttrKind, Dataset};
+
+/// How samples are laid out in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Layout {
+    /// One recording per row, columns `t<i>` or `<channel>_t<i>`.
+    Wide,
+    /// One frame per row; the named column identifies the recording.
+    Long {
+        /// The recording column.
+        recording: String,
+    },
+}
+
+/// One recording: its samples per channel and its class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recording {
+    /// The recording's name: the value of the recording column (long layout), or its row number
+    /// among the data rows, from 1 (wide layout).
+    pub id: String,
+    /// Class index into [`Recordings::classes`].
+    pub class: usize,
+    /// `samples[c][t]`: channel `c` at time `t`; every channel has the same length, at least 1.
+    pub samples: Vec<Vec<f64>>,
+    /// Data row of the recording's first sample (0-based, as in [`Dataset::row`]).
+    pub first_row: usize,
+}
+
+impl Recording {
+    /// Samples per channel.
+    pub fn len(&self) -> usize {
+        self.samples.first().map_or(0, Vec::len)
+    }
+
+    /// Whether the recording has no sample (never true of a recording read by [`from_dataset`]).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The recordings of a file, with its channel and class names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recordings {
+    /// Where they came from (the data file's name), for messages.
+    pub source: String,
+    /// Channel names, in channel order.
+    pub channels: Vec<String>,
+    /// Class names.
+    pub classes: Vec<String>,
+    /// The recordings, in file order.
+    pub recordings: Vec<Recording>,
+}
+
+impl Recordings {
+    /// Class of each recording.
+    pub fn labels(&self) -> Vec<usize> {
+        self.recordings.iter().map(|r| r.class).collect()
+    }
+
+    /// Shortest and longest recording, in samples (`(0, 0)` without recordings).
+    pub fn length_range(&self) -> (usize, usize) {
+        let lens = self.recordings.iter().map(Recording::len);
+        (lens.clone().min().unwrap_or(0), lens.max().unwrap_or(0))
+    }
+}
+
+/// Why recordings could not be read from a dataset. Positions are `source:row` where `row`
+/// counts data rows from 1, and name the column.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RecordingsError(pub String);
+
+/// Reads the recordings of `data` in `layout`.
+///
+/// # Errors
+/// [`RecordingsError`] naming the file, the row and the column, for: a column that is not a
+/// sample column (wide), a missing recording column (long), a non-numeric channel, a missing
+/// sample, a channel without some time index (wide), a recording whose frames are not
+/// consecutive or disagree on the class (long), no recordings at all.
+pub fn from_dataset(data: &Dataset, layout: &Layout) -> Result<Recordings, RecordingsError> {
+    let recordings = match layout {
+        Layout::Wide => wide(data)?,
+        Layout::Long { recording } => long(data, recording)?,
+    };
+    if recordings.recordings.is_empty() {
+        return Err(RecordingsError(format!("{}: no recordings (no data rows)", data.source)));
+    }
+    Ok(recordings)
+}
+
+/// `name` as a wide-layout sample column: its channel and time index.
+fn sample_column(name: &str) -> Option<(String, usize)> {
+    let parse = |digits: &str| {
+        (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| digits.parse().ok())
+            .flatten()
+    };
+    if let Some(t) = name.strip_prefix('t').and_then(parse) {
+        return Some(("x".to_string(), t));
+    }
+    let at = name.rfind("_t")?;
+    let t = parse(&name[at + 2..])?;
+    (at > 0).then(|| (name[..at].to_string(), t))
+}
+
+/// Every attribute numeric, or an error naming the first that is not.
+fn check_numeric(
+    data: &Dataset,
+    columns: impl Iterator<Item = usize>,
+    what: &str,
+) -> Result<(), RecordingsError> {
+    for a in columns {
+        let attr = &data.schema.attributes[a];
+        if matches!(attr.kind, AttrKind::Categorical { .. }) {
+            return Err(RecordingsError(format!(
+                "{}: column `{}` is not numeric ({what} must be numbers); --ignore it if it is not a {what}",
+                data.source, attr.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The sample at `row`, attribute `a`, or an error naming both.
+fn sample(data: &Dataset, row: usize, a: usize) -> Result<f64, RecordingsError> {
+    let v = data.row(row)[a];
+    if v.is_nan() {
+        return Err(RecordingsError(format!(
+            "{}: data row {}: column `{}`: missing sample; every sample of a recording must be present",
+            data.source,
+            row + 1,
+            data.schema.attributes[a].name
+        )));
+    }
+    Ok(v)
+}
+
+fn wide(data: &Dataset) -> Result<Recordings, RecordingsError> {
+    // (channel, time index, attribute) of every column.
+    let mut columns = Vec::with_capacity(data.n_attrs());
+    for (a, attr) in data.schema.attributes.iter().enumerate() {
+        let Some((channel, t)) = sample_column(&attr.name) else {
+            return Err(RecordingsError(format!(
+                "{}: column `{}` is not a sample column (`t<i>` or `<channel>_t<i>`); --ignore it, or give \
+                 --recording COLUMN for the long layout (one row per frame)",
+                data.source, attr.name
+            )));
+        };
+        columns.push((channel, t, a));
+    }
+    check_numeric(data, 0..data.n_attrs(), "samples")?;
+    let mut channels: Vec<String> = Vec::new();
+    for (channel, _, _) in &columns {
+        if !channels.contains(channel) {
+            channels.push(channel.clone());
+        }
+    }
+    // Per channel, the attribute of each time index 0..n.
+    let mut layout: Vec<Vec<Option<usize>>> = vec![Vec::new(); channels.len()];
+    for (channel, t, a) in &columns {
+        let c = channels.iter().position(|x| x == channel).expect("listed above");
+        if layout[c].len() <= *t {
+            layout[c].resize(t + 1, None);
+        }
+        if let Some(other) = layout[c][*t] {
+            return Err(RecordingsError(format!(
+                "{}: columns `{}` and `{}` are both sample {t} of channel `{channel}`",
+                data.source, data.schema.attributes[other].name, data.schema.attributes[*a].name
+            )));
+        }
+        layout[c][*t] = Some(*a);
+    }
+    let n = layout.iter().map(Vec::len).max().unwrap_or(0);
+    for (c, times) in layout.iter().enumerate() {
+        if let Some(t) = (0..n).find(|&t| times.get(t).copied().flatten().is_none()) {
+            return Err(RecordingsError(format!(
+                "{}: channel `{}` has no column for sample {t} (the longest channel has {n} samples); every \
+                 channel needs samples 0 to {}",
+                data.source,
+                channels[c],
+                n - 1
+            )));
+        }
+    }
+    let mut recordings = Vec::with_capacity(data.n_rows());
+    for row in 0..data.n_rows() {
+        let samples = layout
+            .iter()
+            .map(|times| times.iter().map(|a| sample(data, row, a.expect("checked above"))).collect())
+            .collect::<Result<Vec<Vec<f64>>, _>>()?;
+        recordings.push(Recording { id: (row + 1).to_string(), class: data.y[row], samples, first_row: row });
+    }
+    Ok(Recordings { source: data.source.clone(), channels, classes: data.schema.classes.clone(), recordings })
+}
+
+fn long(data: &Dataset, recording: &str) -> Result<Recordings, RecordingsError> {
+    let Some(id_attr) = data.schema.attribute_index(recording) else {
+        return Err(RecordingsError(format!(
+            "{}: no column `{recording}` (--recording names the column that identifies each frame's recording)",
+            data.source
+        )));
+    };
+    let channel_attrs: Vec<usize> = (0..data.n_attrs()).filter(|&a| a != id_attr).collect();
+    if channel_attrs.is_empty() {
+        return Err(RecordingsError(format!("{}: no channel columns besides `{recording}`", data.source)));
+    }
+    check_numeric(data, channel_attrs.iter().copied(), "channels")?;
+    let id_of = |row: usize| -> Result<String, RecordingsError> {
+        let v = data.row(row)[id_attr];
+        if v.is_nan() {
+            return Err(RecordingsError(format!(
+                "{}: data row {}: column `{recording}`: missing recording name",
+                data.source,
+                row + 1
+            )));
+        }
+        Ok(match &data.schema.attributes[id_attr].kind {
+            AttrKind::Categorical { values } => values[v as usize].clone(),
+            AttrKind::Numeric { .. } => format!("{v}"),
+        })
+    };
+    let mut recordings: Vec<Recording> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for row in 0..data.n_rows() {
+        let id = id_of(row)?;
+        let continues = recordings.last().is_some_and(|r| r.id == id);
+        if !continues {
+            if !seen.insert(id.clone()) {
+                return Err(RecordingsError(format!(
+                    "{}: data row {}: recording `{id}` continues after other recordings; the frames of a \
+                     recording must be consecutive rows",
+                    data.source,
+                    row + 1
+                )));
+            }
+            recordings.push(Recording {
+                id,
+                class: data.y[row],
+                samples: vec![Vec::new(); channel_attrs.len()],
+                first_row: row,
+            });
+        }
+        let current = recordings.last_mut().expect("pushed above");
+        if data.y[row] != current.class {
+            return Err(RecordingsError(format!(
+                "{}: data row {}: recording `{}` changes class from `{}` to `{}`; every frame of a recording \
+                 carries its class",
+                data.source,
+                row + 1,
+                current.id,
+                data.schema.classes[current.class],
+                data.schema.classes[data.y[row]]
+            )));
+        }
+        for (c, &a) in channel_attrs.iter().enumerate() {
+            current.samples[c].push(sample(data, row, a)?);
+        }
+    }
+    let channels = channel_attrs.iter().map(|&a| data.schema.attributes[a].name.clone()).collect();
+    Ok(Recordings { source: data.source.clone(), channels, classes: data.schema.classes.clone(), recordings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{Attribute, Schema};
+
+    fn dataset(names: &[&str], categorical: &[(&str, &[&str])], rows: &[(&[f64], usize)]) -> Dataset {
+        let attributes = names
+            .iter()
+            .map(|&name| Attribute {
+                name: name.to_string(),
+                kind: match categorical.iter().find(|(n, _)| *n == name) {
+                    Some((_, values)) => {
+                        AttrKind::Categorical { values: values.iter().map(ToString::to_string).collect() }
+                    }
+                    None => AttrKind::Numeric { decimals: 0 },
+                },
+            })
+            .collect();
+        let schema = Schema { attributes, classes: vec!["a".into(), "b".into()] };
+        Dataset {
+            schema,
+            x: rows.iter().flat_map(|(x, _)| x.iter().copied()).collect(),
+            y: rows.iter().map(|(_, y)| *y).collect(),
+            source: "rec.csv".into(),
+        }
+    }
+
+    #[test]
+    fn sample_column_names() {
+        assert_eq!(sample_column("t000"), Some(("x".into(), 0)));
+        assert_eq!(sample_column("t12"), Some(("x".into(), 12)));
+        assert_eq!(sample_column("ch3_t007"), Some(("ch3".into(), 7)));
+        assert_eq!(sample_column("accel_x_t5"), Some(("accel_x".into(), 5)));
+        for bad in ["t", "tx", "ch0", "ch0_t", "_t3", "ch0_t1a", "time"] {
+            assert_eq!(sample_column(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn wide_layout_groups_channels_whatever_the_column_order() {
+        let data = dataset(
+            &["b_t1", "a_t0", "b_t0", "a_t1"],
+            &[],
+            &[(&[4.0, 1.0, 3.0, 2.0], 0), (&[8.0, 5.0, 7.0, 6.0], 1)],
+        );
+        let r = from_dataset(&data, &Layout::Wide).unwrap();
+        assert_eq!(r.channels, ["b", "a"]);
+        assert_eq!(r.recordings[0].samples, vec![vec![3.0, 4.0], vec![1.0, 2.0]]);
+        assert_eq!(r.recordings[1].samples, vec![vec![7.0, 8.0], vec![5.0, 6.0]]);
+        assert_eq!((r.recordings[1].id.as_str(), r.recordings[1].class), ("2", 1));
+        assert_eq!(r.length_range(), (2, 2));
+        assert_eq!(r.labels(), [0, 1]);
+    }
+
+    #[test]
+    fn wide_layout_errors_name_the_column() {
+        let e = from_dataset(&dataset(&["t0", "id"], &[], &[(&[1.0, 2.0], 0)]), &Layout::Wide).unwrap_err();
+        assert!(e.0.starts_with("rec.csv: column `id` is not a sample column"), "{e}");
+        let e = from_dataset(&dataset(&["t0", "t2"], &[], &[(&[1.0, 2.0], 0)]), &Layout::Wide).unwrap_err();
+        assert!(e.0.contains("channel `x` has no column for sample 1"), "{e}");
+        let e = from_dataset(
+            &dataset(&["t0", "t1"], &[], &[(&[1.0, 2.0], 0), (&[1.0, f64::NAN], 0)]),
+            &Layout::Wide,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.0,
+            "rec.csv: data row 2: column `t1`: missing sample; every sample of a recording must be present"
+        );
+        let e = from_dataset(&dataset(&["t0", "t1"], &[("t1", &["on"])], &[(&[1.0, 0.0], 0)]), &Layout::Wide)
+            .unwrap_err();
+        assert!(e.0.contains("column `t1` is not numeric"), "{e}");
+        let e = from_dataset(&dataset(&["t0"], &[], &[]), &Layout::Wide).unwrap_err();
+        assert!(e.0.contains("no recordings"), "{e}");
+    }
+
+    #[test]
+    fn long_layout_cuts_recordings_at_the_id_column() {
+        let long = Layout::Long { recording: "rec".into() };
+        let data = dataset(
+            &["rec", "c0", "c1"],
+            &[],
+            &[(&[7.0, 1.0, -1.0], 0), (&[7.0, 2.0, -2.0], 0), (&[3.0, 5.0, 0.5], 1)],
+        );
+        let r = from_dataset(&data, &long).unwrap();
+        assert_eq!(r.channels, ["c0", "c1"]);
+        assert_eq!(r.recordings.len(), 2);
+        assert_eq!(r.recordings[0].id, "7");
+        assert_eq!(r.recordings[0].samples, vec![vec![1.0, 2.0], vec![-1.0, -2.0]]);
+        assert_eq!((r.recordings[1].len(), r.recordings[1].class, r.recordings[1].first_row), (1, 1, 2));
+        assert_eq!(r.length_range(), (1, 2));
+        // Names from a categorical id column.
+        let data = dataset(&["rec", "c0"], &[("rec", &["x", "y"])], &[(&[1.0, 1.0], 0), (&[0.0, 2.0], 0)]);
+        let ids: Vec<String> =
+            from_dataset(&data, &long).unwrap().recordings.into_iter().map(|r| r.id).collect();
+        assert_eq!(ids, ["y", "x"]);
+    }
+
+    #[test]
+    fn long_layout_errors_name_the_row() {
+        let long = Layout::Long { recording: "rec".into() };
+        let e = from_dataset(&dataset(&["id", "c0"], &[], &[(&[1.0, 1.0], 0)]), &long).unwrap_err();
+        assert!(e.0.contains("no column `rec`"), "{e}");
+        let rows: &[(&[f64], usize)] = &[(&[1.0, 1.0], 0), (&[2.0, 1.0], 0), (&[1.0, 1.0], 0)];
+        let e = from_dataset(&dataset(&["rec", "c0"], &[], rows), &long).unwrap_err();
+        assert!(
+            e.0.starts_with("rec.csv: data row 3: recording `1` continues after other recordings"),
+            "{e}"
+        );
+        let rows: &[(&[f64], usize)] = &[(&[1.0, 1.0], 0), (&[1.0, 1.0], 1)];
+        let e = from_dataset(&dataset(&["rec", "c0"], &[], rows), &long).unwrap_err();
+        assert!(e.0.starts_with("rec.csv: data row 2: recording `1` changes class from `a` to `b`"), "{e}");
+        let rows: &[(&[f64], usize)] = &[(&[f64::NAN, 1.0], 0)];
+        let e = from_dataset(&dataset(&["rec", "c0"], &[], rows), &long).unwrap_err();
+        assert!(e.0.contains("missing recording name"), "{e}");
+        let e = from_dataset(&dataset(&["rec"], &[], &[(&[1.0], 0)]), &long).unwrap_err();
+        assert!(e.0.contains("no channel columns"), "{e}");
+    }
+}
