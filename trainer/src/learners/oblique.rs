@@ -92,6 +92,8 @@ use crate::model::quantize::{self, weight_range, Grid};
 use crate::model::{Feature, ModelSpec, Node, Structure, Unit, WeightKind};
 use crate::rng::Rng;
 
+use super::tree::{class_counts, entropy, majority_or, pessimistic_errors, EntropyUnit};
+
 /// The network at each decision node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -183,7 +185,7 @@ pub struct Params {
     /// mean 88.89 % with 0.25, 91.29 % with 0; docs/OBLIQUE.md), a held-out quarter on more.
     pub prune_fraction: Option<f64>,
     /// Beyond the paper, used when `prune_fraction` is 0: error-based pruning on the growing rows
-    /// (C4.5; [`crate::learners::perceptron_tree::pessimistic_errors`] with this `z`): a split becomes a
+    /// (C4.5; [`pessimistic_errors`](crate::learners::perceptron_tree::pessimistic_errors) with this `z`): a split becomes a
     /// leaf of its majority class when the leaf's pessimistic error estimate is not above the sum
     /// of its leaves'. 0 does not prune.
     pub prune_z: f64,
@@ -595,29 +597,14 @@ fn train_net(sp: &Space, rows: &[usize], target: &[bool], kind: Kind, p: &Params
     }
 }
 
-fn entropy(counts: &[usize]) -> f64 {
-    let n: usize = counts.iter().sum();
-    if n == 0 {
-        return 0.0;
-    }
-    counts
-        .iter()
-        .filter(|&&c| c > 0)
-        .map(|&c| {
-            let q = c as f64 / n as f64;
-            -q * q.log2()
-        })
-        .sum()
-}
-
 /// Weighted entropy of the classes on each side of `side` (lower is better).
 fn impurity(sp: &Space, rows: &[usize], side: impl Fn(usize) -> bool) -> f64 {
-    let mut counts = [vec![0usize; sp.n_classes], vec![0usize; sp.n_classes]];
+    let mut counts = [vec![0u64; sp.n_classes], vec![0u64; sp.n_classes]];
     for &r in rows {
         counts[usize::from(side(r))][sp.y[r]] += 1;
     }
     let n = rows.len().max(1) as f64;
-    counts.iter().map(|c| c.iter().sum::<usize>() as f64 / n * entropy(c)).sum()
+    counts.iter().map(|c| c.iter().sum::<u64>() as f64 / n * entropy(c, EntropyUnit::Bits)).sum()
 }
 
 /// The two classes (of `classes`) whose means are furthest apart, and every class mean.
@@ -1047,18 +1034,9 @@ fn refit_bias(scores: &[i64], target: &[bool], cost: [u64; 2], preferred: i64, b
     (b, e)
 }
 
+/// The majority class of `rows` (ties to the lowest class), `fallback` when `rows` is empty.
 fn majority(sp: &Space, rows: &[usize], fallback: usize) -> usize {
-    let mut counts = vec![0usize; sp.n_classes];
-    for &r in rows {
-        counts[sp.y[r]] += 1;
-    }
-    let mut best = (0, fallback);
-    for (c, &n) in counts.iter().enumerate() {
-        if n > best.0 {
-            best = (n, c);
-        }
-    }
-    best.1
+    majority_or(&class_counts(&sp.y, rows.iter().copied(), sp.n_classes), fallback)
 }
 
 /// Learns an oblique tree and exports it ([`ObliqueTree::spec`]).
@@ -1340,8 +1318,7 @@ fn prune(nodes: &mut [TreeNode], id: usize, sp: &Space, valid: &[usize]) -> usiz
 fn prune_pessimistic(nodes: &mut [TreeNode], id: usize, sp: &Space, z: f64) -> f64 {
     let node = &nodes[id];
     let errors = node.rows.iter().filter(|&&r| sp.y[r] != node.majority).count();
-    let as_leaf =
-        crate::learners::perceptron_tree::pessimistic_errors(errors as f64, node.rows.len() as f64, z);
+    let as_leaf = pessimistic_errors(errors as f64, node.rows.len() as f64, z);
     let Some(split) = node.split.clone() else {
         return as_leaf;
     };

@@ -62,6 +62,9 @@ use crate::learn::{Context, Learner, TrainError};
 use crate::model::{Feature, InputKind, InputSpec, ModelSpec, Node, Structure, Unit, WeightKind};
 use crate::rng::Rng;
 
+pub use super::tree::pessimistic_errors;
+use super::tree::{entropy, majority, EntropyUnit};
+
 /// The integer type of every weight while training (exported as-is; `learn::finish` picks the
 /// stored width).
 pub type Weight = i64;
@@ -990,7 +993,7 @@ impl PerceptronTree {
             test,
             children: vec![None; n_branches],
             seen,
-            fallback: argmax(&ltu.class_counts),
+            fallback: majority(&ltu.class_counts),
             prior_active: ltu.active.clone(),
             prior_w,
             prior_counts: None,
@@ -1664,66 +1667,6 @@ fn ltu_n_values(space: &FeatureSpace, attr: usize) -> u16 {
     }
 }
 
-/// C4.5's pessimistic error count for `e` errors among `n` instances: `n` times the upper limit
-/// of the one-sided confidence interval of the error rate, `z` standard deviations wide (the
-/// Wilson score interval with continuity correction, as in C4.5's `AddErrs`; for `e = 0`,
-/// `n·(1 − cf^(1/n))`, `cf` being the normal tail beyond `z`).
-pub fn pessimistic_errors(e: f64, n: f64, z: f64) -> f64 {
-    if n <= 0.0 {
-        return 0.0;
-    }
-    if e < 1e-9 {
-        return n * (1.0 - normal_tail(z).powf(1.0 / n));
-    }
-    if e + 0.5 >= n {
-        return e + 0.67 * (n - e);
-    }
-    let f = (e + 0.5) / n;
-    let z2 = z * z;
-    let r = (f + z2 / (2.0 * n) + z * (f / n - f * f / n + z2 / (4.0 * n * n)).sqrt()) / (1.0 + z2 / n);
-    r * n
-}
-
-/// `P(Z > z)` for a standard normal `Z` (Abramowitz & Stegun 26.2.17, error < 7.5e-8).
-fn normal_tail(z: f64) -> f64 {
-    if z < 0.0 {
-        return 1.0 - normal_tail(-z);
-    }
-    let t = 1.0 / (1.0 + 0.231_641_9 * z);
-    let poly = t
-        * (0.319_381_530
-            + t * (-0.356_563_782 + t * (1.781_477_937 + t * (-1.821_255_978 + t * 1.330_274_429))));
-    (-z * z / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt() * poly
-}
-
-/// Index of the largest count, ties to the lowest.
-fn argmax(counts: &[u64]) -> usize {
-    let mut best = 0;
-    for (i, &c) in counts.iter().enumerate() {
-        if c > counts[best] {
-            best = i;
-        }
-    }
-    best
-}
-
-/// Quinlan's `I`: entropy (nats) of class counts.
-fn entropy(counts: &[u64]) -> f64 {
-    let n: u64 = counts.iter().sum();
-    if n == 0 {
-        return 0.0;
-    }
-    let n = n as f64;
-    counts
-        .iter()
-        .filter(|&&c| c > 0)
-        .map(|&c| {
-            let p = c as f64 / n;
-            -p * p.ln()
-        })
-        .sum()
-}
-
 impl Ltu {
     fn new(
         space: &FeatureSpace,
@@ -2127,7 +2070,9 @@ impl Ltu {
                         if nl == 0 || nr == 0 {
                             continue;
                         }
-                        let e = (nl as f64 * entropy(&left) + nr as f64 * entropy(&right)) / total;
+                        let e = (nl as f64 * entropy(&left, EntropyUnit::Nats)
+                            + nr as f64 * entropy(&right, EntropyUnit::Nats))
+                            / total;
                         consider(e, Test::Value { attr: a, value: v as i32 });
                     }
                 }
@@ -2137,7 +2082,7 @@ impl Ltu {
                         for (d, &c) in slot.iter_mut().zip(&counts[s * k..(s + 1) * k]) {
                             *d = u64::from(c);
                         }
-                        e += slot.iter().sum::<u64>() as f64 / total * entropy(&slot);
+                        e += slot.iter().sum::<u64>() as f64 / total * entropy(&slot, EntropyUnit::Nats);
                     }
                     consider(e, Test::Categorical { attr: a });
                 }
@@ -2156,7 +2101,9 @@ impl Ltu {
                         if nl == 0 || nr == 0 {
                             continue;
                         }
-                        let e = (nl as f64 * entropy(&left) + nr as f64 * entropy(&right)) / total;
+                        let e = (nl as f64 * entropy(&left, EntropyUnit::Nats)
+                            + nr as f64 * entropy(&right, EntropyUnit::Nats))
+                            / total;
                         consider(e, Test::Threshold { attr: a, threshold: edge });
                     }
                 }

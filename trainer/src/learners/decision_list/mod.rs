@@ -77,6 +77,8 @@ use crate::learn::{Context, Learner, TrainError};
 use crate::model::quantize::{self, Grid};
 use crate::model::{Feature, ModelSpec, Structure, Unit, WeightKind};
 use crate::rng::Rng;
+
+use super::tree;
 pub use inclp::{Budget, Cover, Halfspace, LpSolver, LpStats, Norm};
 
 /// Which halfspace search answers "cover a large subset of these, none of those".
@@ -518,13 +520,9 @@ fn node_covers_int(n: &Node, f: &[i32], max_abs: &[i64]) -> bool {
     }
 }
 
+/// The majority class of `rows` ([`tree::majority`]: ties to the lowest class index).
 fn majority(y: &[usize], rows: impl Iterator<Item = usize>, n_classes: usize) -> usize {
-    let mut c = vec![0usize; n_classes.max(1)];
-    for i in rows {
-        c[y[i]] += 1;
-    }
-    // Ties go to the lowest class index.
-    (0..c.len()).fold(0, |best, k| if c[k] > c[best] { k } else { best })
+    tree::majority(&tree::class_counts(y, rows, n_classes.max(1)))
 }
 
 /// One run of the single-unit search.
