@@ -549,7 +549,7 @@ struct Search<'s, 'a> {
     /// `k = 2`: the last level reads pair masses from [`Search::pair_masses`] instead of
     /// filtering rows (the same masses, summed in another order).
     pairs: bool,
-    /// Per group `a` (when built this round): for every group `q >= a`, the masses of the rows
+    /// Per group `a` (once built for the current boosting round): for every group `q >= a`, the masses of the rows
     /// in bucket `ba` of `a` and `bq` of `q`, at `offsets[a][q - a] + ba * n_buckets(q) + bq`.
     pair_masses: Vec<Option<Vec<Mass>>>,
     offsets: Vec<Vec<usize>>,
@@ -705,7 +705,7 @@ impl<'s, 'a> Search<'s, 'a> {
         self.prefix[depth] = prefix;
     }
 
-    /// Builds this round's pair masses of group `a` (one pass over the rows per group `q >= a`)
+    /// Builds the current boosting round's pair masses of group `a` (one pass over the rows per group `q >= a`)
     /// unless they exist.
     fn build_pair_masses(&mut self, a: usize) {
         if self.pair_masses[a].is_some() {

@@ -19,7 +19,7 @@ pub(super) fn sigmoid(z: f64) -> f64 {
 
 /// One momentum step on `w` (weights then bias, `w.len() == x.len() + 1`): `d_j = g·x_j + α·d_j`,
 /// `w_j += d_j`, with input 1 for the bias. Written without an iterator chain so the element-wise
-/// loop vectorises; every element gets exactly the same operations as before.
+/// loop vectorises; each element gets the same operations in the same order as the formula.
 pub(super) fn momentum_step(w: &mut [f64], dw: &mut [f64], x: &[f64], g: f64, alpha: f64) {
     let f = x.len();
     let (w, wb) = w.split_at_mut(f);
