@@ -68,6 +68,8 @@
 
 mod dense;
 pub mod inclp;
+#[cfg(test)]
+mod tests;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
