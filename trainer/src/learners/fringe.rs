@@ -57,6 +57,8 @@ use crate::model::{
 };
 use crate::rng::Rng;
 
+use super::tree::{entropy, majority, pessimistic_errors, EntropyUnit};
+
 /// Which leaves give features.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeatureRule {
@@ -98,7 +100,7 @@ pub struct Params {
     /// (error-based pruning keeps far too much of a noisy tree grown on 100,000 rows).
     pub prune_fraction: Option<f64>,
     /// Beyond the paper, used when `prune_fraction` is 0: error-based pruning on the growing rows
-    /// themselves (C4.5; [`crate::learners::perceptron_tree::pessimistic_errors`] with this `z`): a subtree
+    /// themselves (C4.5; [`pessimistic_errors`](crate::learners::perceptron_tree::pessimistic_errors) with this `z`): a subtree
     /// becomes a leaf of its majority class when the leaf's pessimistic error estimate is not
     /// above the sum of its leaves' estimates. 0 does not prune.
     pub prune_z: f64,
@@ -301,25 +303,6 @@ type Bits = Vec<u64>;
 
 fn bit(b: &[u64], r: usize) -> bool {
     b[r >> 6] >> (r & 63) & 1 == 1
-}
-
-/// Entropy (bits) of class counts summing to `n`.
-fn entropy(counts: &[u64], n: u64) -> f64 {
-    if n == 0 {
-        return 0.0;
-    }
-    let n = n as f64;
-    counts.iter().filter(|&&c| c > 0).map(|&c| c as f64 / n).map(|p| -p * p.log2()).sum()
-}
-
-fn majority(counts: &[u64]) -> usize {
-    let mut best = 0;
-    for (i, &c) in counts.iter().enumerate() {
-        if c > counts[best] {
-            best = i;
-        }
-    }
-    best
 }
 
 /// The primitive variables of a set of inputs: `x == v` per categorical value (one variable
@@ -570,7 +553,7 @@ impl Grower<'_> {
         let id = self.nodes.len();
         self.nodes.push(TreeNode::Leaf { class });
         let n = rows.len() as u64;
-        let h = entropy(&counts, n);
+        let h = entropy(&counts, EntropyUnit::Bits);
         if h <= 0.0 {
             return id;
         }
@@ -581,7 +564,9 @@ impl Grower<'_> {
                 continue;
             }
             let f: Vec<u64> = counts.iter().zip(t).map(|(a, b)| a - b).collect();
-            let cond = (nt as f64 * entropy(t, nt) + (n - nt) as f64 * entropy(&f, n - nt)) / n as f64;
+            let cond = (nt as f64 * entropy(t, EntropyUnit::Bits)
+                + (n - nt) as f64 * entropy(&f, EntropyUnit::Bits))
+                / n as f64;
             let mi = h - cond;
             if mi > 1e-12 {
                 gains.push((mi, v));
@@ -640,7 +625,7 @@ impl Grower<'_> {
     fn prune_pessimistic(&mut self, id: usize, rows: &[usize], z: f64) -> f64 {
         let estimate = |g: &Self, class: usize, rows: &[usize]| {
             let e = rows.iter().filter(|&&r| g.labels[r] != class).count();
-            crate::learners::perceptron_tree::pessimistic_errors(e as f64, rows.len() as f64, z)
+            pessimistic_errors(e as f64, rows.len() as f64, z)
         };
         match self.nodes[id] {
             TreeNode::Leaf { class } => estimate(self, class, rows),

@@ -5,4 +5,5 @@ pub mod fringe;
 pub mod oblique;
 pub mod perceptron_tree;
 pub mod sparse_perceptron;
+pub(crate) mod tree;
 pub mod unit_fit;

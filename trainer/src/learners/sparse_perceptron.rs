@@ -549,7 +549,7 @@ struct Search<'s, 'a> {
     /// `k = 2`: the last level reads pair masses from [`Search::pair_masses`] instead of
     /// filtering rows (the same masses, summed in another order).
     pairs: bool,
-    /// Per group `a` (when built this round): for every group `q >= a`, the masses of the rows
+    /// Per group `a` (once built for the current boosting round): for every group `q >= a`, the masses of the rows
     /// in bucket `ba` of `a` and `bq` of `q`, at `offsets[a][q - a] + ba * n_buckets(q) + bq`.
     pair_masses: Vec<Option<Vec<Mass>>>,
     offsets: Vec<Vec<usize>>,
@@ -705,7 +705,7 @@ impl<'s, 'a> Search<'s, 'a> {
         self.prefix[depth] = prefix;
     }
 
-    /// Builds this round's pair masses of group `a` (one pass over the rows per group `q >= a`)
+    /// Builds the current boosting round's pair masses of group `a` (one pass over the rows per group `q >= a`)
     /// unless they exist.
     fn build_pair_masses(&mut self, a: usize) {
         if self.pair_masses[a].is_some() {
@@ -1484,5 +1484,59 @@ fn build_spec(
         }],
         structure: Structure::Linear(0),
         names: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{candidate_literals, compatible, cut_points, Params};
+    use crate::model::{InputKind, InputSpec, Literal, LiteralOp};
+
+    fn lit(attr: usize, op: LiteralOp, value: i32) -> Literal {
+        Literal { attr, op, value }
+    }
+
+    #[test]
+    fn candidate_literals_cover_seen_values_and_cut_points() {
+        let inputs = [
+            InputSpec { kind: InputKind::Categorical { n_values: 3 }, missing: 3 },
+            InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 },
+        ];
+        // Value 1 of the categorical input is never seen and 3 means missing: only `x0 = 0` and
+        // `x0 = 2`. The numeric column has one boundary, between 10 and 20.
+        let rows = vec![vec![0, 10], vec![2, 20], vec![3, 10]];
+        let p = Params { negated_literals: false, ..Params::default() };
+        assert_eq!(
+            candidate_literals(&inputs, &rows, &p),
+            vec![
+                lit(0, LiteralOp::Eq, 0),
+                lit(0, LiteralOp::Eq, 2),
+                lit(1, LiteralOp::Gt, 15),
+                lit(1, LiteralOp::Le, 15)
+            ]
+        );
+    }
+
+    #[test]
+    fn cut_points_lie_between_distinct_values() {
+        assert_eq!(cut_points(&[1, 1, 3, 4, 4, 9], 10), vec![2, 3, 6]);
+        assert_eq!(cut_points(&[-3, -2], 10), vec![-3]);
+        assert_eq!(cut_points(&[5, 5, 5], 10), Vec::<i32>::new());
+        // With a budget of one cut, the boundary nearest the median.
+        assert_eq!(cut_points(&[1, 2, 3, 4, 5, 6], 1), vec![3]);
+    }
+
+    #[test]
+    fn conjunctions_of_one_attribute_must_narrow_both_literals() {
+        // Different attributes always combine.
+        assert!(compatible(&lit(0, LiteralOp::Eq, 1), &lit(1, LiteralOp::Eq, 1)));
+        // `x = 1 ∧ x = 2` is empty, `x = 1 ∧ x ≠ 2` is `x = 1`.
+        assert!(!compatible(&lit(0, LiteralOp::Eq, 1), &lit(0, LiteralOp::Eq, 2)));
+        assert!(!compatible(&lit(0, LiteralOp::Eq, 1), &lit(0, LiteralOp::Ne, 2)));
+        assert!(compatible(&lit(0, LiteralOp::Ne, 1), &lit(0, LiteralOp::Ne, 2)));
+        // An interval `3 < x ≤ 7` is a conjunction; `x > 7 ∧ x ≤ 3` is empty.
+        assert!(compatible(&lit(0, LiteralOp::Gt, 3), &lit(0, LiteralOp::Le, 7)));
+        assert!(compatible(&lit(0, LiteralOp::Le, 7), &lit(0, LiteralOp::Gt, 3)));
+        assert!(!compatible(&lit(0, LiteralOp::Gt, 7), &lit(0, LiteralOp::Le, 3)));
     }
 }

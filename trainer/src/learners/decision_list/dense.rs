@@ -1,4 +1,4 @@
-//! A dense active-set solver for IncLP's feasibility questions (issue 12).
+//! A dense active-set solver for IncLP's feasibility questions.
 //!
 //! IncLP asks, once per candidate, whether a system of rows `a_i·v >= 1` (`a_i = ±(x_i, 1)`,
 //! `v = (w, b)`) stays feasible when one more row is added. The system always has `d + 1` free

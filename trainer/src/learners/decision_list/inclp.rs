@@ -215,8 +215,8 @@ pub struct IncLp<'a> {
 /// (`decision_list::Params::default`) is `Dense`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LpSolver {
-    /// The dense active-set method of issue 12 (`decision_list/dense.rs`): same questions, an
-    /// order of magnitude less time per question.
+    /// A dense active-set method (`decision_list/dense.rs`): the same questions as
+    /// [`LpSolver::Simplex`], an order of magnitude less time per question.
     Dense,
     /// microlp's dual simplex, warm-started by adding rows (the solver the reproduction of the
     /// paper's tables was made with).
@@ -414,7 +414,7 @@ impl<'a> IncLp<'a> {
         self.ws.reseed(&self.a, &self.v);
     }
 
-    /// The LP question of [`IncLp::try_add`] asked to microlp (the solver before issue 12).
+    /// The LP question of [`IncLp::try_add`] asked to microlp's simplex ([`LpSolver::Simplex`]).
     fn trial_simplex(&mut self, x: usize) -> bool {
         self.stats.lp_trials += 1;
         let d = self.points[0].len();
@@ -809,7 +809,7 @@ pub fn max_margin_boxed(
         return None;
     }
     // No margin exceeds `Σ bounds` on `[-1, 1]^d`; `+ 1` keeps the bound of the original
-    // `‖w‖∞ <= 1` LP (`d + 1`), so `max_margin` pivots exactly as before.
+    // `‖w‖∞ <= 1` LP (`d + 1`), so `max_margin` pivots as it does on that LP.
     let bound = weight_bound.iter().sum::<f64>() + 1.0;
     let mut p = Problem::new(OptimizationDirection::Maximize);
     let mut vars: Vec<Variable> = weight_bound.iter().map(|&m| p.add_var(0.0, (-m, m))).collect();

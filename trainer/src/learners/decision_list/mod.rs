@@ -68,6 +68,8 @@
 
 mod dense;
 pub mod inclp;
+#[cfg(test)]
+mod tests;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -77,6 +79,8 @@ use crate::learn::{Context, Learner, TrainError};
 use crate::model::quantize::{self, Grid};
 use crate::model::{Feature, ModelSpec, Structure, Unit, WeightKind};
 use crate::rng::Rng;
+
+use super::tree;
 pub use inclp::{Budget, Cover, Halfspace, LpSolver, LpStats, Norm};
 
 /// Which halfspace search answers "cover a large subset of these, none of those".
@@ -175,17 +179,17 @@ pub struct Params {
     /// `max_search_rows` that cost accuracy for no real saving (10-fold CV, seed 0, with the
     /// 2,000-row sample: segment 90.2 %, kr-vs-kp 97.3 %; searching all: 94.2 %, 97.6 %).
     pub search_all_up_to: usize,
-    /// The solver of IncLP's LP questions (issue 12): [`LpSolver::Dense`], a dense active-set
+    /// The solver of IncLP's LP questions: [`LpSolver::Dense`], a dense active-set
     /// method specialised to IncLP's feasibility questions, or [`LpSolver::Simplex`], microlp's
-    /// general simplex, kept in [`Params::unbounded_search`] so the reproduction of the paper's
-    /// tables is the same computation as before. Both accept the same candidates up to floating
+    /// general simplex, used by [`Params::unbounded_search`] so the reproduction of the paper's
+    /// tables runs the simplex its figures were measured with. Both accept the same candidates up to floating
     /// point; the halfspace they report along the way differs, and on degenerate (categorical)
     /// data that can change which max-margin solution a node gets.
     pub lp_solver: LpSolver,
     /// Beyond the paper, off by default: after quantization, zero every weight of an entry's
     /// unit that changes none of its decisions on the training rows that reach it, smallest
     /// contributions first ([`prune_weights`]). The list then decides every training row exactly
-    /// as before, with fewer multiply-accumulates and fewer inputs read (generated code skips
+    /// as the unpruned list does, with fewer multiply-accumulates and fewer inputs read (generated code skips
     /// both; the runtime's dense units still multiply the zeros). It gives up the entries'
     /// max-margin placement, and in 10-fold CV over the 17 benchmark datasets that cost accuracy
     /// as often as it gained (ndl mean 90.20 → 90.03 %, zoo +2, wine −1.1, monks-1 −1.9 points;
@@ -518,13 +522,9 @@ fn node_covers_int(n: &Node, f: &[i32], max_abs: &[i64]) -> bool {
     }
 }
 
+/// The majority class of `rows` ([`tree::majority`]: ties to the lowest class index).
 fn majority(y: &[usize], rows: impl Iterator<Item = usize>, n_classes: usize) -> usize {
-    let mut c = vec![0usize; n_classes.max(1)];
-    for i in rows {
-        c[y[i]] += 1;
-    }
-    // Ties go to the lowest class index.
-    (0..c.len()).fold(0, |best, k| if c[k] > c[best] { k } else { best })
+    tree::majority(&tree::class_counts(y, rows, n_classes.max(1)))
 }
 
 /// One run of the single-unit search.
