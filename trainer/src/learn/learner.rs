@@ -12,8 +12,6 @@
 
 use serde::Serialize;
 
-use super::registry::Report;
-
 use crate::data::encode;
 use crate::data::Dataset;
 use crate::model::{ExportError, InputSpec, ModelSpec, WeightKind};
@@ -116,9 +114,9 @@ pub trait Learner {
 }
 
 /// A learner's result in the IR, with its report: its own [`Learner::Report`] from [`fit`], any
-/// learner's [`Report`] from [`Algo::fit`](super::Algo::fit).
+/// learner's [`Report`](super::Report) from [`Algo::fit`](super::Algo::fit).
 #[derive(Debug, Clone)]
-pub struct Fit<R = Report> {
+pub struct Fit<R> {
     /// The model.
     pub spec: ModelSpec,
     /// What the learner reported.

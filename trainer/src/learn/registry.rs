@@ -50,7 +50,7 @@ macro_rules! registry {
             ///
             /// # Errors
             /// As [`Learner::check`] and [`Learner::fit`].
-            pub fn fit(self, ctx: &Context<'_>, opts: &Options) -> Result<Fit, TrainError> {
+            pub fn fit(self, ctx: &Context<'_>, opts: &Options) -> Result<Fit<Report>, TrainError> {
                 match self {
                     $(Algo::$variant => {
                         let Fit { spec, report } = super::learner::fit::<$learner>(ctx, &opts.$field)?;

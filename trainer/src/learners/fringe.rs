@@ -100,7 +100,7 @@ pub struct Params {
     /// (error-based pruning keeps far too much of a noisy tree grown on 100,000 rows).
     pub prune_fraction: Option<f64>,
     /// Beyond the paper, used when `prune_fraction` is 0: error-based pruning on the growing rows
-    /// themselves (C4.5; [`pessimistic_errors`](crate::learners::perceptron_tree::pessimistic_errors) with this `z`): a subtree
+    /// themselves (C4.5; [`pessimistic_errors`] with this `z`): a subtree
     /// becomes a leaf of its majority class when the leaf's pessimistic error estimate is not
     /// above the sum of its leaves' estimates. 0 does not prune.
     pub prune_z: f64,

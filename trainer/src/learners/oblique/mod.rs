@@ -197,7 +197,7 @@ pub struct Params {
     /// mean 88.89 % with 0.25, 91.29 % with 0; docs/OBLIQUE.md), a held-out quarter on more.
     pub prune_fraction: Option<f64>,
     /// Beyond the paper, used when `prune_fraction` is 0: error-based pruning on the growing rows
-    /// (C4.5; [`pessimistic_errors`](crate::learners::perceptron_tree::pessimistic_errors) with this `z`): a split becomes a
+    /// (C4.5; [`pessimistic_errors`] with this `z`): a split becomes a
     /// leaf of its majority class when the leaf's pessimistic error estimate is not above the sum
     /// of its leaves'. 0 does not prune.
     pub prune_z: f64,
