@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 mod cli;
 
@@ -286,7 +286,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = Cli::command().try_get_matches().and_then(|m| {
+        let mut cli = Cli::from_arg_matches(&m)?;
+        // Which options were given: `check_applicable` refuses those of another learner.
+        if let Command::Train { learn, .. } | Command::Cv { learn, .. } = &mut cli.command {
+            learn.given = commands::args::given_ids(&m);
+        }
+        Ok(cli)
+    });
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;

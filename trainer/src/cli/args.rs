@@ -283,6 +283,11 @@ pub struct LearnArgs {
     /// `predict` then cannot map data by name).
     #[arg(long)]
     pub no_names: bool,
+    /// Start from the paper's configuration (ptree: cyclic order, no pocket, no stopping rules;
+    /// sparse: the boosted votes as weights, --weight-fit boost; fringe: a third of the rows held
+    /// out for reduced-error pruning).
+    #[arg(long)]
+    pub paper: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub data: DataArgs,
@@ -342,6 +347,9 @@ pub struct LearnArgs {
     pub ndl: NdlArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
+    pub hsi: HsiArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
     pub sparse: SparseArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -349,6 +357,80 @@ pub struct LearnArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub fringe: FringeArgs,
+    /// Ids of the options given on the command line ([`given_ids`]), which
+    /// [`LearnArgs::check_applicable`] checks against the chosen learner.
+    #[arg(skip)]
+    pub given: Vec<String>,
+}
+
+/// A learner's own section of options: they apply to its learners only.
+trait LearnerSection: clap::Args {
+    /// The learners that read this section.
+    const ALGOS: &'static [Algo];
+}
+
+impl LearnerSection for PtreeArgs {
+    const ALGOS: &'static [Algo] = &[Algo::Ptree];
+}
+impl LearnerSection for NdlArgs {
+    const ALGOS: &'static [Algo] = &[Algo::Ndl, Algo::Hsi];
+}
+impl LearnerSection for HsiArgs {
+    const ALGOS: &'static [Algo] = &[Algo::Hsi];
+}
+impl LearnerSection for SparseArgs {
+    const ALGOS: &'static [Algo] = &[Algo::Sparse];
+}
+impl LearnerSection for ObliqueArgs {
+    const ALGOS: &'static [Algo] = &[Algo::Oblique];
+}
+impl LearnerSection for FringeArgs {
+    const ALGOS: &'static [Algo] = &[Algo::Fringe];
+}
+
+/// The long flag of argument `id` of `cmd`, if it has one.
+fn long_flag(cmd: &clap::Command, id: &str) -> Option<String> {
+    cmd.get_arguments().find(|a| a.get_id() == id).and_then(|a| a.get_long()).map(|l| format!("--{l}"))
+}
+
+/// The flag and the learners that the option with argument id `id` applies to, derived from the
+/// definitions: an option of a learner's own section ([`LearnerSection`]) applies to its
+/// learners; a shared option ([`ltu::learn::Shared`]) to the learners whose registry line lists
+/// it. `None` for an option of every learner (or no learner option at all).
+fn applies_to(id: &str) -> Option<(String, Vec<Algo>)> {
+    fn section<S: LearnerSection>(id: &str) -> Option<(String, Vec<Algo>)> {
+        let cmd = S::augment_args(clap::Command::new("section"));
+        long_flag(&cmd, id).map(|flag| (flag, S::ALGOS.to_vec()))
+    }
+    let shared = || {
+        let cmd = <LearnArgs as clap::Args>::augment_args(clap::Command::new("learn"));
+        let flag = long_flag(&cmd, id)?;
+        let option: ltu::learn::Shared = flag.trim_start_matches("--").parse().ok()?;
+        Some((flag, Algo::ALL.iter().copied().filter(|a| a.shared().contains(&option)).collect()))
+    };
+    section::<PtreeArgs>(id)
+        .or_else(|| section::<NdlArgs>(id))
+        .or_else(|| section::<HsiArgs>(id))
+        .or_else(|| section::<SparseArgs>(id))
+        .or_else(|| section::<ObliqueArgs>(id))
+        .or_else(|| section::<FringeArgs>(id))
+        .or_else(shared)
+}
+
+/// Ids of the arguments of `matches`' innermost subcommand that the command line set (not
+/// defaults).
+pub fn given_ids(matches: &clap::ArgMatches) -> Vec<String> {
+    match matches.subcommand() {
+        Some((_, sub)) => given_ids(sub),
+        None => matches
+            .ids()
+            .filter(|id| {
+                matches!(matches.try_get_raw(id.as_str()), Ok(Some(_)))
+                    && matches.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine)
+            })
+            .map(|id| id.as_str().to_string())
+            .collect(),
+    }
 }
 
 /// Oblique tree options (`--algo oblique`); unset options keep their defaults.
@@ -449,15 +531,30 @@ impl FringeArgs {
     }
 }
 
+/// Halfspace intersection options (`--algo hsi`), beyond the decision list's.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Halfspace intersection options (--algo hsi)")]
+pub struct HsiArgs {
+    /// `hsi`: intersection or union of halfspaces.
+    #[arg(
+        long,
+        value_enum,
+        help = "`--algo hsi` only: intersection or union of halfspaces [default: intersection]"
+    )]
+    pub hsi_shape: Option<HsiShapeArg>,
+    /// `hsi`: name of the positive class.
+    #[arg(
+        long,
+        value_name = "CLASS",
+        help = "`--algo hsi` only: name of the positive class [default: try both, keep the shorter list]"
+    )]
+    pub positive: Option<String>,
+}
+
 /// Perceptron tree options (`--algo ptree`); unset options keep their defaults.
 #[derive(Debug, Clone, Default, clap::Args)]
 #[command(next_help_heading = "Perceptron tree options (--algo ptree)")]
 pub struct PtreeArgs {
-    /// Start from the paper's configuration (ptree: cyclic order, no pocket, no stopping rules;
-    /// sparse: the boosted votes as weights, --weight-fit boost; fringe: a third of the rows held
-    /// out for reduced-error pruning).
-    #[arg(long)]
-    pub paper: bool,
     /// Maximum passes over the data (training stops once the tree is consistent).
     #[arg(long, value_name = "N", value_parser = at_least::<1>, help = {
         let (d, p) = ptree_defaults();
@@ -556,9 +653,8 @@ fn leaf_l2(s: &str) -> std::result::Result<f64, String> {
 }
 
 impl PtreeArgs {
-    fn params(&self) -> perceptron_tree::Params {
-        let mut p =
-            if self.paper { perceptron_tree::Params::paper() } else { perceptron_tree::Params::default() };
+    fn params(&self, paper: bool) -> perceptron_tree::Params {
+        let mut p = if paper { perceptron_tree::Params::paper() } else { perceptron_tree::Params::default() };
         macro_rules! set {
             ($($f:ident),*) => {$( if let Some(v) = self.$f { p.$f = v; } )*};
         }
@@ -622,20 +718,6 @@ pub struct NdlArgs {
         decision_list::Params::default().max_margin
     ))]
     pub max_margin: Option<bool>,
-    /// `hsi`: intersection or union of halfspaces.
-    #[arg(
-        long,
-        value_enum,
-        help = "`--algo hsi` only: intersection or union of halfspaces [default: intersection]"
-    )]
-    pub hsi_shape: Option<HsiShapeArg>,
-    /// `hsi`: name of the positive class.
-    #[arg(
-        long,
-        value_name = "CLASS",
-        help = "`--algo hsi` only: name of the positive class [default: try both, keep the shorter list]"
-    )]
-    pub positive: Option<String>,
     /// Give rows with identical inputs their majority class before building.
     #[arg(long, value_name = "BOOL", help = format!(
         "Give rows with identical inputs their majority class before building (`false`: the paper's exact \
@@ -827,7 +909,7 @@ pub enum HsiShapeArg {
 }
 
 impl NdlArgs {
-    fn params(&self, schema: &Schema) -> Result<decision_list::Params> {
+    fn params(&self, hsi: &HsiArgs, schema: &Schema) -> Result<decision_list::Params> {
         let mut p = decision_list::Params::default();
         if let Some(search) = self.search {
             let effort = self.search_effort.unwrap_or(20);
@@ -874,13 +956,13 @@ impl NdlArgs {
             p.max_search_rows = (v > 0).then_some(v);
             p.search_all_up_to = 0;
         }
-        if let Some(shape) = self.hsi_shape {
+        if let Some(shape) = hsi.hsi_shape {
             p.hsi_shape = match shape {
                 HsiShapeArg::Intersection => decision_list::HsiShape::Intersection,
                 HsiShapeArg::Union => decision_list::HsiShape::Union,
             };
         }
-        if let Some(name) = &self.positive {
+        if let Some(name) = &hsi.positive {
             let Some(k) = schema.classes.iter().position(|c| c == name) else {
                 bail!("--positive {name:?} is not a class; the classes are {:?}", schema.classes);
             };
@@ -896,74 +978,20 @@ impl LearnArgs {
     /// # Errors
     /// Names the first such option and the algorithms it belongs to.
     pub fn check_applicable(&self) -> Result<()> {
-        use Algo::{Fringe, Hsi, Ndl, Oblique, Ptree, Sparse};
-        const TREE_LIST: &[Algo] = &[Ptree, Ndl, Hsi, Oblique];
-        let (p, n, s) = (&self.ptree, &self.ndl, &self.sparse);
-        let given: [(&str, bool, &[Algo]); 31] = [
-            ("--prune-fraction", self.prune_fraction.is_some(), &[Ptree, Ndl, Hsi, Oblique, Fringe]),
-            ("--prune-z", self.prune_z.is_some(), &[Ptree, Oblique, Fringe]),
-            ("--numeric-max-abs", self.numeric_max_abs.is_some(), TREE_LIST),
-            ("--paper", p.paper, &[Ptree, Sparse, Fringe]),
-            ("--epochs", p.epochs.is_some(), &[Ptree]),
-            ("--order", p.order.is_some(), &[Ptree]),
-            ("--split-rule", p.split_rule.is_some(), &[Ptree]),
-            ("--log-base", p.log_base.is_some(), &[Ptree]),
-            ("--pocket", p.pocket.is_some(), &[Ptree]),
-            ("--min-split", p.min_split.is_some(), &[Ptree]),
-            ("--max-depth", p.max_depth.is_some(), &[Ptree]),
-            ("--numeric-bins", p.numeric_bins.is_some(), &[Ptree]),
-            ("--search", n.search.is_some(), &[Ndl, Hsi]),
-            ("--search-effort", n.search_effort.is_some(), &[Ndl, Hsi]),
-            ("--max-passes", n.max_passes.is_some(), &[Ndl, Hsi]),
-            ("--max-nodes", n.max_nodes.is_some(), &[Ndl, Hsi]),
-            ("--min-cover", n.min_cover.is_some(), &[Ndl, Hsi]),
-            ("--max-margin", n.max_margin.is_some(), &[Ndl, Hsi]),
-            ("--hsi-shape", n.hsi_shape.is_some(), &[Hsi]),
-            ("--positive", n.positive.is_some(), &[Hsi]),
-            ("--relabel-duplicates", n.relabel_duplicates.is_some(), &[Ndl, Hsi]),
-            ("--reuse-covers", n.reuse_covers.is_some(), &[Ndl, Hsi]),
-            ("--prune-weights", n.prune_weights.is_some(), &[Ndl, Hsi]),
-            ("--patience", n.patience.is_some(), &[Ndl, Hsi]),
-            ("--max-search-rows", n.max_search_rows.is_some(), &[Ndl, Hsi]),
-            ("--max-literals", s.max_literals.is_some(), &[Sparse]),
-            ("--rounds", s.rounds.is_some(), &[Sparse]),
-            ("--validation-folds", self.validation_folds.is_some(), &[Sparse, Ndl, Hsi]),
-            ("--margin-norm", n.margin_norm.is_some(), &[Ndl, Hsi]),
-            ("--edit-neighbours", n.edit_neighbours.is_some(), &[Ndl, Hsi]),
-            ("--max-cuts", s.max_cuts.is_some(), &[Sparse]),
-        ];
-        let (o, f) = (&self.oblique, &self.fringe);
-        let more: [(&str, bool, &[Algo]); 18] = [
-            ("--leaf-fit", p.leaf_fit.is_some(), &[Ptree]),
-            ("--categorical-tests", p.categorical_tests.is_some(), &[Ptree]),
-            ("--split-choice", p.split_choice.is_some(), &[Ptree]),
-            ("--leaf-l2", p.leaf_l2.is_some(), &[Ptree]),
-            ("--feature-selection", p.feature_selection.is_some(), &[Ptree]),
-            ("--prefer-simple", s.prefer_simple.is_some(), &[Sparse]),
-            ("--negated-literals", s.negated_literals.is_some(), &[Sparse]),
-            ("--stop-when-consistent", s.stop_when_consistent.is_some(), &[Sparse]),
-            ("--weight-fit", s.weight_fit.is_some(), &[Sparse]),
-            ("--refit-rounds", s.refit_rounds.is_some(), &[Sparse]),
-            ("--all-conjunctions", s.all_conjunctions.is_some(), &[Sparse]),
-            ("--node", o.node.is_some(), &[Oblique]),
-            ("--partition", o.partition.is_some(), &[Oblique]),
-            ("--oblique-depth", o.oblique_depth.is_some(), &[Oblique]),
-            ("--oblique-nodes", o.oblique_nodes.is_some(), &[Oblique]),
-            ("--fringe-rule", f.fringe_rule.is_some(), &[Fringe]),
-            ("--max-variables", f.max_variables.is_some(), &[Fringe]),
-            ("--random-features", f.random_features, &[Fringe]),
-        ];
-        for (name, set, algos) in given.into_iter().chain(more) {
-            if set && !algos.contains(&self.algo) {
+        use Algo::{Oblique, Ptree};
+        for id in &self.given {
+            let Some((flag, algos)) = applies_to(id) else { continue };
+            if !algos.contains(&self.algo) {
                 let list: Vec<String> = algos.iter().map(|a| format!("--algo {a}")).collect();
                 bail!(
-                    "{name} does not apply to --algo {}; it is an option of {}",
+                    "{flag} does not apply to --algo {}; it is an option of {}",
                     self.algo,
                     list.join(", ")
                 );
             }
         }
-        if s.params(p.paper).weight_fit != sparse_perceptron::WeightFit::Auto {
+        let (p, n, s, f) = (&self.ptree, &self.ndl, &self.sparse, &self.fringe);
+        if s.params(self.paper).weight_fit != sparse_perceptron::WeightFit::Auto {
             if s.refit_rounds.is_some() {
                 bail!("--refit-rounds applies to --weight-fit auto only");
             }
@@ -974,25 +1002,27 @@ impl LearnArgs {
         if self.prune_z.is_some() {
             // Given alone, it asks oblique and fringe for error-based pruning (fraction 0).
             let fraction = self.prune_fraction.unwrap_or(match self.algo {
-                Ptree => p.params().prune_fraction,
+                Ptree => p.params(self.paper).prune_fraction,
                 Oblique => 0.0,
-                _ => f.params(p.paper).prune_fraction.unwrap_or(0.0),
+                _ => f.params(self.paper).prune_fraction.unwrap_or(0.0),
             });
             if fraction > 0.0 {
                 bail!("--prune-z applies when --prune-fraction is 0 (here {fraction:.3}: the held-out rows prune)");
             }
         }
-        if p.leaf_l2.is_some() && p.params().leaf_fit != perceptron_tree::LeafFit::Logistic {
+        if p.leaf_l2.is_some() && p.params(self.paper).leaf_fit != perceptron_tree::LeafFit::Logistic {
             bail!(
                 "--leaf-l2 applies to --leaf-fit logistic only (auto, the default, chooses among the penalties {:?} \
                  and the perceptron's weights; say --leaf-fit logistic to fix the penalty)",
                 perceptron_tree::AUTO_L2
             );
         }
-        if p.feature_selection == Some(true) && p.params().leaf_fit == perceptron_tree::LeafFit::Perceptron {
+        if p.feature_selection == Some(true)
+            && p.params(self.paper).leaf_fit == perceptron_tree::LeafFit::Perceptron
+        {
             bail!("--feature-selection applies to the logistic refit (--leaf-fit logistic or auto), not to the perceptron's weights");
         }
-        if p.log_base.is_some() && p.params().split_rule != perceptron_tree::SplitRule::Progress {
+        if p.log_base.is_some() && p.params(self.paper).split_rule != perceptron_tree::SplitRule::Progress {
             bail!("--log-base applies to --split-rule progress only (corollary1 does not take a logarithm)");
         }
         if matches!(n.search, Some(SearchArg::Mult | SearchArg::Pocket)) {
@@ -1019,11 +1049,11 @@ impl LearnArgs {
     /// # Errors
     /// An option names a class the data does not have.
     pub fn options(&self, schema: &Schema) -> Result<Options> {
-        let mut ptree = self.ptree.params();
-        let mut ndl = self.ndl.params(schema)?;
+        let mut ptree = self.ptree.params(self.paper);
+        let mut ndl = self.ndl.params(&self.hsi, schema)?;
         let mut oblique = self.oblique.params();
-        let mut fringe = self.fringe.params(self.ptree.paper);
-        let mut sparse = self.sparse.params(self.ptree.paper);
+        let mut fringe = self.fringe.params(self.paper);
+        let mut sparse = self.sparse.params(self.paper);
         if let Some(k) = self.validation_folds {
             sparse.validation_folds = k;
             ndl.choose =
@@ -1079,4 +1109,35 @@ pub struct PredictArgs {
     /// --json: as `calibration`).
     #[arg(long, value_name = "FILE", requires = "probabilities")]
     pub calibrate: Option<std::path::PathBuf>,
+}
+
+#[cfg(test)]
+mod applicability_tests {
+    use super::*;
+
+    /// Every shared option names a flag of `ltu train`, so renaming one cannot silently make it
+    /// apply to every learner.
+    #[test]
+    fn every_shared_option_is_a_flag() {
+        let cmd = <LearnArgs as clap::Args>::augment_args(clap::Command::new("learn"));
+        for shared in ltu::learn::Shared::ALL {
+            let flag = cmd.get_arguments().find(|a| a.get_long() == Some(shared.name()));
+            let (_, algos) = applies_to(flag.expect("a flag").get_id().as_str()).expect("applies to some");
+            assert_eq!(
+                algos,
+                Algo::ALL.iter().copied().filter(|a| a.shared().contains(shared)).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    /// A section's options apply to its learners; options of every learner apply to all.
+    #[test]
+    fn sections_and_common_options() {
+        assert_eq!(applies_to("epochs"), Some(("--epochs".into(), vec![Algo::Ptree])));
+        assert_eq!(applies_to("search"), Some(("--search".into(), vec![Algo::Ndl, Algo::Hsi])));
+        assert_eq!(applies_to("positive"), Some(("--positive".into(), vec![Algo::Hsi])));
+        assert_eq!(applies_to("max_variables"), Some(("--max-variables".into(), vec![Algo::Fringe])));
+        assert_eq!(applies_to("seed"), None);
+        assert_eq!(applies_to("max_bytes"), None);
+    }
 }

@@ -11,4 +11,4 @@ mod registry;
 
 pub use learner::{fit, Context, Fit, Learner, TrainError};
 pub use pipeline::{finish, train, BudgetChoice, Trained};
-pub use registry::{Algo, Budget, Options, Report};
+pub use registry::{Algo, Budget, Options, Report, Shared};

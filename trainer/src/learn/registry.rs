@@ -10,7 +10,7 @@ use super::learner::{Context, Fit, Learner, TrainError};
 /// dispatch and the benchmarks' list of learners all come from here; a learner that is not
 /// registered is not offered anywhere.
 macro_rules! registry {
-    ($( $(#[$doc:meta])* $variant:ident => $learner:ty, $field:ident; )*) => {
+    ($( $(#[$doc:meta])* $variant:ident => $learner:ty, $field:ident, [$($shared:ident),*]; )*) => {
         /// A learning algorithm, by its command-line name (see the registry in `algo.rs`).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
         #[serde(rename_all = "lowercase")]
@@ -30,6 +30,11 @@ macro_rules! registry {
             /// One line about the learner.
             pub fn about(self) -> &'static str {
                 match self { $(Algo::$variant => <$learner as Learner>::ABOUT,)* }
+            }
+
+            /// The options shared with other learners that this one reads.
+            pub fn shared(self) -> &'static [Shared] {
+                match self { $(Algo::$variant => &[$(Shared::$shared),*],)* }
             }
 
             /// `opts`, then the settings of the learner's [`Learner::ladder`] in `opts`, richest
@@ -72,18 +77,43 @@ macro_rules! registry {
 
 registry! {
     /// Perceptron tree (Utgoff 1989).
-    Ptree => crate::learners::perceptron_tree::Ptree, ptree;
+    Ptree => crate::learners::perceptron_tree::Ptree, ptree, [Paper, PruneFraction, PruneZ, NumericMaxAbs];
     /// Neural decision list (Marchand & Golea 1993).
-    Ndl => crate::learners::decision_list::Ndl, ndl;
+    Ndl => crate::learners::decision_list::Ndl, ndl, [PruneFraction, NumericMaxAbs, ValidationFolds];
     /// Halfspace intersection by greedy set covering (Marchand & Golea 1993, section 3).
-    Hsi => crate::learners::decision_list::Hsi, ndl;
+    Hsi => crate::learners::decision_list::Hsi, ndl, [PruneFraction, NumericMaxAbs, ValidationFolds];
     /// Sparse perceptron by boosting (Jackson & Craven 1996).
-    Sparse => crate::learners::sparse_perceptron::Sparse, sparse;
+    Sparse => crate::learners::sparse_perceptron::Sparse, sparse, [Paper, ValidationFolds];
     /// Multivariate (oblique) tree with neural-network splits (Yildiz & Alpaydin).
-    Oblique => crate::learners::oblique::Oblique, oblique;
+    Oblique => crate::learners::oblique::Oblique, oblique, [PruneFraction, PruneZ, NumericMaxAbs];
     /// FRINGE: a decision tree that constructs its own conjunction features (Pagallo 1989).
-    Fringe => crate::learners::fringe::FringeLearner, fringe;
+    Fringe => crate::learners::fringe::FringeLearner, fringe, [Paper, PruneFraction, PruneZ];
 }
+
+/// An option that several learners read, each in its own parameters but with one meaning: a
+/// learner's registry line lists the ones it reads, so a front end knows, for any option, which
+/// learners it applies to. Named as on the command line (`--prune-fraction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shared {
+    /// Start from the paper's published configuration.
+    Paper,
+    /// Fraction of the training rows held out to prune.
+    PruneFraction,
+    /// Width of C4.5's error estimate for pruning on the training rows.
+    PruneZ,
+    /// Range of the features a numeric input becomes.
+    NumericMaxAbs,
+    /// Folds of an inner cross-validation that chooses settings.
+    ValidationFolds,
+}
+
+crate::names::names!(Shared, "shared option" {
+    Paper => "paper",
+    PruneFraction => "prune-fraction",
+    PruneZ => "prune-z",
+    NumericMaxAbs => "numeric-max-abs",
+    ValidationFolds => "validation-folds",
+});
 
 impl fmt::Display for Algo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -149,6 +179,17 @@ impl Budget {
 #[cfg(test)]
 mod tests {
     use super::Algo;
+
+    #[test]
+    fn shared_options_name_their_learners() {
+        use super::Shared;
+        crate::names::assert_round_trips(Shared::ALL);
+        let readers =
+            |s: Shared| Algo::ALL.iter().copied().filter(|a| a.shared().contains(&s)).collect::<Vec<_>>();
+        assert_eq!(readers(Shared::Paper), [Algo::Ptree, Algo::Sparse, Algo::Fringe]);
+        assert_eq!(readers(Shared::PruneZ), [Algo::Ptree, Algo::Oblique, Algo::Fringe]);
+        assert_eq!(readers(Shared::ValidationFolds), [Algo::Ndl, Algo::Hsi, Algo::Sparse]);
+    }
 
     #[test]
     fn algo_names_round_trip() {
