@@ -50,6 +50,306 @@ fn count(table: &[u8], size: usize) -> Result<usize> {
     Ok(n)
 }
 
+/// Record counts of a model's tables (each at most [`MAX_COUNT`]).
+struct Counts {
+    classes: usize,
+    inputs: usize,
+    features: usize,
+    #[cfg_attr(not(feature = "sparse"), allow(dead_code))]
+    literals: usize,
+    units: usize,
+    terms: usize,
+    unit_classes: usize,
+    weights: usize,
+}
+
+/// What the input table says about the standard features.
+struct Inputs {
+    /// Numeric inputs.
+    numeric: usize,
+    /// Standard features: one per numeric input, one per value of a categorical input.
+    standard: usize,
+    /// Values of all categorical inputs (each has a name in the host block).
+    #[cfg_attr(not(feature = "host"), allow(dead_code))]
+    values: usize,
+    /// Scale records: one per numeric input, or none when no unit is dense.
+    n_scales: usize,
+}
+
+/// Rejects a model that needs what this build left out: its structure, its weight kind (unless
+/// it has no units), or, without `sparse`, a feature table, literals or terms (a sparse unit is
+/// rejected with the units).
+fn check_supported(repr: &ModelRepr<'_>, kind: WeightKind) -> Result<()> {
+    check(
+        structure_enabled(&repr.structure) && (kind_enabled(kind) || (!WEIGHTS && repr.units.is_empty())),
+        Error::Unsupported,
+    )?;
+    check(
+        cfg!(feature = "sparse")
+            || (repr.features.is_empty() && repr.literals.is_empty() && repr.term_features.is_empty()),
+        Error::Unsupported,
+    )
+}
+
+/// Counts the records of each table, rejecting a table whose length is not a whole number of
+/// records; a model needs at least one class.
+fn count_tables(repr: &ModelRepr<'_>, kind: WeightKind) -> Result<Counts> {
+    let classes = repr.n_classes as usize;
+    check(classes >= 1, Error::ClassOutOfRange)?;
+    let n = Counts {
+        classes,
+        inputs: count(repr.inputs, InputRec::SIZE)?,
+        features: count(repr.features, FeatureRec::SIZE)?,
+        literals: count(repr.literals, LiteralRec::SIZE)?,
+        units: count(repr.units, UnitRec::SIZE)?,
+        terms: count(repr.term_features, 2)?,
+        unit_classes: count(repr.unit_classes, 2)?,
+        weights: repr.weights.len() / kind.width(),
+    };
+    check(repr.weights.len() % kind.width() == 0, Error::TableLength)?;
+    Ok(n)
+}
+
+/// Counts the standard features the inputs define, and checks the scale table: one valid scale
+/// per numeric input, or none.
+fn check_inputs(repr: &ModelRepr<'_>, n_inputs: usize) -> Result<Inputs> {
+    let n_scales = count(repr.scales, ScaleRec::SIZE)?;
+    let (mut numeric, mut standard, mut values) = (0, 0, 0);
+    for i in 0..n_inputs {
+        let n = InputRec::from_array(record(repr.inputs, i)).n_values as usize;
+        // Saturating: 65 535 inputs of 65 535 values overflow a 32-bit `usize`.
+        numeric += usize::from(n == 0);
+        standard = usize::saturating_add(standard, n.max(1));
+        values = usize::saturating_add(values, n);
+    }
+    check(n_scales == numeric || n_scales == 0, Error::InputInvalid)?;
+    for s in 0..n_scales {
+        let (rec, pad) = ScaleRec::from_array(record(repr.scales, s));
+        check(
+            pad == 0 && rec.shift <= 32 && rec.max_abs >= 1 && rec.max_abs <= MAX_FEATURE_ABS,
+            Error::FeatureInvalid,
+        )?;
+    }
+    Ok(Inputs { numeric, standard, values, n_scales })
+}
+
+/// Checks the literal table and the feature table: known kinds and operators, inputs in range,
+/// scales valid, and each conjunction's literals inside the literal table.
+#[cfg(feature = "sparse")]
+fn check_feature_table(repr: &ModelRepr<'_>, n: &Counts) -> Result<()> {
+    for l in 0..n.literals {
+        let (rec, pad) = LiteralRec::from_array(record(repr.literals, l));
+        check(pad == 0 && rec.op <= literal_op::LE, Error::LiteralInvalid)?;
+        check((rec.attr as usize) < n.inputs, Error::LiteralInvalid)?;
+    }
+    for f in 0..n.features {
+        let rec = FeatureRec::from_array(record(repr.features, f));
+        let ok = match rec.kind {
+            feature_kind::NUMERIC => {
+                (rec.attr as usize) < n.inputs
+                    && rec.shift <= 32
+                    && rec.max_abs >= 1
+                    && rec.max_abs <= MAX_FEATURE_ABS
+            }
+            feature_kind::EQUALS | feature_kind::GREATER => {
+                (rec.attr as usize) < n.inputs && rec.shift == 0 && rec.mul == 0 && rec.max_abs == 0
+            }
+            feature_kind::CONJUNCTION => {
+                let first = rec.value as u32 as usize;
+                rec.attr >= 1
+                    && rec.value >= 0
+                    && first + rec.attr as usize <= n.literals
+                    && rec.shift == 0
+                    && rec.mul == 0
+                    && rec.max_abs == 0
+            }
+            _ => false,
+        };
+        check(ok, Error::FeatureInvalid)?;
+    }
+    Ok(())
+}
+
+/// Checks every unit record: flags, its terms (a sparse unit's inside the term table and naming
+/// features that exist; a dense unit reads exactly the standard features, which needs the
+/// scales), its classes, its weights inside the weight table, and the accumulator bound of each
+/// of its rows.
+fn check_units(repr: &ModelRepr<'_>, kind: WeightKind, n: &Counts, inputs: &Inputs) -> Result<()> {
+    for u in repr.units.chunks_exact(UnitRec::SIZE) {
+        let (rec, pad) = UnitRec::from_array(u.try_into().unwrap_or(&[0; UnitRec::SIZE]));
+        check(pad == 0 && rec.flags & !unit_flags::SPARSE == 0 && rec.n_out >= 1, Error::UnitInvalid)?;
+        let terms = rec.n_terms as usize;
+        let sparse = rec.flags & unit_flags::SPARSE != 0;
+        check(!sparse || cfg!(feature = "sparse"), Error::Unsupported)?;
+        let term_start = rec.term_start as usize;
+        if sparse {
+            check(term_start + terms <= n.terms, Error::UnitInvalid)?;
+            for t in term_start..term_start + terms {
+                check((u16_at(repr.term_features, t) as usize) < n.features, Error::UnitInvalid)?;
+            }
+        } else {
+            check(
+                terms == inputs.standard && term_start == 0 && inputs.n_scales == inputs.numeric,
+                Error::UnitInvalid,
+            )?;
+        }
+        let start = rec.class_start as usize;
+        check(start + rec.n_classes() <= n.unit_classes, Error::UnitInvalid)?;
+        for c in start..start + rec.n_classes() {
+            check((u16_at(repr.unit_classes, c) as usize) < n.classes, Error::ClassOutOfRange)?;
+        }
+        let first = rec.weight_start as usize;
+        // Checked: on 32-bit targets `weight_start` (a u32) plus the rows can overflow `usize`.
+        let end = (rec.n_out as usize).checked_mul(terms + 1).and_then(|e| e.checked_add(first));
+        check(end.is_some_and(|end| end <= n.weights), Error::UnitInvalid)?;
+        check_accumulator_bound(repr, kind, &rec, sparse)?;
+    }
+    Ok(())
+}
+
+/// Checks that no row of unit `rec` (whose weights are inside the weight table) can overflow
+/// its accumulator, whatever the inputs: `format::row_bound`, term by term, with each term's
+/// largest feature value. A dense row's terms follow the inputs (a numeric input's scale bound
+/// once, then `1` per value of a categorical input).
+#[inline]
+fn check_accumulator_bound(
+    repr: &ModelRepr<'_>,
+    kind: WeightKind,
+    rec: &UnitRec,
+    sparse: bool,
+) -> Result<()> {
+    let feature_abs = |f: usize| -> u64 {
+        let rec: &[u8; FeatureRec::SIZE] = record(repr.features, f);
+        if rec[0] == feature_kind::NUMERIC {
+            u64::from(le16(rec, 10))
+        } else {
+            1
+        }
+    };
+    let terms = rec.n_terms as usize;
+    let term_start = rec.term_start as usize;
+    let width = kind.width();
+    let limit = kind.accumulator_limit();
+    let rows = repr.weights.get(rec.weight_start as usize * width..).unwrap_or(&[]);
+    for row in rows.chunks_exact((terms + 1) * width).take(rec.n_out as usize) {
+        let mut bound = format::row_bound(i64::from(weight(row, kind, terms)), []);
+        let (mut inputs, mut scales) = (repr.inputs.chunks_exact(2), repr.scales.chunks_exact(10));
+        let (mut abs, mut left) = (0u64, 0u16);
+        for j in 0..terms {
+            if sparse {
+                abs = feature_abs(u16_at(repr.term_features, term_start + j) as usize);
+            } else if left == 0 {
+                (abs, left) = match inputs.next().map_or(1, |r| le16(r, 0)) {
+                    0 => (scales.next().map_or(0, |s| u64::from(le16(s, 6))), 1),
+                    n => (1, n),
+                };
+            }
+            left = left.saturating_sub(1);
+            bound = format::term_bound(bound, i64::from(weight(row, kind, j)), abs);
+        }
+        check(bound <= limit, Error::AccumulatorMayOverflow)?;
+    }
+    Ok(())
+}
+
+/// Checks the structure: the unit a linear model runs, a decision list's entries (binary units,
+/// classes in range), or a tree ([`check_tree`]).
+fn check_structure(repr: &ModelRepr<'_>, n: &Counts) -> Result<()> {
+    match repr.structure {
+        #[cfg(feature = "tree")]
+        StructureRepr::Tree { nodes, children } => check_tree(repr, nodes, children, n),
+        #[cfg(feature = "list")]
+        StructureRepr::List { entries, default_class } => {
+            let n_entries = count(entries, ListEntryRec::SIZE)?;
+            check((default_class as usize) < n.classes, Error::ClassOutOfRange)?;
+            for e in 0..n_entries {
+                let rec = ListEntryRec::from_array(record(entries, e));
+                check(
+                    (rec.unit as usize) < n.units && binary_unit(repr, rec.unit as usize),
+                    Error::ListEntryInvalid,
+                )?;
+                check((rec.class as usize) < n.classes, Error::ClassOutOfRange)?;
+            }
+            Ok(())
+        }
+        StructureRepr::Linear { unit: u } => check((u as usize) < n.units, Error::UnitInvalid),
+        // Rejected by `check_supported` (`structure_enabled`).
+        #[allow(unreachable_patterns)]
+        _ => Err(Error::Unsupported),
+    }
+}
+
+/// Whether unit `u` (in range) has one row: the units a list entry or a unit split reads.
+#[cfg(any(feature = "tree", feature = "list"))]
+fn binary_unit(repr: &ModelRepr<'_>, u: usize) -> bool {
+    UnitRec::from_array(record(repr.units, u)).0.n_out == 1
+}
+
+/// Checks a tree's nodes: at least one; each of a known kind with its unused fields zero, its
+/// classes, inputs and units in range (a unit split's unit binary, a categorical node's input
+/// categorical with one child per value), and every child link pointing forward to a node that
+/// exists, so that every walk from the root ends.
+#[cfg(feature = "tree")]
+fn check_tree(repr: &ModelRepr<'_>, nodes: &[u8], children: &[u8], n: &Counts) -> Result<()> {
+    let n_nodes = count(nodes, NodeRec::SIZE)?;
+    let n_children = count(children, 2)?;
+    check(n_nodes >= 1, Error::NodeInvalid)?;
+    for i in 0..n_nodes {
+        let (rec, pad) = NodeRec::from_array(record(nodes, i));
+        check(pad == 0, Error::NodeInvalid)?;
+        let forward = |c: u16| check(c as usize > i && (c as usize) < n_nodes, Error::LinkNotForward);
+        match rec.kind {
+            node_kind::CLASS => {
+                check(rec.value == 0 && rec.b == 0 && rec.c == 0, Error::NodeInvalid)?;
+                check((rec.a as usize) < n.classes, Error::ClassOutOfRange)?;
+            }
+            node_kind::UNIT => {
+                check(rec.value == 0 && rec.b == 0 && rec.c == 0, Error::NodeInvalid)?;
+                check((rec.a as usize) < n.units, Error::NodeInvalid)?;
+            }
+            node_kind::CATEGORICAL => {
+                check((rec.a as usize) < n.inputs, Error::NodeInvalid)?;
+                let inp = InputRec::from_array(record(repr.inputs, rec.a as usize));
+                check(inp.n_values >= 1 && inp.n_values == rec.c, Error::NodeInvalid)?;
+                let first = rec.value as u32 as usize;
+                check(rec.value >= 0 && first + rec.c as usize <= n_children, Error::NodeInvalid)?;
+                forward(rec.b)?;
+                for k in first..first + rec.c as usize {
+                    forward(u16_at(children, k))?;
+                }
+            }
+            node_kind::THRESHOLD => {
+                check((rec.a as usize) < n.inputs, Error::NodeInvalid)?;
+                forward(rec.b)?;
+                forward(rec.c)?;
+            }
+            node_kind::UNIT_SPLIT => {
+                check(rec.value == 0, Error::NodeInvalid)?;
+                check((rec.a as usize) < n.units && binary_unit(repr, rec.a as usize), Error::NodeInvalid)?;
+                forward(rec.b)?;
+                forward(rec.c)?;
+            }
+            _ => return Err(Error::NodeInvalid),
+        }
+    }
+    Ok(())
+}
+
+/// Checks the optional host block: it decodes, has one record per input, and its names (if
+/// any) have one line per input, categorical value and class.
+#[cfg(feature = "host")]
+fn check_host(repr: &ModelRepr<'_>, n: &Counts, inputs: &Inputs) -> Result<()> {
+    if let Some(host) = repr.host {
+        let host = HostRepr::decode(host).ok_or(Error::BodyDecode)?;
+        check(count(host.inputs, HostInputRec::SIZE)? == n.inputs, Error::HostInvalid)?;
+        if let Some(names) = host.names {
+            let lines = names.bytes().filter(|&b| b == b'\n').count() + 1;
+            check(lines == inputs.values.saturating_add(n.inputs + n.classes), Error::NamesInvalid)?;
+        }
+    }
+    Ok(())
+}
+
 fn check(ok: bool, err: Error) -> Result<()> {
     if ok {
         Ok(())
@@ -91,228 +391,17 @@ impl<'a> Model<'a> {
             Some(k) if repr.units.is_empty() => k,
             _ => repr.weight_kind,
         };
-        check(
-            structure_enabled(&repr.structure) && (kind_enabled(kind) || (!WEIGHTS && repr.units.is_empty())),
-            Error::Unsupported,
-        )?;
-        // Without `sparse`, a model has no feature table, literals or terms (and no sparse unit,
-        // checked with the units).
-        check(
-            cfg!(feature = "sparse")
-                || (repr.features.is_empty() && repr.literals.is_empty() && repr.term_features.is_empty()),
-            Error::Unsupported,
-        )?;
-        let n_classes = repr.n_classes as usize;
-        check(n_classes >= 1, Error::ClassOutOfRange)?;
-        let n_inputs = count(repr.inputs, InputRec::SIZE)?;
-        let n_features = count(repr.features, FeatureRec::SIZE)?;
-        #[cfg_attr(not(feature = "sparse"), allow(unused_variables))]
-        let n_literals = count(repr.literals, LiteralRec::SIZE)?;
-        let n_units = count(repr.units, UnitRec::SIZE)?;
-        let n_terms = count(repr.term_features, 2)?;
-        let n_unit_classes = count(repr.unit_classes, 2)?;
-        check(repr.weights.len() % kind.width() == 0, Error::TableLength)?;
-        let n_weights = repr.weights.len() / kind.width();
-
-        let input = |i: usize| InputRec::from_array(record(repr.inputs, i));
-        let n_scales = count(repr.scales, ScaleRec::SIZE)?;
-        let (mut n_numeric, mut n_standard, mut n_values) = (0, 0, 0);
-        for i in 0..n_inputs {
-            let n = input(i).n_values as usize;
-            // Saturating: 65 535 inputs of 65 535 values overflow a 32-bit `usize`.
-            n_numeric += usize::from(n == 0);
-            n_standard = usize::saturating_add(n_standard, n.max(1));
-            n_values = usize::saturating_add(n_values, n);
-        }
-        // One scale per numeric input, or none at all when no unit is dense.
-        check(n_scales == n_numeric || n_scales == 0, Error::InputInvalid)?;
-        for s in 0..n_scales {
-            let (rec, pad) = ScaleRec::from_array(record(repr.scales, s));
-            check(
-                pad == 0 && rec.shift <= 32 && rec.max_abs >= 1 && rec.max_abs <= MAX_FEATURE_ABS,
-                Error::FeatureInvalid,
-            )?;
-        }
-
+        check_supported(&repr, kind)?;
+        let n = count_tables(&repr, kind)?;
+        let inputs = check_inputs(&repr, n.inputs)?;
         #[cfg(feature = "sparse")]
-        for l in 0..n_literals {
-            let (rec, pad) = LiteralRec::from_array(record(repr.literals, l));
-            check(pad == 0 && rec.op <= literal_op::LE, Error::LiteralInvalid)?;
-            check((rec.attr as usize) < n_inputs, Error::LiteralInvalid)?;
-        }
-
-        #[cfg(feature = "sparse")]
-        for f in 0..n_features {
-            let rec = FeatureRec::from_array(record(repr.features, f));
-            let ok = match rec.kind {
-                feature_kind::NUMERIC => {
-                    (rec.attr as usize) < n_inputs
-                        && rec.shift <= 32
-                        && rec.max_abs >= 1
-                        && rec.max_abs <= MAX_FEATURE_ABS
-                }
-                feature_kind::EQUALS | feature_kind::GREATER => {
-                    (rec.attr as usize) < n_inputs && rec.shift == 0 && rec.mul == 0 && rec.max_abs == 0
-                }
-                feature_kind::CONJUNCTION => {
-                    let first = rec.value as u32 as usize;
-                    rec.attr >= 1
-                        && rec.value >= 0
-                        && first + rec.attr as usize <= n_literals
-                        && rec.shift == 0
-                        && rec.mul == 0
-                        && rec.max_abs == 0
-                }
-                _ => false,
-            };
-            check(ok, Error::FeatureInvalid)?;
-        }
-
-        let feature_abs = |f: usize| -> u64 {
-            let rec: &[u8; FeatureRec::SIZE] = record(repr.features, f);
-            if rec[0] == feature_kind::NUMERIC {
-                u64::from(le16(rec, 10))
-            } else {
-                1
-            }
-        };
-        let width = kind.width();
-        let limit = kind.accumulator_limit();
-        for u in repr.units.chunks_exact(UnitRec::SIZE) {
-            let (rec, pad) = UnitRec::from_array(u.try_into().unwrap_or(&[0; UnitRec::SIZE]));
-            check(pad == 0 && rec.flags & !unit_flags::SPARSE == 0 && rec.n_out >= 1, Error::UnitInvalid)?;
-            let terms = rec.n_terms as usize;
-            let sparse = rec.flags & unit_flags::SPARSE != 0;
-            check(!sparse || cfg!(feature = "sparse"), Error::Unsupported)?;
-            let term_start = rec.term_start as usize;
-            if sparse {
-                check(term_start + terms <= n_terms, Error::UnitInvalid)?;
-                for t in term_start..term_start + terms {
-                    check((u16_at(repr.term_features, t) as usize) < n_features, Error::UnitInvalid)?;
-                }
-            } else {
-                check(terms == n_standard && term_start == 0 && n_scales == n_numeric, Error::UnitInvalid)?;
-            }
-            let start = rec.class_start as usize;
-            check(start + rec.n_classes() <= n_unit_classes, Error::UnitInvalid)?;
-            for c in start..start + rec.n_classes() {
-                check((u16_at(repr.unit_classes, c) as usize) < n_classes, Error::ClassOutOfRange)?;
-            }
-            let row_len = terms + 1;
-            let first = rec.weight_start as usize;
-            // Checked: on 32-bit targets `weight_start` (a u32) plus the rows can overflow `usize`.
-            let end = (rec.n_out as usize).checked_mul(row_len).and_then(|n| n.checked_add(first));
-            check(end.is_some_and(|end| end <= n_weights), Error::UnitInvalid)?;
-            let rows = repr.weights.get(first * width..).unwrap_or(&[]);
-            for row in rows.chunks_exact(row_len * width).take(rec.n_out as usize) {
-                // `format::row_bound`, term by term: a dense row's `max|f|` follows the inputs (a
-                // numeric input's scale bound once, then `1` per value of a categorical input).
-                let mut bound = format::row_bound(i64::from(weight(row, kind, terms)), []);
-                let (mut inputs, mut scales) = (repr.inputs.chunks_exact(2), repr.scales.chunks_exact(10));
-                let (mut abs, mut left) = (0u64, 0u16);
-                for j in 0..terms {
-                    if sparse {
-                        abs = feature_abs(u16_at(repr.term_features, term_start + j) as usize);
-                    } else if left == 0 {
-                        (abs, left) = match inputs.next().map_or(1, |r| le16(r, 0)) {
-                            0 => (scales.next().map_or(0, |s| u64::from(le16(s, 6))), 1),
-                            n => (1, n),
-                        };
-                    }
-                    left = left.saturating_sub(1);
-                    bound = format::term_bound(bound, i64::from(weight(row, kind, j)), abs);
-                }
-                check(bound <= limit, Error::AccumulatorMayOverflow)?;
-            }
-        }
-
-        #[cfg(any(feature = "tree", feature = "list"))]
-        let unit = |u: usize| UnitRec::from_array(record(repr.units, u)).0;
-        match repr.structure {
-            #[cfg(feature = "tree")]
-            StructureRepr::Tree { nodes, children } => {
-                let n_nodes = count(nodes, NodeRec::SIZE)?;
-                let n_children = count(children, 2)?;
-                check(n_nodes >= 1, Error::NodeInvalid)?;
-                for i in 0..n_nodes {
-                    let (rec, pad) = NodeRec::from_array(record(nodes, i));
-                    check(pad == 0, Error::NodeInvalid)?;
-                    let forward =
-                        |c: u16| check(c as usize > i && (c as usize) < n_nodes, Error::LinkNotForward);
-                    match rec.kind {
-                        node_kind::CLASS => {
-                            check(rec.value == 0 && rec.b == 0 && rec.c == 0, Error::NodeInvalid)?;
-                            check((rec.a as usize) < n_classes, Error::ClassOutOfRange)?;
-                        }
-                        node_kind::UNIT => {
-                            check(rec.value == 0 && rec.b == 0 && rec.c == 0, Error::NodeInvalid)?;
-                            check((rec.a as usize) < n_units, Error::NodeInvalid)?;
-                        }
-                        node_kind::CATEGORICAL => {
-                            check((rec.a as usize) < n_inputs, Error::NodeInvalid)?;
-                            let inp = input(rec.a as usize);
-                            check(inp.n_values >= 1 && inp.n_values == rec.c, Error::NodeInvalid)?;
-                            let first = rec.value as u32 as usize;
-                            check(
-                                rec.value >= 0 && first + rec.c as usize <= n_children,
-                                Error::NodeInvalid,
-                            )?;
-                            forward(rec.b)?;
-                            for k in first..first + rec.c as usize {
-                                forward(u16_at(children, k))?;
-                            }
-                        }
-                        node_kind::THRESHOLD => {
-                            check((rec.a as usize) < n_inputs, Error::NodeInvalid)?;
-                            forward(rec.b)?;
-                            forward(rec.c)?;
-                        }
-                        node_kind::UNIT_SPLIT => {
-                            check(rec.value == 0, Error::NodeInvalid)?;
-                            check(
-                                (rec.a as usize) < n_units && unit(rec.a as usize).n_out == 1,
-                                Error::NodeInvalid,
-                            )?;
-                            forward(rec.b)?;
-                            forward(rec.c)?;
-                        }
-                        _ => return Err(Error::NodeInvalid),
-                    }
-                }
-            }
-            #[cfg(feature = "list")]
-            StructureRepr::List { entries, default_class } => {
-                let n_entries = count(entries, ListEntryRec::SIZE)?;
-                check((default_class as usize) < n_classes, Error::ClassOutOfRange)?;
-                for e in 0..n_entries {
-                    let rec = ListEntryRec::from_array(record(entries, e));
-                    check(
-                        (rec.unit as usize) < n_units && unit(rec.unit as usize).n_out == 1,
-                        Error::ListEntryInvalid,
-                    )?;
-                    check((rec.class as usize) < n_classes, Error::ClassOutOfRange)?;
-                }
-            }
-            StructureRepr::Linear { unit: u } => {
-                check((u as usize) < n_units, Error::UnitInvalid)?;
-            }
-            // Rejected above (`structure_enabled`).
-            #[allow(unreachable_patterns)]
-            _ => return Err(Error::Unsupported),
-        }
-
+        check_feature_table(&repr, &n)?;
+        check_units(&repr, kind, &n, &inputs)?;
+        check_structure(&repr, &n)?;
         #[cfg(feature = "host")]
-        if let Some(host) = repr.host {
-            let host = HostRepr::decode(host).ok_or(Error::BodyDecode)?;
-            check(count(host.inputs, HostInputRec::SIZE)? == n_inputs, Error::HostInvalid)?;
-            if let Some(names) = host.names {
-                let lines = names.bytes().filter(|&b| b == b'\n').count() + 1;
-                check(lines == n_values.saturating_add(n_inputs + n_classes), Error::NamesInvalid)?;
-            }
-        }
-
-        let all_numeric = n_scales == n_inputs;
-        Ok(Model { repr, n_inputs: n_inputs as u16, all_numeric })
+        check_host(&repr, &n, &inputs)?;
+        let all_numeric = inputs.n_scales == n.inputs;
+        Ok(Model { repr, n_inputs: n.inputs as u16, all_numeric })
     }
 
     /// Number of raw inputs `predict` expects.

@@ -56,26 +56,55 @@ impl ModelSpec {
     /// non-zero terms; otherwise sparse, through records of the feature table, dropping zero
     /// weights.
     ///
+    /// The steps run in a fixed order (inputs, units, structure, host block, header), so the
+    /// first error a model has is the one reported.
+    ///
     /// # Errors
     /// [`ExportError`] if a weight does not fit, a table is too large, or the runtime rejects it.
     pub fn to_bytes_with(&self, host: &Host) -> Result<Vec<u8>, ExportError> {
-        let kind = self.weight_kind;
-        let (lo, hi) = weight_range(kind);
-        let small = |n: usize, what: &'static str| u16::try_from(n).map_err(|_| ExportError::TooLarge(what));
+        let standard = self.standard_features();
+        let units = self.encode_units(&standard)?;
+        let structure = self.encode_structure()?;
+        let host_bytes = self.encode_host(host)?;
+        let repr = ModelRepr {
+            n_classes: small(self.n_classes, "classes")?,
+            weight_kind: self.weight_kind,
+            inputs: &standard.inputs,
+            scales: &units.scales,
+            features: &units.features,
+            literals: &units.literals,
+            units: &units.units,
+            term_features: &units.term_features,
+            weights: &units.weights,
+            unit_classes: &units.unit_classes,
+            structure: structure.repr(),
+            host: (!host.strip).then_some(&host_bytes[..]),
+        };
+        let cap = 64 + standard.inputs.len() + units.len() + structure.len() + host_bytes.len();
+        let mut out = vec![0u8; cap];
+        let len = format::encode(&repr, &mut out).map_err(ExportError::Rejected)?;
+        out.truncate(len);
+        ltu_runtime::Model::from_bytes(&out).map_err(ExportError::Rejected)?;
+        Ok(out)
+    }
 
-        // Standard features: numeric input `a` reads the first numeric feature of `a` in the
-        // model's feature list (its scale); a categorical input one `+-1` feature per value.
+    /// The input table and the standard features: what a dense unit reads.
+    ///
+    /// Numeric input `a` is one standard feature, read with the scale of the first numeric
+    /// feature of `a` in the model's feature list; a categorical input is one `+-1` feature per
+    /// value.
+    fn standard_features(&self) -> StandardFeatures {
         let mut inputs = Vec::new();
-        let mut std_start = Vec::with_capacity(self.inputs.len());
-        let mut n_standard = 0usize;
+        let mut start = Vec::with_capacity(self.inputs.len());
+        let mut n = 0usize;
         for inp in &self.inputs {
             let n_values = match inp.kind {
                 InputKind::Numeric { .. } => 0,
                 InputKind::Categorical { n_values } => n_values,
             };
             inputs.extend_from_slice(&InputRec { n_values }.to_bytes());
-            std_start.push(n_standard);
-            n_standard += usize::from(n_values.max(1));
+            start.push(n);
+            n += usize::from(n_values.max(1));
         }
         let mut scale_of: Vec<Option<&Feature>> = vec![None; self.inputs.len()];
         for f in &self.features {
@@ -98,185 +127,154 @@ impl ModelSpec {
                 scales.extend_from_slice(&rec.to_bytes());
             }
         }
-        // The standard feature each model feature is, if it is one.
-        let standard: Vec<Option<usize>> = self
+        let of_feature = self
             .features
             .iter()
             .map(|f| match f {
-                Feature::Numeric { attr, .. } => (scale_of[*attr] == Some(f)).then(|| std_start[*attr]),
+                Feature::Numeric { attr, .. } => (scale_of[*attr] == Some(f)).then(|| start[*attr]),
                 Feature::Equals { attr, value } => match self.inputs.get(*attr)?.kind {
                     InputKind::Categorical { n_values } if (0..i32::from(n_values)).contains(value) => {
-                        Some(std_start[*attr] + *value as usize)
+                        Some(start[*attr] + *value as usize)
                     }
                     _ => None,
                 },
                 _ => None,
             })
             .collect();
+        StandardFeatures { inputs, scales, n, of_feature }
+    }
 
-        // The feature table holds the features sparse units read, each once, in order of use.
-        let (mut features, mut literals) = (Vec::new(), Vec::new());
-        let mut table_index: Vec<Option<u16>> = vec![None; self.features.len()];
-        let table = |f: usize,
-                     table_index: &mut Vec<Option<u16>>,
-                     features: &mut Vec<u8>,
-                     literals: &mut Vec<u8>|
-         -> Result<u16, ExportError> {
-            if let Some(i) = table_index[f] {
-                return Ok(i);
-            }
-            let i = small(features.len() / FeatureRec::SIZE, "features")?;
-            features.extend_from_slice(&feature_rec(&self.features[f], literals)?.to_bytes());
-            table_index[f] = Some(i);
-            Ok(i)
-        };
-
-        let (mut units, mut term_features, mut weights, mut unit_classes) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let mut n_weights = 0usize;
-        let mut any_dense = false;
+    /// The unit, weight and class tables, with the feature and literal tables the sparse units
+    /// read; the scale table is kept only if some unit is dense.
+    fn encode_units(&self, standard: &StandardFeatures) -> Result<UnitTables, ExportError> {
+        let mut t = UnitTables { table_index: vec![None; self.features.len()], ..UnitTables::default() };
         for (ui, u) in self.units.iter().enumerate() {
-            let n_out = u.rows.len();
-            // Terms kept in sparse form: those with a non-zero weight in some row.
             let live: Vec<usize> = (0..u.terms.len()).filter(|&j| u.rows.iter().any(|r| r[j] != 0)).collect();
-            let new_records = live.iter().filter(|&&j| table_index[u.terms[j]].is_none()).count();
-            let sparse_bytes =
-                live.len() * 2 + n_out * live.len() * kind.width() + new_records * FeatureRec::SIZE;
-            // The first dense unit also brings the scale table.
-            let dense_bytes = n_out * n_standard * kind.width() + if any_dense { 0 } else { scales.len() };
-            // Dense storage adds up the weights of repeated terms; that sum may not fit `kind`
-            // even when every term does (`fits` checks terms), so then store the unit sparse.
-            let merged = |row: &Vec<i64>| {
-                let mut d = vec![0i64; n_standard + 1];
-                for &j in &live {
-                    d[standard[u.terms[j]].unwrap_or(0)] += row[j];
-                }
-                d[n_standard] = row[u.terms.len()];
-                d
-            };
-            let dense = live.iter().all(|&j| standard[u.terms[j]].is_some())
-                && dense_bytes <= sparse_bytes
-                && u.rows.iter().all(|r| merged(r).iter().all(|w| (lo..=hi).contains(w)));
-            let mut stored_rows = Vec::new();
-            if dense {
-                any_dense = true;
-                stored_rows.extend(u.rows.iter().map(merged));
-                units.extend_from_slice(
-                    &UnitRec {
-                        flags: 0,
-                        n_out: small(n_out, "unit rows")?,
-                        n_terms: small(n_standard, "features")?,
-                        term_start: 0,
-                        class_start: small(unit_classes.len() / 2, "class table")?,
-                        weight_start: n_weights as u32,
-                    }
-                    .to_bytes(),
-                );
+            let stored_rows = if let Some(rows) = self.dense_rows(u, &live, standard, &t) {
+                t.any_dense = true;
+                t.push_unit(0, small(u.rows.len(), "unit rows")?, small(standard.n, "features")?, 0)?;
+                rows
             } else {
-                let start = term_features.len() / 2;
-                for &j in &live {
-                    let t = table(u.terms[j], &mut table_index, &mut features, &mut literals)?;
-                    term_features.extend_from_slice(&t.to_le_bytes());
-                }
-                for row in &u.rows {
-                    stored_rows
-                        .push(live.iter().map(|&j| row[j]).chain([row[u.terms.len()]]).collect::<Vec<_>>());
-                }
-                units.extend_from_slice(
-                    &UnitRec {
-                        flags: unit_flags::SPARSE,
-                        n_out: small(n_out, "unit rows")?,
-                        n_terms: small(live.len(), "unit terms")?,
-                        term_start: small(start, "term table")?,
-                        class_start: small(unit_classes.len() / 2, "class table")?,
-                        weight_start: n_weights as u32,
-                    }
-                    .to_bytes(),
-                );
-            }
-            for row in stored_rows {
-                for w in row {
-                    if !(lo..=hi).contains(&w) {
-                        return Err(ExportError::WeightRange { unit: ui, value: w, kind });
-                    }
-                    match kind {
-                        WeightKind::I8 => weights.push(w as i8 as u8),
-                        WeightKind::I16 => weights.extend_from_slice(&(w as i16).to_le_bytes()),
-                        WeightKind::I32 | WeightKind::Fixed => {
-                            weights.extend_from_slice(&(w as i32).to_le_bytes())
-                        }
-                    }
-                    n_weights += 1;
-                }
-            }
-            let classes: Vec<usize> = if n_out == 1 { u.classes[..2].to_vec() } else { u.classes.clone() };
-            for c in classes {
-                unit_classes.extend_from_slice(&small(c, "classes")?.to_le_bytes());
+                self.sparse_unit(u, &live, &mut t)?
+            };
+            t.push_weights(ui, self.weight_kind, stored_rows)?;
+            let classes = if u.rows.len() == 1 { &u.classes[..2] } else { &u.classes[..] };
+            for &c in classes {
+                t.unit_classes.extend_from_slice(&small(c, "classes")?.to_le_bytes());
             }
         }
-        if n_weights > u32::MAX as usize {
+        if t.n_weights > u32::MAX as usize {
             return Err(ExportError::TooLarge("weights"));
         }
-        // The scales serve dense units only.
-        if !any_dense {
-            scales.clear();
+        if t.any_dense {
+            t.scales = standard.scales.clone();
         }
+        Ok(t)
+    }
 
-        let (mut nodes, mut children, mut entries) = (Vec::new(), Vec::new(), Vec::new());
-        let structure = match &self.structure {
-            Structure::Linear(u) => StructureRepr::Linear { unit: small(*u, "units")? },
+    /// The rows of unit `u` over the standard features (each ending with the bias), if the unit
+    /// is best stored dense: every live term is a standard feature, dense storage is no larger
+    /// than sparse, and every merged weight fits the weight kind.
+    ///
+    /// Dense storage adds up the weights of repeated terms; that sum may not fit the weight kind
+    /// even when every term does ([`ModelSpec::fits`] checks terms), so such a unit stays sparse.
+    fn dense_rows(
+        &self,
+        u: &Unit,
+        live: &[usize],
+        standard: &StandardFeatures,
+        t: &UnitTables,
+    ) -> Option<Vec<Vec<i64>>> {
+        let kind = self.weight_kind;
+        let (lo, hi) = weight_range(kind);
+        let n_out = u.rows.len();
+        let n_standard = standard.n;
+        let new_records = live.iter().filter(|&&j| t.table_index[u.terms[j]].is_none()).count();
+        let sparse_bytes =
+            live.len() * 2 + n_out * live.len() * kind.width() + new_records * FeatureRec::SIZE;
+        // The first dense unit also brings the scale table.
+        let dense_bytes =
+            n_out * n_standard * kind.width() + if t.any_dense { 0 } else { standard.scales.len() };
+        if !live.iter().all(|&j| standard.of_feature[u.terms[j]].is_some()) || dense_bytes > sparse_bytes {
+            return None;
+        }
+        let merged = |row: &Vec<i64>| {
+            let mut d = vec![0i64; n_standard + 1];
+            for &j in live {
+                d[standard.of_feature[u.terms[j]].unwrap_or(0)] += row[j];
+            }
+            d[n_standard] = row[u.terms.len()];
+            d
+        };
+        let rows: Vec<Vec<i64>> = u.rows.iter().map(merged).collect();
+        rows.iter().all(|r| r.iter().all(|w| (lo..=hi).contains(w))).then_some(rows)
+    }
+
+    /// Stores unit `u` sparse: its live terms through the feature table (adding the records it
+    /// is the first to read), and returns its rows over those terms (each ending with the bias).
+    fn sparse_unit(
+        &self,
+        u: &Unit,
+        live: &[usize],
+        t: &mut UnitTables,
+    ) -> Result<Vec<Vec<i64>>, ExportError> {
+        let start = t.term_features.len() / 2;
+        for &j in live {
+            let f = u.terms[j];
+            let i = match t.table_index[f] {
+                Some(i) => i,
+                None => {
+                    let i = small(t.features.len() / FeatureRec::SIZE, "features")?;
+                    t.features
+                        .extend_from_slice(&feature_rec(&self.features[f], &mut t.literals)?.to_bytes());
+                    t.table_index[f] = Some(i);
+                    i
+                }
+            };
+            t.term_features.extend_from_slice(&i.to_le_bytes());
+        }
+        let rows = u
+            .rows
+            .iter()
+            .map(|row| live.iter().map(|&j| row[j]).chain([row[u.terms.len()]]).collect())
+            .collect();
+        let n_out = small(u.rows.len(), "unit rows")?;
+        t.push_unit(
+            unit_flags::SPARSE,
+            n_out,
+            small(live.len(), "unit terms")?,
+            small(start, "term table")?,
+        )?;
+        Ok(rows)
+    }
+
+    /// The structure's tables: the decision list's entries, or the tree's nodes and child table.
+    fn encode_structure(&self) -> Result<StructureTables, ExportError> {
+        Ok(match &self.structure {
+            Structure::Linear(u) => StructureTables::Linear(small(*u, "units")?),
             Structure::List { entries: list, default } => {
+                let mut entries = Vec::new();
                 for &(u, c) in list {
                     entries.extend_from_slice(
                         &ListEntryRec { unit: small(u, "units")?, class: small(c, "classes")? }.to_bytes(),
                     );
                 }
-                StructureRepr::List { entries: &entries, default_class: small(*default, "classes")? }
+                StructureTables::List { entries, default: small(*default, "classes")? }
             }
             Structure::Tree(tree) => {
                 small(tree.len(), "nodes")?;
+                let (mut nodes, mut children) = (Vec::new(), Vec::new());
                 for n in tree {
-                    let rec = match n {
-                        Node::Class(c) => {
-                            NodeRec { kind: node_kind::CLASS, a: small(*c, "classes")?, value: 0, b: 0, c: 0 }
-                        }
-                        Node::Unit(u) => {
-                            NodeRec { kind: node_kind::UNIT, a: small(*u, "units")?, value: 0, b: 0, c: 0 }
-                        }
-                        Node::Categorical { attr, children: kids, default } => {
-                            let first = children.len() / 2;
-                            for &k in kids {
-                                children.extend_from_slice(&small(k, "nodes")?.to_le_bytes());
-                            }
-                            NodeRec {
-                                kind: node_kind::CATEGORICAL,
-                                a: small(*attr, "inputs")?,
-                                value: i32::from(small(first, "child table")?),
-                                b: small(*default, "nodes")?,
-                                c: small(kids.len(), "children")?,
-                            }
-                        }
-                        Node::Threshold { attr, threshold, left, right } => NodeRec {
-                            kind: node_kind::THRESHOLD,
-                            a: small(*attr, "inputs")?,
-                            value: *threshold,
-                            b: small(*left, "nodes")?,
-                            c: small(*right, "nodes")?,
-                        },
-                        Node::UnitSplit { unit, left, right } => NodeRec {
-                            kind: node_kind::UNIT_SPLIT,
-                            a: small(*unit, "units")?,
-                            value: 0,
-                            b: small(*left, "nodes")?,
-                            c: small(*right, "nodes")?,
-                        },
-                    };
-                    nodes.extend_from_slice(&rec.to_bytes());
+                    nodes.extend_from_slice(&node_rec(n, &mut children)?.to_bytes());
                 }
-                StructureRepr::Tree { nodes: &nodes, children: &children }
+                StructureTables::Tree { nodes, children }
             }
-        };
+        })
+    }
 
+    /// The host block `host` asks for: each input's decimal scale and missing-value substitute,
+    /// the names (one per line) unless stripped, and the metadata.
+    fn encode_host(&self, host: &Host) -> Result<Vec<u8>, ExportError> {
         let names_text = match self.names.as_ref().filter(|_| !host.strip) {
             None => None,
             Some(n) => {
@@ -310,39 +308,151 @@ impl ModelSpec {
         ];
         let n = host_repr.encode(&mut host_bytes).map_err(ExportError::Rejected)?;
         host_bytes.truncate(n);
-        let repr = ModelRepr {
-            n_classes: small(self.n_classes, "classes")?,
-            weight_kind: kind,
-            inputs: &inputs,
-            scales: &scales,
-            features: &features,
-            literals: &literals,
-            units: &units,
-            term_features: &term_features,
-            weights: &weights,
-            unit_classes: &unit_classes,
-            structure,
-            host: (!host.strip).then_some(&host_bytes[..]),
-        };
-        let cap = 64
-            + inputs.len()
-            + scales.len()
-            + features.len()
-            + literals.len()
-            + units.len()
-            + term_features.len()
-            + weights.len()
-            + unit_classes.len()
-            + nodes.len()
-            + children.len()
-            + entries.len()
-            + host_bytes.len();
-        let mut out = vec![0u8; cap];
-        let len = format::encode(&repr, &mut out).map_err(ExportError::Rejected)?;
-        out.truncate(len);
-        ltu_runtime::Model::from_bytes(&out).map_err(ExportError::Rejected)?;
-        Ok(out)
+        Ok(host_bytes)
     }
+}
+
+/// `n` as a 16-bit table field, or [`ExportError::TooLarge`] naming the table `what`.
+fn small(n: usize, what: &'static str) -> Result<u16, ExportError> {
+    u16::try_from(n).map_err(|_| ExportError::TooLarge(what))
+}
+
+/// The input table and the standard features of a model (see [`ModelSpec::standard_features`]).
+struct StandardFeatures {
+    /// The input table's bytes.
+    inputs: Vec<u8>,
+    /// The scale table's bytes: one record per numeric input.
+    scales: Vec<u8>,
+    /// How many standard features there are.
+    n: usize,
+    /// The standard feature each model feature is, if it is one.
+    of_feature: Vec<Option<usize>>,
+}
+
+/// The tables [`ModelSpec::encode_units`] fills.
+#[derive(Default)]
+struct UnitTables {
+    scales: Vec<u8>,
+    /// The feature table: the features sparse units read, each once, in order of first use.
+    features: Vec<u8>,
+    literals: Vec<u8>,
+    units: Vec<u8>,
+    term_features: Vec<u8>,
+    weights: Vec<u8>,
+    unit_classes: Vec<u8>,
+    /// Each model feature's index in the feature table, once a sparse unit has read it.
+    table_index: Vec<Option<u16>>,
+    n_weights: usize,
+    any_dense: bool,
+}
+
+impl UnitTables {
+    /// Appends a unit record whose weights start after those stored so far and whose classes
+    /// start after the class table's.
+    fn push_unit(&mut self, flags: u8, n_out: u16, n_terms: u16, term_start: u16) -> Result<(), ExportError> {
+        let rec = UnitRec {
+            flags,
+            n_out,
+            n_terms,
+            term_start,
+            class_start: small(self.unit_classes.len() / 2, "class table")?,
+            weight_start: self.n_weights as u32,
+        };
+        self.units.extend_from_slice(&rec.to_bytes());
+        Ok(())
+    }
+
+    /// Appends unit `ui`'s stored rows to the weight table in `kind`'s little-endian width.
+    fn push_weights(&mut self, ui: usize, kind: WeightKind, rows: Vec<Vec<i64>>) -> Result<(), ExportError> {
+        let (lo, hi) = weight_range(kind);
+        for w in rows.into_iter().flatten() {
+            if !(lo..=hi).contains(&w) {
+                return Err(ExportError::WeightRange { unit: ui, value: w, kind });
+            }
+            match kind {
+                WeightKind::I8 => self.weights.push(w as i8 as u8),
+                WeightKind::I16 => self.weights.extend_from_slice(&(w as i16).to_le_bytes()),
+                WeightKind::I32 | WeightKind::Fixed => {
+                    self.weights.extend_from_slice(&(w as i32).to_le_bytes())
+                }
+            }
+            self.n_weights += 1;
+        }
+        Ok(())
+    }
+
+    /// The bytes of all the tables, for sizing the output buffer.
+    fn len(&self) -> usize {
+        self.scales.len()
+            + self.features.len()
+            + self.literals.len()
+            + self.units.len()
+            + self.term_features.len()
+            + self.weights.len()
+            + self.unit_classes.len()
+    }
+}
+
+/// The encoded structure, owning the tables its [`StructureRepr`] borrows.
+enum StructureTables {
+    Linear(u16),
+    List { entries: Vec<u8>, default: u16 },
+    Tree { nodes: Vec<u8>, children: Vec<u8> },
+}
+
+impl StructureTables {
+    fn repr(&self) -> StructureRepr<'_> {
+        match self {
+            StructureTables::Linear(unit) => StructureRepr::Linear { unit: *unit },
+            StructureTables::List { entries, default } => {
+                StructureRepr::List { entries, default_class: *default }
+            }
+            StructureTables::Tree { nodes, children } => StructureRepr::Tree { nodes, children },
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            StructureTables::Linear(_) => 0,
+            StructureTables::List { entries, .. } => entries.len(),
+            StructureTables::Tree { nodes, children } => nodes.len() + children.len(),
+        }
+    }
+}
+
+/// The node record of `n`, appending a categorical node's children to the child table.
+fn node_rec(n: &Node, children: &mut Vec<u8>) -> Result<NodeRec, ExportError> {
+    Ok(match n {
+        Node::Class(c) => NodeRec { kind: node_kind::CLASS, a: small(*c, "classes")?, value: 0, b: 0, c: 0 },
+        Node::Unit(u) => NodeRec { kind: node_kind::UNIT, a: small(*u, "units")?, value: 0, b: 0, c: 0 },
+        Node::Categorical { attr, children: kids, default } => {
+            let first = children.len() / 2;
+            for &k in kids {
+                children.extend_from_slice(&small(k, "nodes")?.to_le_bytes());
+            }
+            NodeRec {
+                kind: node_kind::CATEGORICAL,
+                a: small(*attr, "inputs")?,
+                value: i32::from(small(first, "child table")?),
+                b: small(*default, "nodes")?,
+                c: small(kids.len(), "children")?,
+            }
+        }
+        Node::Threshold { attr, threshold, left, right } => NodeRec {
+            kind: node_kind::THRESHOLD,
+            a: small(*attr, "inputs")?,
+            value: *threshold,
+            b: small(*left, "nodes")?,
+            c: small(*right, "nodes")?,
+        },
+        Node::UnitSplit { unit, left, right } => NodeRec {
+            kind: node_kind::UNIT_SPLIT,
+            a: small(*unit, "units")?,
+            value: 0,
+            b: small(*left, "nodes")?,
+            c: small(*right, "nodes")?,
+        },
+    })
 }
 
 /// What the host block of an encoded model holds (see [`ModelSpec::to_bytes_with`]).
@@ -357,7 +467,6 @@ pub struct Host {
 
 /// The feature table record of `f`, appending a conjunction's literals to `literals`.
 fn feature_rec(f: &Feature, literals: &mut Vec<u8>) -> Result<FeatureRec, ExportError> {
-    let small = |n: usize, what: &'static str| u16::try_from(n).map_err(|_| ExportError::TooLarge(what));
     Ok(match f {
         Feature::Numeric { attr, offset, mul, shift, max_abs } => FeatureRec {
             kind: feature_kind::NUMERIC,
@@ -408,169 +517,272 @@ impl ModelSpec {
     /// Rebuilds the owned description of a model the runtime accepted (the inverse of
     /// [`ModelSpec::to_bytes`], up to dense/sparse storage choices and dropped zero weights).
     pub fn from_model(model: &ltu_runtime::Model<'_>) -> ModelSpec {
-        use ltu_runtime::format::u16_table;
         let repr = model.repr();
-        let kind = repr.weight_kind;
-        let inputs: Vec<InputSpec> = (0..model.n_inputs())
-            .map(|i| {
-                let n_values = model.input(i).map_or(0, |r| r.n_values);
-                // A stripped model has no host block: scale 0 and missing value 0.
-                let host = model.host_input(i).unwrap_or(HostInputRec { scale_exp: 0, missing: 0 });
-                InputSpec {
-                    kind: if n_values > 0 {
-                        InputKind::Categorical { n_values }
-                    } else {
-                        InputKind::Numeric { scale_exp: host.scale_exp }
-                    },
-                    missing: host.missing,
-                }
-            })
-            .collect();
-        // Standard features first (what dense units read), then the feature table.
-        let mut features = Vec::new();
-        let mut scales = repr.scales.chunks_exact(ScaleRec::SIZE);
-        for (attr, inp) in inputs.iter().enumerate() {
-            match inp.kind {
-                InputKind::Numeric { .. } => {
-                    // No scales (no dense unit): a placeholder nothing reads.
-                    let (s, _) = ScaleRec::parse(scales.next().unwrap_or(&[0, 0, 0, 0, 0, 0, 1, 0, 0, 0]));
-                    features.push(Feature::Numeric {
-                        attr,
-                        offset: s.offset,
-                        mul: s.mul,
-                        shift: s.shift,
-                        max_abs: s.max_abs,
-                    });
-                }
-                InputKind::Categorical { n_values } => {
-                    features.extend((0..i32::from(n_values)).map(|value| Feature::Equals { attr, value }))
-                }
-            }
-        }
-        let n_standard = features.len();
-        let literal = |l: usize| {
-            let (rec, _) = LiteralRec::parse(&repr.literals[l * LiteralRec::SIZE..]);
-            let op = match rec.op {
-                literal_op::EQ => LiteralOp::Eq,
-                literal_op::NE => LiteralOp::Ne,
-                literal_op::GT => LiteralOp::Gt,
-                _ => LiteralOp::Le,
-            };
-            Literal { attr: rec.attr as usize, op, value: rec.value }
-        };
-        features.extend(repr.features.chunks_exact(FeatureRec::SIZE).map(|b| {
-            let rec = FeatureRec::parse(b);
-            let attr = rec.attr as usize;
-            match rec.kind {
-                feature_kind::NUMERIC => Feature::Numeric {
-                    attr,
-                    offset: rec.value,
-                    mul: rec.mul,
-                    shift: rec.shift,
-                    max_abs: rec.max_abs,
-                },
-                feature_kind::EQUALS => Feature::Equals { attr, value: rec.value },
-                feature_kind::GREATER => Feature::Greater { attr, value: rec.value },
-                _ => {
-                    let first = rec.value as usize;
-                    Feature::Conjunction((first..first + attr).map(literal).collect())
-                }
-            }
-        }));
-        let terms_table = u16_table(repr.term_features);
-        let classes_table = u16_table(repr.unit_classes);
-        let width = kind.width();
-        let weight = |e: usize| -> i64 {
-            let b = &repr.weights[e * width..];
-            match kind {
-                WeightKind::I8 => i64::from(b[0] as i8),
-                WeightKind::I16 => i64::from(i16::from_le_bytes([b[0], b[1]])),
-                WeightKind::I32 | WeightKind::Fixed => {
-                    i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                }
-            }
-        };
-        let units = repr
-            .units
-            .chunks_exact(UnitRec::SIZE)
-            .map(|b| {
-                let (rec, _) = UnitRec::parse(b);
-                let n = rec.n_terms as usize;
-                let terms: Vec<usize> = if rec.flags & unit_flags::SPARSE != 0 {
-                    (0..n).map(|j| n_standard + terms_table(rec.term_start as usize + j) as usize).collect()
-                } else {
-                    (0..n).collect()
-                };
-                let rows = (0..rec.n_out as usize)
-                    .map(|o| (0..=n).map(|j| weight(rec.weight_start as usize + o * (n + 1) + j)).collect())
-                    .collect();
-                let classes = (0..rec.n_classes())
-                    .map(|k| classes_table(rec.class_start as usize + k) as usize)
-                    .collect();
-                Unit { terms, rows, classes }
-            })
-            .collect();
-        let structure = match repr.structure {
-            StructureRepr::Linear { unit } => Structure::Linear(unit as usize),
-            StructureRepr::List { entries, default_class } => Structure::List {
-                entries: entries
-                    .chunks_exact(ListEntryRec::SIZE)
-                    .map(|b| {
-                        let e = ListEntryRec::parse(b);
-                        (e.unit as usize, e.class as usize)
-                    })
-                    .collect(),
-                default: default_class as usize,
-            },
-            StructureRepr::Tree { nodes, children } => {
-                let child = u16_table(children);
-                Structure::Tree(
-                    nodes
-                        .chunks_exact(NodeRec::SIZE)
-                        .map(|b| {
-                            let (rec, _) = NodeRec::parse(b);
-                            let a = rec.a as usize;
-                            match rec.kind {
-                                node_kind::CLASS => Node::Class(a),
-                                node_kind::UNIT => Node::Unit(a),
-                                node_kind::CATEGORICAL => Node::Categorical {
-                                    attr: a,
-                                    children: (0..rec.c as usize)
-                                        .map(|k| child(rec.value as usize + k) as usize)
-                                        .collect(),
-                                    default: rec.b as usize,
-                                },
-                                node_kind::THRESHOLD => Node::Threshold {
-                                    attr: a,
-                                    threshold: rec.value,
-                                    left: rec.b as usize,
-                                    right: rec.c as usize,
-                                },
-                                _ => Node::UnitSplit { unit: a, left: rec.b as usize, right: rec.c as usize },
-                            }
-                        })
-                        .collect(),
-                )
-            }
-        };
-        let names = model.names().map(|n| Names {
-            inputs: (0..model.n_inputs()).map(|i| n.input(i).to_string()).collect(),
-            values: (0..model.n_inputs())
-                .map(|i| {
-                    let k = model.input(i).map_or(0, |r| r.n_values as usize);
-                    (0..k).map(|v| n.value(i, v).to_string()).collect()
-                })
-                .collect(),
-            classes: (0..model.n_classes()).map(|c| n.class(c).to_string()).collect(),
-        });
+        let inputs = decode_inputs(model);
+        let features = decode_features(repr, &inputs);
+        let n_standard = features.len() - repr.features.len() / FeatureRec::SIZE;
         ModelSpec {
             n_classes: model.n_classes(),
-            weight_kind: kind,
+            weight_kind: repr.weight_kind,
+            units: decode_units(repr, n_standard),
+            structure: decode_structure(&repr.structure),
+            names: decode_names(model),
             inputs,
             features,
-            units,
-            structure,
-            names,
         }
+    }
+}
+
+/// The inputs of `model`, with their decimal scales and missing-value substitutes from the host
+/// block (a stripped model has none: scale 0 and missing value 0).
+fn decode_inputs(model: &ltu_runtime::Model<'_>) -> Vec<InputSpec> {
+    (0..model.n_inputs())
+        .map(|i| {
+            let n_values = model.input(i).map_or(0, |r| r.n_values);
+            let host = model.host_input(i).unwrap_or(HostInputRec { scale_exp: 0, missing: 0 });
+            InputSpec {
+                kind: if n_values > 0 {
+                    InputKind::Categorical { n_values }
+                } else {
+                    InputKind::Numeric { scale_exp: host.scale_exp }
+                },
+                missing: host.missing,
+            }
+        })
+        .collect()
+}
+
+/// The model's features: the standard features first (what dense units read, so dense unit
+/// terms are `0..n`), then the feature table (sparse unit terms are offset by the standard ones).
+fn decode_features(repr: &ModelRepr<'_>, inputs: &[InputSpec]) -> Vec<Feature> {
+    let mut features = Vec::new();
+    let mut scales = repr.scales.chunks_exact(ScaleRec::SIZE);
+    for (attr, inp) in inputs.iter().enumerate() {
+        match inp.kind {
+            InputKind::Numeric { .. } => {
+                // No scales (no dense unit): a placeholder nothing reads.
+                let (s, _) = ScaleRec::parse(scales.next().unwrap_or(&[0, 0, 0, 0, 0, 0, 1, 0, 0, 0]));
+                features.push(Feature::Numeric {
+                    attr,
+                    offset: s.offset,
+                    mul: s.mul,
+                    shift: s.shift,
+                    max_abs: s.max_abs,
+                });
+            }
+            InputKind::Categorical { n_values } => {
+                features.extend((0..i32::from(n_values)).map(|value| Feature::Equals { attr, value }))
+            }
+        }
+    }
+    let literal = |l: usize| {
+        let (rec, _) = LiteralRec::parse(&repr.literals[l * LiteralRec::SIZE..]);
+        let op = match rec.op {
+            literal_op::EQ => LiteralOp::Eq,
+            literal_op::NE => LiteralOp::Ne,
+            literal_op::GT => LiteralOp::Gt,
+            _ => LiteralOp::Le,
+        };
+        Literal { attr: rec.attr as usize, op, value: rec.value }
+    };
+    features.extend(repr.features.chunks_exact(FeatureRec::SIZE).map(|b| {
+        let rec = FeatureRec::parse(b);
+        let attr = rec.attr as usize;
+        match rec.kind {
+            feature_kind::NUMERIC => Feature::Numeric {
+                attr,
+                offset: rec.value,
+                mul: rec.mul,
+                shift: rec.shift,
+                max_abs: rec.max_abs,
+            },
+            feature_kind::EQUALS => Feature::Equals { attr, value: rec.value },
+            feature_kind::GREATER => Feature::Greater { attr, value: rec.value },
+            _ => {
+                let first = rec.value as usize;
+                Feature::Conjunction((first..first + attr).map(literal).collect())
+            }
+        }
+    }));
+    features
+}
+
+/// The units, with their terms as indices into [`decode_features`]' list.
+fn decode_units(repr: &ModelRepr<'_>, n_standard: usize) -> Vec<Unit> {
+    use ltu_runtime::format::u16_table;
+    let terms_table = u16_table(repr.term_features);
+    let classes_table = u16_table(repr.unit_classes);
+    let kind = repr.weight_kind;
+    let width = kind.width();
+    let weight = |e: usize| -> i64 {
+        let b = &repr.weights[e * width..];
+        match kind {
+            WeightKind::I8 => i64::from(b[0] as i8),
+            WeightKind::I16 => i64::from(i16::from_le_bytes([b[0], b[1]])),
+            WeightKind::I32 | WeightKind::Fixed => i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        }
+    };
+    repr.units
+        .chunks_exact(UnitRec::SIZE)
+        .map(|b| {
+            let (rec, _) = UnitRec::parse(b);
+            let n = rec.n_terms as usize;
+            let terms: Vec<usize> = if rec.flags & unit_flags::SPARSE != 0 {
+                (0..n).map(|j| n_standard + terms_table(rec.term_start as usize + j) as usize).collect()
+            } else {
+                (0..n).collect()
+            };
+            let rows = (0..rec.n_out as usize)
+                .map(|o| (0..=n).map(|j| weight(rec.weight_start as usize + o * (n + 1) + j)).collect())
+                .collect();
+            let classes =
+                (0..rec.n_classes()).map(|k| classes_table(rec.class_start as usize + k) as usize).collect();
+            Unit { terms, rows, classes }
+        })
+        .collect()
+}
+
+/// The structure: which unit decides, the decision list, or the tree.
+fn decode_structure(structure: &StructureRepr<'_>) -> Structure {
+    match *structure {
+        StructureRepr::Linear { unit } => Structure::Linear(unit as usize),
+        StructureRepr::List { entries, default_class } => Structure::List {
+            entries: entries
+                .chunks_exact(ListEntryRec::SIZE)
+                .map(|b| {
+                    let e = ListEntryRec::parse(b);
+                    (e.unit as usize, e.class as usize)
+                })
+                .collect(),
+            default: default_class as usize,
+        },
+        StructureRepr::Tree { nodes, children } => {
+            let child = ltu_runtime::format::u16_table(children);
+            Structure::Tree(
+                nodes
+                    .chunks_exact(NodeRec::SIZE)
+                    .map(|b| {
+                        let (rec, _) = NodeRec::parse(b);
+                        let a = rec.a as usize;
+                        match rec.kind {
+                            node_kind::CLASS => Node::Class(a),
+                            node_kind::UNIT => Node::Unit(a),
+                            node_kind::CATEGORICAL => Node::Categorical {
+                                attr: a,
+                                children: (0..rec.c as usize)
+                                    .map(|k| child(rec.value as usize + k) as usize)
+                                    .collect(),
+                                default: rec.b as usize,
+                            },
+                            node_kind::THRESHOLD => Node::Threshold {
+                                attr: a,
+                                threshold: rec.value,
+                                left: rec.b as usize,
+                                right: rec.c as usize,
+                            },
+                            _ => Node::UnitSplit { unit: a, left: rec.b as usize, right: rec.c as usize },
+                        }
+                    })
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// The names of the inputs, values and classes, if the host block has them.
+fn decode_names(model: &ltu_runtime::Model<'_>) -> Option<Names> {
+    model.names().map(|n| Names {
+        inputs: (0..model.n_inputs()).map(|i| n.input(i).to_string()).collect(),
+        values: (0..model.n_inputs())
+            .map(|i| {
+                let k = model.input(i).map_or(0, |r| r.n_values as usize);
+                (0..k).map(|v| n.value(i, v).to_string()).collect()
+            })
+            .collect(),
+        classes: (0..model.n_classes()).map(|c| n.class(c).to_string()).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ir::tests::tiny_tree;
+
+    fn round_trip(spec: &ModelSpec, host: &Host) -> ModelSpec {
+        let bytes = spec.to_bytes_with(host).expect("encodes");
+        let model = ltu_runtime::Model::from_bytes(&bytes).expect("the runtime accepts it");
+        ModelSpec::from_model(&model)
+    }
+
+    #[test]
+    fn tree_round_trips_through_the_runtime() {
+        let spec = tiny_tree();
+        assert_eq!(round_trip(&spec, &Host::default()), spec);
+    }
+
+    #[test]
+    fn runtime_predicts_what_the_reference_evaluator_does() {
+        let spec = tiny_tree();
+        let bytes = spec.to_bytes().unwrap();
+        let model = ltu_runtime::Model::from_bytes(&bytes).unwrap();
+        for x in [[5, 0], [30, 0], [15, 0], [30, 1], [30, 2], [30, 7], [-100, 2]] {
+            assert_eq!(model.predict(&x).unwrap(), spec.predict(&x), "input {x:?}");
+        }
+    }
+
+    #[test]
+    fn dense_and_sparse_units_are_chosen_by_size() {
+        let bytes = tiny_tree().to_bytes().unwrap();
+        let model = ltu_runtime::Model::from_bytes(&bytes).unwrap();
+        let flags: Vec<u8> =
+            model.repr().units.chunks_exact(UnitRec::SIZE).map(|b| UnitRec::parse(b).0.flags).collect();
+        assert_eq!(flags, [0, unit_flags::SPARSE]);
+        // One feature record (the conjunction) with its two literals; one scale for `x`.
+        assert_eq!(model.repr().features.len(), FeatureRec::SIZE);
+        assert_eq!(model.repr().literals.len(), 2 * LiteralRec::SIZE);
+        assert_eq!(model.repr().scales.len(), ScaleRec::SIZE);
+    }
+
+    #[test]
+    fn stripped_model_loses_names_scales_and_substitutes() {
+        let mut spec = tiny_tree();
+        spec.structure = Structure::List { entries: vec![(1, 1)], default: 2 };
+        let back = round_trip(&spec, &Host { strip: true, meta: Some("ignored=1".into()) });
+        spec.names = None;
+        spec.inputs[0] = InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 };
+        assert_eq!(back, spec);
+    }
+
+    #[test]
+    fn metadata_is_stored_in_the_host_block() {
+        let bytes =
+            tiny_tree().to_bytes_with(&Host { strip: false, meta: Some("algo=test".into()) }).unwrap();
+        let model = ltu_runtime::Model::from_bytes(&bytes).unwrap();
+        assert_eq!(model.meta(), Some("algo=test"));
+    }
+
+    #[test]
+    fn weight_out_of_range_names_the_unit() {
+        let mut spec = tiny_tree();
+        spec.units[1].rows[0][0] = 300;
+        assert_eq!(
+            spec.to_bytes(),
+            Err(ExportError::WeightRange { unit: 1, value: 300, kind: WeightKind::I8 })
+        );
+    }
+
+    #[test]
+    fn name_with_a_line_break_is_refused_unless_stripped() {
+        let mut spec = tiny_tree();
+        spec.names.as_mut().unwrap().classes[2] = "c\nd".into();
+        assert_eq!(spec.to_bytes(), Err(ExportError::NameLineBreak("c\nd".into())));
+        assert!(spec.to_bytes_with(&Host { strip: true, meta: None }).is_ok());
+    }
+
+    #[test]
+    fn too_many_classes_is_too_large() {
+        let mut spec = tiny_tree();
+        spec.n_classes = 70_000;
+        assert_eq!(spec.to_bytes(), Err(ExportError::TooLarge("classes")));
     }
 }

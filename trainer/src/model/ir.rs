@@ -292,7 +292,7 @@ pub struct RowCost {
     /// Most multiply-accumulates of one row (at most [`Stats::max_macs`], the worst path).
     pub max_macs: u64,
     /// Mean [`ModelSpec::essential_work`] per row: Cortex-M3 instructions a minimal evaluator
-    /// needs, by issue 11's yardstick.
+    /// needs (the yardstick of [`ModelSpec::essential_work`]).
     pub mean_essential_work: f64,
     /// Most essential work of one row.
     pub max_essential_work: u64,
@@ -346,8 +346,8 @@ impl ModelSpec {
         }
     }
 
-    /// The essential work of predicting `x`, in Cortex-M3 instructions, by issue 11's yardstick
-    /// for what a prediction cannot do without: 10, plus 6 per tree node visited (its leaf
+    /// The essential work of predicting `x`, in Cortex-M3 instructions: a yardstick for what
+    /// a prediction cannot do without, fixed so that measured device counts can be divided by it: 10, plus 6 per tree node visited (its leaf
     /// included), 15 per numeric feature, 5 per comparison feature (`==`, `>`), 4 per
     /// conjunction and 6 per literal it tests (up to the first that fails), 5 per non-zero
     /// weight multiplied, 8 per unit row scored and 6 per list entry tried. Each feature counts
@@ -549,5 +549,151 @@ impl ModelSpec {
     /// Largest absolute value of each term of `unit` (its feature's [`Feature::max_abs`]).
     pub fn term_bounds(&self, unit: &Unit) -> Vec<i64> {
         unit.terms.iter().map(|&t| self.features[t].max_abs()).collect()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A small tree over a numeric input `x` and a categorical input `color` (3 values) with
+    /// three classes, using every node kind, a dense machine and a sparse binary unit over a
+    /// conjunction:
+    ///
+    /// ```text
+    /// 0: x <= 5 ? 1 : 2
+    /// 1: unit 0 (machine over the standard features)
+    /// 2: color: red -> 3, green -> 4, blue -> 3, else 4
+    /// 3: unit 1 (3 * [x > 20 and color == red] - 1) > 0 ? 5 : 4
+    /// 4: class 0
+    /// 5: class 2
+    /// ```
+    ///
+    /// Its features are the standard ones first and the feature table after, as
+    /// `ModelSpec::from_model` rebuilds them, so encoding and decoding it gives it back.
+    pub(crate) fn tiny_tree() -> ModelSpec {
+        let conj = Feature::Conjunction(vec![
+            Literal { attr: 0, op: LiteralOp::Gt, value: 20 },
+            Literal { attr: 1, op: LiteralOp::Eq, value: 0 },
+        ]);
+        ModelSpec {
+            n_classes: 3,
+            weight_kind: WeightKind::I8,
+            inputs: vec![
+                InputSpec { kind: InputKind::Numeric { scale_exp: 1 }, missing: 3 },
+                InputSpec { kind: InputKind::Categorical { n_values: 3 }, missing: 0 },
+            ],
+            features: vec![
+                Feature::Numeric { attr: 0, offset: 10, mul: 3, shift: 1, max_abs: 100 },
+                Feature::Equals { attr: 1, value: 0 },
+                Feature::Equals { attr: 1, value: 1 },
+                Feature::Equals { attr: 1, value: 2 },
+                conj,
+            ],
+            units: vec![
+                Unit {
+                    terms: vec![0, 1, 2, 3],
+                    rows: vec![vec![0, 1, 0, 0, 1], vec![-1, 0, 2, 0, 0], vec![0, 0, 0, 3, 0]],
+                    classes: vec![0, 1, 2],
+                },
+                Unit { terms: vec![4], rows: vec![vec![3, -1]], classes: vec![0, 2] },
+            ],
+            structure: Structure::Tree(vec![
+                Node::Threshold { attr: 0, threshold: 5, left: 1, right: 2 },
+                Node::Unit(0),
+                Node::Categorical { attr: 1, children: vec![3, 4, 3], default: 4 },
+                Node::UnitSplit { unit: 1, left: 4, right: 5 },
+                Node::Class(0),
+                Node::Class(2),
+            ]),
+            names: Some(Names {
+                inputs: vec!["x".into(), "color".into()],
+                values: vec![vec![], vec!["red".into(), "green".into(), "blue".into()]],
+                classes: vec!["a".into(), "b".into(), "c".into()],
+            }),
+        }
+    }
+
+    #[test]
+    fn numeric_feature_scales_then_clamps() {
+        let f = Feature::Numeric { attr: 0, offset: 10, mul: 3, shift: 1, max_abs: 100 };
+        // ((5 - 10) * 3) >> 1 = -15 >> 1 = -8 (arithmetic shift rounds down).
+        assert_eq!(f.value(&[5]), -8);
+        assert_eq!(f.value(&[1000]), 100);
+        assert_eq!(f.value(&[-1000]), -100);
+        assert_eq!(Feature::Greater { attr: 0, value: 4 }.value(&[5]), 1);
+        assert_eq!(Feature::Equals { attr: 0, value: 4 }.value(&[5]), -1);
+    }
+
+    #[test]
+    fn machine_ties_go_to_the_lowest_row() {
+        let u =
+            Unit { terms: vec![0], rows: vec![vec![1, 0], vec![1, 0], vec![0, 0]], classes: vec![7, 8, 9] };
+        assert_eq!(u.decide(&[2]), 7);
+        assert_eq!(u.decide(&[-2]), 9);
+        let binary = Unit { terms: vec![0], rows: vec![vec![1, 0]], classes: vec![4, 5] };
+        // A binary unit is positive only above zero.
+        assert_eq!(binary.decide(&[0]), 4);
+        assert_eq!(binary.decide(&[1]), 5);
+    }
+
+    #[test]
+    fn reference_evaluator_walks_the_tree() {
+        let m = tiny_tree();
+        // x <= 5: the machine decides; scores 2, 6, -3.
+        assert_eq!(m.predict(&[5, 0]), 1);
+        // x > 5, red, conjunction holds: the unit split goes right.
+        assert_eq!(m.predict(&[30, 0]), 2);
+        // x > 5, red, x <= 20: the conjunction fails.
+        assert_eq!(m.predict(&[15, 0]), 0);
+        // Green goes straight to class 0; an unknown value takes the default child.
+        assert_eq!(m.predict(&[30, 1]), 0);
+        assert_eq!(m.predict(&[30, 7]), 0);
+    }
+
+    #[test]
+    fn reference_evaluator_walks_a_list() {
+        let mut m = tiny_tree();
+        m.structure = Structure::List { entries: vec![(1, 1)], default: 2 };
+        assert_eq!(m.predict(&[30, 0]), 1);
+        assert_eq!(m.predict(&[30, 1]), 2);
+        assert_eq!(m.macs(&[30, 1]), 1);
+        m.structure = Structure::Linear(0);
+        assert_eq!(m.predict(&[5, 0]), 1);
+    }
+
+    #[test]
+    fn essential_work_counts_the_path_taken() {
+        let m = tiny_tree();
+        // 10 + 2 nodes * 6 + 3 rows * 8 + 4 weights * 5 + one numeric feature (15) + three
+        // comparisons (5 each).
+        assert_eq!(m.essential_work(&[5, 0]), 10 + 12 + 24 + 20 + 15 + 15);
+        // 10 + 4 nodes * 6 + one row (8) + one weight (5) + a conjunction testing both literals.
+        assert_eq!(m.essential_work(&[30, 0]), 10 + 24 + 8 + 5 + 4 + 12);
+        // The conjunction stops at its first failing literal.
+        assert_eq!(m.essential_work(&[15, 0]), 10 + 24 + 8 + 5 + 4 + 6);
+        assert_eq!(m.macs(&[5, 0]), 12);
+        assert_eq!(m.macs(&[30, 0]), 1);
+        assert_eq!(m.macs(&[30, 1]), 0);
+    }
+
+    #[test]
+    fn stats_take_the_worst_path() {
+        let s = tiny_tree().stats();
+        assert_eq!((s.ltus, s.weights_nonzero), (2, 5));
+        assert_eq!((s.decision_nodes, s.leaves), (3, 3));
+        assert_eq!((s.max_macs, s.max_depth), (12, 4));
+        let cost = tiny_tree().row_cost(&[vec![5, 0], vec![30, 1]]);
+        assert_eq!((cost.mean_macs, cost.max_macs), (6.0, 12));
+    }
+
+    #[test]
+    fn smallest_kind_follows_the_weights() {
+        let mut m = tiny_tree();
+        assert_eq!(m.smallest_integer_kind(), Some(WeightKind::I8));
+        m.units[1].rows[0][0] = 300;
+        assert_eq!(m.smallest_integer_kind(), Some(WeightKind::I16));
+        assert_eq!(m.rescale(WeightKind::I8), 1);
+        assert!(m.fits(WeightKind::I8));
     }
 }

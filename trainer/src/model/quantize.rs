@@ -1,5 +1,5 @@
 //! Integer weights within the runtime's proven accumulator bound: the one implementation every
-//! learner and the exporter use.
+//! learner and the byte codec (`ModelSpec::to_bytes`) use.
 //!
 //! A unit's weight row holds one stored value per term and its bias last (the IR's layout,
 //! [`Unit::rows`](crate::model::Unit::rows)). The runtime accepts a row only when every value
