@@ -306,3 +306,240 @@ fn crossings(xs: Samples<'_>, mean: Feature) -> Feature {
     }
     count
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use std::vec::Vec;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Each statistic straight from its definition in exact `i128` arithmetic, written
+    /// independently of the kernels (textbook slope formula, crossings against the exact mean).
+    pub(crate) fn reference(stat: Stat, xs: &[i16]) -> i64 {
+        let x: Vec<i128> = xs.iter().map(|&x| i128::from(x)).collect();
+        let n = x.len() as i128;
+        let sum: i128 = x.iter().sum();
+        let sum_sq: i128 = x.iter().map(|x| x * x).sum();
+        let value = match stat {
+            Stat::Mean => sum.div_euclid(n),
+            Stat::Spread => {
+                // largest s with s²·n² ≤ n·Σx² − (Σx)²
+                let m2 = n * sum_sq - sum * sum;
+                (0..=1i128 << 16).take_while(|s| s * s * n * n <= m2).last().unwrap()
+            }
+            Stat::Energy => sum_sq / n,
+            Stat::Min => *x.iter().min().unwrap(),
+            Stat::Max => *x.iter().max().unwrap(),
+            Stat::PeakToPeak => x.iter().max().unwrap() - x.iter().min().unwrap(),
+            Stat::MeanAbsDiff if n == 1 => 0,
+            Stat::MeanAbsDiff => x.windows(2).map(|w| (w[1] - w[0]).abs()).sum::<i128>() / (n - 1),
+            Stat::Slope if n == 1 => 0,
+            Stat::Slope => {
+                let st: i128 = (0..n).sum();
+                let stt: i128 = (0..n).map(|t| t * t).sum();
+                let stx: i128 = x.iter().zip(0..).map(|(x, t)| t * x).sum();
+                (256 * (n * stx - st * sum)).div_euclid(n * stt - st * st)
+            }
+            Stat::Crossings => x.windows(2).filter(|w| (n * w[0] > sum) != (n * w[1] > sum)).count() as i128,
+        };
+        value as i64
+    }
+
+    fn check_all(xs: &[i16]) {
+        for stat in Stat::ALL {
+            assert_eq!(i64::from(stat.compute(xs).unwrap()), reference(stat, xs), "{stat} of {xs:?}");
+        }
+    }
+
+    #[test]
+    fn codes_and_names_are_pinned() {
+        // Stored in model files and shown by the trainer: never renumber or rename.
+        let pinned = [
+            (0, "mean"),
+            (1, "spread"),
+            (2, "energy"),
+            (3, "min"),
+            (4, "max"),
+            (5, "peak_to_peak"),
+            (6, "mean_abs_diff"),
+            (7, "slope"),
+            (8, "crossings"),
+        ];
+        assert_eq!(Stat::ALL.map(|s| (s.code(), s.name())), pinned);
+        for code in 0..=u8::MAX {
+            assert_eq!(
+                Stat::from_code(code).map(Stat::code),
+                (usize::from(code) < pinned.len()).then_some(code)
+            );
+        }
+        for stat in Stat::ALL {
+            assert_eq!(Stat::from_name(stat.name()), Some(stat));
+            assert_eq!(std::format!("{stat}"), stat.name());
+        }
+        assert_eq!(Stat::from_name("Mean"), None);
+        assert_eq!(Stat::from_name(""), None);
+    }
+
+    #[test]
+    fn mean_floors_not_truncates() {
+        assert_eq!(Stat::Mean.compute(&[-1, 0]), Ok(-1)); // -0.5; truncation would give 0
+        assert_eq!(Stat::Mean.compute(&[-2, -3, -3]), Ok(-3)); // -2.67
+        assert_eq!(Stat::Mean.compute(&[1, 0]), Ok(0));
+        assert_eq!(Stat::Mean.compute(&[-4, -2]), Ok(-3));
+    }
+
+    #[test]
+    fn spread_energy_extremes_by_hand() {
+        assert_eq!(Stat::Spread.compute(&[-3, 1, 2, 4]), Ok(2)); // variance 6.5
+        assert_eq!(Stat::Energy.compute(&[-3, 1, 2, 4]), Ok(7)); // 30 / 4
+        assert_eq!(Stat::Energy.compute(&[-1, 0]), Ok(0)); // 0.5
+        assert_eq!(Stat::Min.compute(&[3, -7, 5]), Ok(-7));
+        assert_eq!(Stat::Max.compute(&[3, -7, 5]), Ok(5));
+        assert_eq!(Stat::PeakToPeak.compute(&[3, -7, 5]), Ok(12));
+        assert_eq!(Stat::PeakToPeak.compute(&[i16::MAX, i16::MIN]), Ok(65535));
+    }
+
+    #[test]
+    fn mean_abs_diff_by_hand() {
+        assert_eq!(Stat::MeanAbsDiff.compute(&[1, 4, 2, 2]), Ok(1)); // (3 + 2 + 0) / 3
+        assert_eq!(Stat::MeanAbsDiff.compute(&[-5, 5]), Ok(10));
+        assert_eq!(Stat::MeanAbsDiff.compute(&[-5, -9, -5]), Ok(4));
+        assert_eq!(Stat::MeanAbsDiff.compute(&[i16::MIN, i16::MAX]), Ok(65535));
+        assert_eq!(Stat::MeanAbsDiff.compute(&[7]), Ok(0));
+    }
+
+    #[test]
+    fn slope_by_hand() {
+        assert_eq!(Stat::Slope.compute(&[0, 1, 2, 3]), Ok(256));
+        assert_eq!(Stat::Slope.compute(&[3, 2, 1, 0]), Ok(-256));
+        assert_eq!(Stat::Slope.compute(&[-10, -10]), Ok(0));
+        assert_eq!(Stat::Slope.compute(&[0, 0, 1]), Ok(128)); // 1/2
+        assert_eq!(Stat::Slope.compute(&[0, 1, 0]), Ok(0));
+        assert_eq!(Stat::Slope.compute(&[0, 0, 0, 1]), Ok(76)); // 0.3 · 256 = 76.8
+        assert_eq!(Stat::Slope.compute(&[1, 0, 0, 0]), Ok(-77)); // -76.8 floors; truncation gives -76
+        assert_eq!(Stat::Slope.compute(&[i16::MIN, i16::MAX]), Ok(65535 * 256));
+        assert_eq!(Stat::Slope.compute(&[i16::MAX, i16::MIN]), Ok(-65535 * 256));
+        assert_eq!(Stat::Slope.compute(&[i16::MIN]), Ok(0));
+    }
+
+    #[test]
+    fn crossings_by_hand() {
+        assert_eq!(Stat::Crossings.compute(&[0, 1, 0, 1]), Ok(3)); // mean 0.5
+        assert_eq!(Stat::Crossings.compute(&[-1, 1]), Ok(1));
+        assert_eq!(Stat::Crossings.compute(&[-3, -1]), Ok(1)); // mean -2
+        assert_eq!(Stat::Crossings.compute(&[2, 2, 2, 3]), Ok(1)); // mean 2.25
+        assert_eq!(Stat::Crossings.compute(&[0, 1, 2]), Ok(1)); // 1 equals the mean: low
+        assert_eq!(Stat::Crossings.compute(&[1, 0, 1, 2, 1]), Ok(2)); // low, low, low, high, low
+        assert_eq!(Stat::Crossings.compute(&[4, 4, 4]), Ok(0));
+        assert_eq!(Stat::Crossings.compute(&[9]), Ok(0));
+    }
+
+    #[test]
+    fn length_one_and_errors() {
+        for x in [i16::MIN, -1, 0, 1, i16::MAX] {
+            let xi = i32::from(x);
+            let want = [xi, 0, xi * xi, xi, xi, 0, 0, 0, 0];
+            assert_eq!(Stat::ALL.map(|s| s.compute(&[x]).unwrap()), want);
+        }
+        for stat in Stat::ALL {
+            assert_eq!(stat.compute(&[]), Err(WindowError::WindowEmpty));
+            assert_eq!(stat.compute(&[0; MAX_WINDOW_LEN + 1]), Err(WindowError::WindowTooLong));
+        }
+    }
+
+    #[test]
+    fn extremes_at_max_length() {
+        let n = MAX_WINDOW_LEN;
+        let constant_min = [i16::MIN; MAX_WINDOW_LEN];
+        let constant_max = [i16::MAX; MAX_WINDOW_LEN];
+        let alternating: Vec<i16> = (0..n).map(|t| if t % 2 == 0 { i16::MIN } else { i16::MAX }).collect();
+        // Largest slope moment: each sample at the extreme with the sign of t − t̄.
+        let step_up: Vec<i16> = (0..n).map(|t| if t < n / 2 { i16::MIN } else { i16::MAX }).collect();
+        let step_down: Vec<i16> = step_up.iter().rev().copied().collect();
+        let ramp: Vec<i16> = (0..n).map(|t| (t as i32 * 16 - 32768) as i16).collect();
+        for xs in [&constant_min[..], &constant_max, &alternating, &step_up, &step_down, &ramp] {
+            check_all(xs);
+        }
+        assert_eq!(Stat::Energy.compute(&constant_min), Ok(1 << 30));
+        assert_eq!(Stat::MeanAbsDiff.compute(&alternating), Ok(65535));
+        assert_eq!(Stat::Crossings.compute(&alternating), Ok(4095));
+        assert_eq!(Stat::Slope.compute(&ramp), Ok(16 * 256));
+        // A step of 65535 halfway: b = 1.5 · 65535 · n / (n² − 1) = 23.9996…
+        assert_eq!(Stat::Slope.compute(&step_up).map(|s| s / 256), Ok(23));
+        assert_eq!(Stat::Slope.compute(&step_down).map(|s| s.div_euclid(256)), Ok(-24));
+    }
+
+    #[test]
+    fn slope_agrees_with_floating_point() {
+        // Independent of the integer reference: a least-squares fit in f64, within rounding.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let n = 2 + (seed % 300) as usize;
+            let xs: Vec<i16> = (0..n)
+                .map(|t| {
+                    let noise = (seed.rotate_left(t as u32 % 64) & 0xff) as f64 - 128.0;
+                    ((t as f64) * ((seed >> 40) % 200) as f64 / 10.0 - 1000.0 + noise) as i16
+                })
+                .collect();
+            let tm = (n as f64 - 1.0) / 2.0;
+            let xm = xs.iter().map(|&x| f64::from(x)).sum::<f64>() / n as f64;
+            let sxy: f64 = xs.iter().enumerate().map(|(t, &x)| (t as f64 - tm) * (f64::from(x) - xm)).sum();
+            let sxx: f64 = (0..n).map(|t| (t as f64 - tm).powi(2)).sum();
+            let want = sxy / sxx * 256.0;
+            let got = f64::from(Stat::Slope.compute(&xs).unwrap());
+            assert!(got <= want + 1e-6 && want < got + 1.0 + 1e-6, "seed {seed}: {got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn two_parts_equal_one_slice() {
+        let xs = [5i16, -3, 8, 8, -20, 0, 1];
+        for split in 0..=xs.len() {
+            let (a, b) = xs.split_at(split);
+            let parts = Samples::new(a, b).unwrap();
+            for stat in Stat::ALL {
+                assert_eq!(stat.of(parts), stat.compute(&xs).unwrap(), "{stat} split at {split}");
+                for start in 0..xs.len() {
+                    for end in start + 1..=xs.len() {
+                        assert_eq!(stat.of(parts.range(start, end)), stat.compute(&xs[start..end]).unwrap());
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        #[test]
+        fn matches_reference(xs in proptest::collection::vec(any::<i16>(), 1..200)) {
+            for stat in Stat::ALL {
+                prop_assert_eq!(i64::from(stat.compute(&xs).unwrap()), reference(stat, &xs), "{}", stat);
+            }
+        }
+
+        #[test]
+        fn matches_reference_small_values(xs in proptest::collection::vec(-3i16..=3, 1..64)) {
+            // Small values make ties (samples equal to the mean, exact slopes) common.
+            for stat in Stat::ALL {
+                prop_assert_eq!(i64::from(stat.compute(&xs).unwrap()), reference(stat, &xs), "{}", stat);
+            }
+        }
+
+        #[test]
+        fn matches_reference_extreme_values(
+            xs in proptest::collection::vec(prop_oneof![Just(i16::MIN), Just(i16::MAX), -1i16..=1], 1..MAX_WINDOW_LEN)
+        ) {
+            for stat in Stat::ALL {
+                prop_assert_eq!(i64::from(stat.compute(&xs).unwrap()), reference(stat, &xs), "{}", stat);
+            }
+        }
+    }
+}
