@@ -485,7 +485,7 @@ mod tests {
 
     use super::*;
 
-    /// Reference features in exact wide arithmetic, written independently of `Sums`.
+    /// Reference features in exact wide arithmetic, written independently of the kernels.
     fn reference(xs: &[i16]) -> [i32; 5] {
         let n = xs.len() as i128;
         let sum: i128 = xs.iter().map(|&x| i128::from(x)).sum();
@@ -513,6 +513,12 @@ mod tests {
         let f = Features { mean: 0, spread: 1, energy: 2, min: 3, max: 4 };
         assert_eq!(f.to_array(), [0, 1, 2, 3, 4]);
         assert_eq!(FEATURE_NAMES, ["mean", "spread", "energy", "min", "max"]);
+        assert_eq!(FEATURE_STATS.map(Stat::name), FEATURE_NAMES);
+        for i in 0..10 {
+            let name = FeatureName::of_index(i);
+            let stat = FEATURE_STATS[name.feature];
+            assert_eq!(WindowFeature::whole(name.channel as u8, stat).to_string(), name.to_string());
+        }
         let names: Vec<_> = (0..10).map(|i| FeatureName::of_index(i).to_string()).collect();
         assert_eq!(names[0], "ch0_mean");
         assert_eq!(names[4], "ch0_max");
@@ -643,6 +649,25 @@ mod tests {
             xs in proptest::collection::vec(prop_oneof![Just(i16::MIN), Just(i16::MAX), -2i16..=2], 1..MAX_WINDOW_LEN)
         ) {
             prop_assert_eq!(features(&xs).unwrap().to_array(), reference(&xs));
+        }
+
+        #[test]
+        fn five_features_are_the_whole_window_stats(xs in proptest::collection::vec(any::<i16>(), 1..300)) {
+            let old = features(&xs).unwrap().to_array();
+            let new = FEATURE_STATS.map(|stat| WindowFeature::whole(0, stat).compute(&xs).unwrap());
+            prop_assert_eq!(old, new);
+            // And through a ring buffer, as the firmware reads them.
+            let mut windows = SensorWindows::<1, 64>::new(1).unwrap();
+            for &x in &xs {
+                windows.push_frame([x]);
+            }
+            let held = &xs[xs.len().saturating_sub(64)..];
+            let mut extracted = [0; FEATURES_PER_CHANNEL];
+            windows.extract_into(&mut extracted).unwrap();
+            let mut computed = [0; FEATURES_PER_CHANNEL];
+            windows.compute_into(&FEATURE_STATS.map(|s| WindowFeature::whole(0, s)), &mut computed).unwrap();
+            prop_assert_eq!(extracted, features(held).unwrap().to_array());
+            prop_assert_eq!(computed, extracted);
         }
 
         #[test]

@@ -308,7 +308,7 @@ fn crossings(xs: Samples<'_>, mean: Feature) -> Feature {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     extern crate std;
 
     use std::vec::Vec;
@@ -319,7 +319,7 @@ mod tests {
 
     /// Each statistic straight from its definition in exact `i128` arithmetic, written
     /// independently of the kernels (textbook slope formula, crossings against the exact mean).
-    pub(crate) fn reference(stat: Stat, xs: &[i16]) -> i64 {
+    pub(in crate::window) fn reference(stat: Stat, xs: &[i16]) -> i64 {
         let x: Vec<i128> = xs.iter().map(|&x| i128::from(x)).collect();
         let n = x.len() as i128;
         let sum: i128 = x.iter().sum();
