@@ -23,6 +23,16 @@
 //! channel 1, and so on. Feature `k` of channel `c` sits at index `c * FEATURES_PER_CHANNEL + k`
 //! and is called `ch{c}_{FEATURE_NAMES[k]}` (see [`FeatureName`]), e.g. `ch2_energy`.
 //!
+//! # Window features
+//!
+//! The five features above are the whole-window [`Stat`]s `Mean`, `Spread`, `Energy`, `Min` and
+//! `Max` ([`FEATURE_STATS`]). A model can read more: a [`WindowFeature`] is any [`Stat`] (also
+//! peak-to-peak, mean absolute difference, least-squares slope and mean crossings) of any
+//! channel, over the whole window or one of up to [`MAX_SEGMENTS`] equal segments of it, named
+//! e.g. `ch1_slope_s2of4`. [`compute_into`] (slices) and [`SensorWindows::compute_into`] (ring
+//! buffers, read in place) compute just the features a model lists. [`Stat`] defines each
+//! statistic exactly; each has one implementation, which [`features`] uses too.
+//!
 //! # No overflow
 //!
 //! With `n ≤ 2^12` and `|x| ≤ 2^15`: `|Σx| ≤ 2^27`, `Σx² ≤ 2^42`, `n·Σx² ≤ 2^54` and
@@ -31,6 +41,16 @@
 //! extremes are samples' range, the energy is at most `(−2^15)² = 2^30`, and the spread is at most
 //! half the sample range, `32767.5`. Windows longer than [`MAX_WINDOW_LEN`] are rejected, never
 //! truncated.
+//!
+//! The other statistics: `max − min ≤ 2^16 − 1`. The absolute differences of consecutive samples
+//! sum to at most `(n − 1)·(2^16 − 1) < 2^28` (a `u32`), and their floored mean is at most
+//! `2^16 − 1`. The slope's sum `Σ(2t − n + 1)·x` has terms below `2^12 · 2^15 = 2^27` (each an
+//! `i32`) and is at most `Σ|2t − n + 1| · 2^15 ≤ (n²/2)·2^15 ≤ 2^38`; times `6·2^8` it stays below
+//! `2^49`, and the denominator `n·(n² − 1)` below `2^36`, both `i64`. The slope itself is at most
+//! the sample range `2^16 − 1` in absolute value (for any constant `c`, `b = Σ(t − t̄)(x − c) /
+//! Σ(t − t̄)²`; take `c` the midrange so `|x − c| ≤ (2^16 − 1)/2`, and `Σ|t − t̄| ≤ 2·Σ(t − t̄)²`
+//! because every non-zero `|t − t̄|` is at least `1/2`), so the scaled slope is within `±2^24`.
+//! Crossings are at most `n − 1 ≤ 4095`.
 //!
 //! # Streaming
 //!
@@ -65,6 +85,13 @@ use core::fmt;
 
 use heapless::HistoryBuf;
 
+mod feature;
+mod stat;
+
+pub use feature::{compute_into, WindowFeature, MAX_SEGMENTS};
+use stat::{Samples, Sums};
+pub use stat::{Stat, SLOPE_SHIFT};
+
 /// One raw sensor reading, e.g. ADC counts.
 pub type Sample = i16;
 
@@ -77,8 +104,19 @@ pub const MAX_WINDOW_LEN: usize = 4096;
 /// Number of features computed per channel.
 pub const FEATURES_PER_CHANNEL: usize = 5;
 
-/// Name suffix of each per-channel feature, in feature-vector order.
-pub const FEATURE_NAMES: [&str; FEATURES_PER_CHANNEL] = ["mean", "spread", "energy", "min", "max"];
+/// The statistic of each per-channel feature of [`features`], in feature-vector order.
+pub const FEATURE_STATS: [Stat; FEATURES_PER_CHANNEL] =
+    [Stat::Mean, Stat::Spread, Stat::Energy, Stat::Min, Stat::Max];
+
+/// Name suffix of each per-channel feature, in feature-vector order (the names of
+/// [`FEATURE_STATS`]).
+pub const FEATURE_NAMES: [&str; FEATURES_PER_CHANNEL] = [
+    FEATURE_STATS[0].name(),
+    FEATURE_STATS[1].name(),
+    FEATURE_STATS[2].name(),
+    FEATURE_STATS[3].name(),
+    FEATURE_STATS[4].name(),
+];
 
 /// Why features could not be computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,10 +127,19 @@ pub enum WindowError {
     WindowEmpty,
     /// A window holds more than [`MAX_WINDOW_LEN`] samples.
     WindowTooLong,
-    /// The output slice's length is not `FEATURES_PER_CHANNEL` times the number of windows.
+    /// The output slice's length is not `FEATURES_PER_CHANNEL` times the number of windows, or
+    /// not the number of [`WindowFeature`]s requested.
     OutputLength,
     /// The hop of a [`SensorWindows`] is not in `1..=N`.
     HopInvalid,
+    /// A [`WindowFeature`] reads a channel that does not exist.
+    ChannelInvalid,
+    /// A [`WindowFeature`]'s `segments` is not in `1..=MAX_SEGMENTS`.
+    SegmentsInvalid,
+    /// A [`WindowFeature`]'s `segment` is not less than its `segments`.
+    SegmentInvalid,
+    /// A string is not a [`WindowFeature`] name.
+    NameInvalid,
 }
 
 /// `Result` with a [`WindowError`].
@@ -103,8 +150,12 @@ impl fmt::Display for WindowError {
         f.write_str(match self {
             WindowError::WindowEmpty => "window holds no samples",
             WindowError::WindowTooLong => "window longer than MAX_WINDOW_LEN samples",
-            WindowError::OutputLength => "feature output length is not FEATURES_PER_CHANNEL per window",
+            WindowError::OutputLength => "feature output length does not match the features requested",
             WindowError::HopInvalid => "hop must be between 1 and the window length",
+            WindowError::ChannelInvalid => "window feature reads a channel that does not exist",
+            WindowError::SegmentsInvalid => "window feature segments must be between 1 and MAX_SEGMENTS",
+            WindowError::SegmentInvalid => "window feature segment must be less than its segments",
+            WindowError::NameInvalid => "not a window feature name (ch{c}_{stat} or ch{c}_{stat}_s{i}of{k})",
         })
     }
 }
@@ -134,56 +185,17 @@ impl Features {
     }
 }
 
-/// Running sums over the samples of one window.
-///
-/// Sized for speed on cores without a 64-bit multiply: `|Σx| ≤ 2^27` and each `x² ≤ 2^30` fit
-/// an `i32`; only the sum of squares needs 64 bits (an add with carry per sample).
-struct Sums {
-    n: u32,
-    sum: i32,
-    sum_sq: u64,
-    min: i32,
-    max: i32,
-}
-
-impl Sums {
-    const fn new() -> Self {
-        Sums { n: 0, sum: 0, sum_sq: 0, min: i32::MAX, max: i32::MIN }
-    }
-
-    /// Adds a run of samples; rejects more than `MAX_WINDOW_LEN` in total before summing them.
-    fn add(&mut self, xs: &[Sample]) -> Result<()> {
-        if xs.len() > MAX_WINDOW_LEN - self.n as usize {
-            return Err(WindowError::WindowTooLong);
+impl Features {
+    /// The five features of checked samples, in one pass.
+    fn of(xs: Samples<'_>) -> Self {
+        let sums = Sums::of(xs);
+        Features {
+            mean: sums.mean(),
+            spread: sums.spread(),
+            energy: sums.energy(),
+            min: sums.min,
+            max: sums.max,
         }
-        self.n += xs.len() as u32;
-        for &x in xs {
-            let x = i32::from(x);
-            self.sum += x;
-            self.sum_sq += u64::from((x * x).unsigned_abs());
-            self.min = self.min.min(x);
-            self.max = self.max.max(x);
-        }
-        Ok(())
-    }
-
-    fn finish(&self) -> Result<Features> {
-        if self.n == 0 {
-            return Err(WindowError::WindowEmpty);
-        }
-        let n = i64::from(self.n);
-        let sum = i64::from(self.sum);
-        // n ≤ 2^12, Σx² ≤ 2^42: both products ≤ 2^54 (module docs).
-        let n2_var = n * self.sum_sq as i64 - sum * sum;
-        // floor(sqrt(floor(v))) == floor(sqrt(v)) for v ≥ 0, so flooring the variance first is exact.
-        let var = (n2_var / (n * n)) as u64;
-        Ok(Features {
-            mean: sum.div_euclid(n) as Feature,
-            spread: var.isqrt() as Feature,
-            energy: (self.sum_sq / u64::from(self.n)) as Feature,
-            min: self.min,
-            max: self.max,
-        })
     }
 }
 
@@ -202,9 +214,7 @@ impl Sums {
 /// [`WindowError::WindowEmpty`] for an empty window, [`WindowError::WindowTooLong`] for one
 /// longer than [`MAX_WINDOW_LEN`].
 pub fn features(window: &[Sample]) -> Result<Features> {
-    let mut sums = Sums::new();
-    sums.add(window)?;
-    sums.finish()
+    Ok(Features::of(Samples::new(window, &[])?))
 }
 
 /// Writes the channel-major feature vector of several channels' windows into `out`.
@@ -332,10 +342,20 @@ impl<const N: usize> SlidingWindow<N> {
     /// [`WindowError::WindowEmpty`] if no sample is held.
     pub fn features(&self) -> Result<Features> {
         let (older, newer) = self.buf.as_slices();
-        let mut sums = Sums::new();
-        sums.add(older)?;
-        sums.add(newer)?;
-        sums.finish()
+        Ok(Features::of(Samples::new(older, newer)?))
+    }
+
+    /// The window feature `feature` of the samples held (equal to [`WindowFeature::compute`] of
+    /// them, oldest first); `feature.channel` is not read. The ring buffer is read in place
+    /// through its two halves: no copy, no scratch buffer.
+    ///
+    /// # Errors
+    ///
+    /// As [`WindowFeature::compute`]: [`WindowError::WindowEmpty`] if no sample is held, and the
+    /// segment errors of an unchecked `feature`.
+    pub fn compute(&self, feature: &WindowFeature) -> Result<Feature> {
+        let (older, newer) = self.buf.as_slices();
+        feature.compute_parts(older, newer)
     }
 }
 
@@ -410,6 +430,48 @@ impl<const C: usize, const N: usize> SensorWindows<C, N> {
         }
         Ok(())
     }
+
+    /// The window feature `feature` of the current windows.
+    ///
+    /// ```
+    /// use ltu_runtime::window::{SensorWindows, Stat, WindowFeature};
+    ///
+    /// let mut windows = SensorWindows::<2, 4>::new(4)?;
+    /// for t in 0..6i16 {
+    ///     windows.push_frame([t, 10 * t]);
+    /// }
+    /// // Channel 1 holds 20, 30, 40, 50: 10 counts per sample.
+    /// assert_eq!(windows.compute(&WindowFeature::whole(1, Stat::Slope))?, 10 << 8);
+    /// let model_reads = ["ch0_min_s1of2", "ch1_peak_to_peak"].map(|n| n.parse::<WindowFeature>().unwrap());
+    /// let values: Result<Vec<i32>, _> = model_reads.iter().map(|f| windows.compute(f)).collect();
+    /// assert_eq!(values?, [4, 30]);
+    /// # Ok::<(), ltu_runtime::window::WindowError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`WindowFeature::validate`] with `C` channels, and
+    /// [`WindowError::WindowEmpty`] if nothing has been pushed.
+    pub fn compute(&self, feature: &WindowFeature) -> Result<Feature> {
+        let window = self.channels.get(usize::from(feature.channel)).ok_or(WindowError::ChannelInvalid)?;
+        window.compute(feature)
+    }
+
+    /// Computes `features` of the current windows into `out`, in order; see [`compute_into`].
+    ///
+    /// # Errors
+    ///
+    /// [`WindowError::OutputLength`] unless `out.len() == features.len()`, and the errors of
+    /// [`compute`](Self::compute). On error `out` may be partly written.
+    pub fn compute_into(&self, features: &[WindowFeature], out: &mut [Feature]) -> Result<()> {
+        if out.len() != features.len() {
+            return Err(WindowError::OutputLength);
+        }
+        for (feature, slot) in features.iter().zip(out) {
+            *slot = self.compute(feature)?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -423,7 +485,7 @@ mod tests {
 
     use super::*;
 
-    /// Reference features in exact wide arithmetic, written independently of `Sums`.
+    /// Reference features in exact wide arithmetic, written independently of the kernels.
     fn reference(xs: &[i16]) -> [i32; 5] {
         let n = xs.len() as i128;
         let sum: i128 = xs.iter().map(|&x| i128::from(x)).sum();
@@ -451,6 +513,12 @@ mod tests {
         let f = Features { mean: 0, spread: 1, energy: 2, min: 3, max: 4 };
         assert_eq!(f.to_array(), [0, 1, 2, 3, 4]);
         assert_eq!(FEATURE_NAMES, ["mean", "spread", "energy", "min", "max"]);
+        assert_eq!(FEATURE_STATS.map(Stat::name), FEATURE_NAMES);
+        for i in 0..10 {
+            let name = FeatureName::of_index(i);
+            let stat = FEATURE_STATS[name.feature];
+            assert_eq!(WindowFeature::whole(name.channel as u8, stat).to_string(), name.to_string());
+        }
         let names: Vec<_> = (0..10).map(|i| FeatureName::of_index(i).to_string()).collect();
         assert_eq!(names[0], "ch0_mean");
         assert_eq!(names[4], "ch0_max");
@@ -581,6 +649,25 @@ mod tests {
             xs in proptest::collection::vec(prop_oneof![Just(i16::MIN), Just(i16::MAX), -2i16..=2], 1..MAX_WINDOW_LEN)
         ) {
             prop_assert_eq!(features(&xs).unwrap().to_array(), reference(&xs));
+        }
+
+        #[test]
+        fn five_features_are_the_whole_window_stats(xs in proptest::collection::vec(any::<i16>(), 1..300)) {
+            let old = features(&xs).unwrap().to_array();
+            let new = FEATURE_STATS.map(|stat| WindowFeature::whole(0, stat).compute(&xs).unwrap());
+            prop_assert_eq!(old, new);
+            // And through a ring buffer, as the firmware reads them.
+            let mut windows = SensorWindows::<1, 64>::new(1).unwrap();
+            for &x in &xs {
+                windows.push_frame([x]);
+            }
+            let held = &xs[xs.len().saturating_sub(64)..];
+            let mut extracted = [0; FEATURES_PER_CHANNEL];
+            windows.extract_into(&mut extracted).unwrap();
+            let mut computed = [0; FEATURES_PER_CHANNEL];
+            windows.compute_into(&FEATURE_STATS.map(|s| WindowFeature::whole(0, s)), &mut computed).unwrap();
+            prop_assert_eq!(extracted, features(held).unwrap().to_array());
+            prop_assert_eq!(computed, extracted);
         }
 
         #[test]
