@@ -163,7 +163,8 @@ pub fn random_spec_with(g: &mut Gen, shape: Shape, kind: WeightKind) -> ModelSpe
         let u = g.below(units.len());
         saturate(&mut units[u], kind, &features);
     }
-    let spec = ModelSpec { n_classes, weight_kind: kind, inputs, features, units, structure, names };
+    let spec =
+        ModelSpec { pipeline: None, n_classes, weight_kind: kind, inputs, features, units, structure, names };
     assert!(spec.fits(kind), "generator bug: weights do not fit {kind:?}");
     spec
 }
@@ -513,6 +514,7 @@ pub fn golden_models() -> Vec<Golden> {
     // Perceptron tree: every node kind, a categorical split with an unknown-value default, a
     // threshold split, an oblique (unit) split, a constant leaf and a linear-machine leaf.
     let tree = ModelSpec {
+        pipeline: None,
         n_classes: 3,
         weight_kind: WeightKind::I8,
         inputs: vec![numeric(), categorical(3)],
@@ -547,6 +549,7 @@ pub fn golden_models() -> Vec<Golden> {
     };
     // Neural decision list of two sparse binary units (I16), default class 0.
     let list = ModelSpec {
+        pipeline: None,
         n_classes: 3,
         weight_kind: WeightKind::I16,
         inputs: vec![numeric(), numeric()],
@@ -565,6 +568,7 @@ pub fn golden_models() -> Vec<Golden> {
     };
     // A dense binary perceptron with I32 weights whose accumulator bound is exactly i32::MAX.
     let binary = ModelSpec {
+        pipeline: None,
         n_classes: 2,
         weight_kind: WeightKind::I32,
         inputs: vec![numeric(), numeric()],
@@ -582,6 +586,7 @@ pub fn golden_models() -> Vec<Golden> {
     };
     // A linear machine with I16F16 weights over categorical indicators (ties to the lowest row).
     let machine = ModelSpec {
+        pipeline: None,
         n_classes: 4,
         weight_kind: WeightKind::Fixed,
         inputs: vec![categorical(4), numeric()],

@@ -222,6 +222,7 @@ fn stats_bound_every_evaluation() {
 fn repeated_terms_that_fit_export() {
     use ltu::model::{Feature, InputKind, InputSpec, Unit};
     let spec = ModelSpec {
+        pipeline: None,
         n_classes: 2,
         weight_kind: WeightKind::I8,
         inputs: vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 }],

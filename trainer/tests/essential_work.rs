@@ -12,6 +12,7 @@ fn numeric() -> InputSpec {
 /// Inputs x0, x1 (numeric); features: f0 = scaled x0, f1 = [x1 > 5], f2 = [x0 == 1 & x1 > 5].
 fn spec(structure: Structure, units: Vec<Unit>) -> ModelSpec {
     ModelSpec {
+        pipeline: None,
         n_classes: 3,
         weight_kind: WeightKind::I16,
         inputs: vec![numeric(), numeric()],

@@ -6,6 +6,7 @@ use ltu::model::{Feature, InputKind, InputSpec, ModelSpec, Names, Structure, Uni
 /// One numeric input, two classes, one binary unit, with names.
 fn named(input: &str) -> ModelSpec {
     ModelSpec {
+        pipeline: None,
         n_classes: 2,
         weight_kind: WeightKind::I16,
         inputs: vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 }],

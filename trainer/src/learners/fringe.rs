@@ -968,6 +968,7 @@ impl Fringe {
         // Every link points forward: reverse postorder from the root.
         let nodes = crate::model::reduce::renumber(&b.graph, root);
         Ok(ModelSpec {
+            pipeline: None,
             n_classes: self.n_classes,
             weight_kind: WeightKind::I8,
             inputs: self.inputs.clone(),

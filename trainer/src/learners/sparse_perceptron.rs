@@ -1473,6 +1473,7 @@ fn build_spec(
     let n = features.len();
     let keep: Vec<usize> = (0..n).filter(|&j| rows.iter().any(|r| r[j] != 0)).collect();
     ModelSpec {
+        pipeline: None,
         n_classes: ctx.n_classes(),
         weight_kind: kind,
         inputs: ctx.inputs.clone(),

@@ -522,6 +522,7 @@ impl ModelSpec {
         let features = decode_features(repr, &inputs);
         let n_standard = features.len() - repr.features.len() / FeatureRec::SIZE;
         ModelSpec {
+            pipeline: None,
             n_classes: model.n_classes(),
             weight_kind: repr.weight_kind,
             units: decode_units(repr, n_standard),

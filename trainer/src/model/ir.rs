@@ -282,6 +282,9 @@ pub struct ModelSpec {
     pub structure: Structure,
     /// Optional names.
     pub names: Option<Names>,
+    /// The sensor pipeline that computes the inputs from raw samples, if the model was trained
+    /// on recordings.
+    pub pipeline: Option<super::Pipeline>,
 }
 
 /// What predicting a set of rows costs ([`ModelSpec::row_cost`]).
@@ -577,6 +580,7 @@ pub(crate) mod tests {
             Literal { attr: 1, op: LiteralOp::Eq, value: 0 },
         ]);
         ModelSpec {
+            pipeline: None,
             n_classes: 3,
             weight_kind: WeightKind::I8,
             inputs: vec![

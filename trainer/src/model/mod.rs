@@ -5,9 +5,11 @@
 mod codec;
 pub mod codegen;
 mod ir;
+mod pipeline;
 pub mod quantize;
 pub(crate) mod reduce;
 
 pub use codec::{ExportError, Host};
 pub use ir::*;
+pub use pipeline::{Channel, Pipeline};
 pub use reduce::reduce_tree;

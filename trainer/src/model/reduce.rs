@@ -375,6 +375,7 @@ mod tests {
     fn spec(nodes: Vec<Node>) -> ModelSpec {
         let input = |kind| InputSpec { kind, missing: 0 };
         ModelSpec {
+            pipeline: None,
             n_classes: 3,
             weight_kind: WeightKind::I8,
             inputs: vec![

@@ -1199,6 +1199,7 @@ pub fn fit(ctx: &Context<'_>, shape: Option<Shape>, p: &Params) -> Result<Fitted
         });
     }
     let spec = ModelSpec {
+        pipeline: None,
         n_classes: ctx.n_classes(),
         weight_kind: kind,
         inputs: ctx.inputs.clone(),

@@ -137,6 +137,7 @@ pub(super) fn export(
         }
     }
     ModelSpec {
+        pipeline: None,
         n_classes: ctx.n_classes(),
         weight_kind: kind,
         inputs: ctx.inputs.clone(),

@@ -35,6 +35,7 @@ impl PerceptronTree {
         let mut units = Vec::new();
         self.emit(0, &remap, &mut nodes, &mut units);
         ModelSpec {
+            pipeline: None,
             n_classes: self.n_classes,
             weight_kind: WeightKind::I32,
             inputs: self.space.inputs.clone(),

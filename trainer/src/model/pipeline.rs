@@ -1,0 +1,95 @@
+//! The sensor pipeline in front of a model: how the raw samples of a recording become the
+//! model's inputs. Samples become integer counts by a decimal scale per channel, recordings are
+//! cut into windows, and each model input is one statistic of one channel over (a segment of) a
+//! window, computed by `ltu_runtime::window` on the host and on the device alike.
+
+use std::ops::Range;
+
+use ltu_runtime::window::{Sample, WindowFeature};
+
+/// One channel of the samples: its name and how its values become counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Channel {
+    /// Name (the column or column prefix it was read from).
+    pub name: String,
+    /// A value `v` becomes the sample `round(v · 10^scale_exp)`, clamped to the `i16` range.
+    pub scale_exp: i8,
+}
+
+/// The pipeline a model was trained behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pipeline {
+    /// The channels, in the order [`WindowFeature::channel`] counts them.
+    pub channels: Vec<Channel>,
+    /// Samples per window; 0 makes the whole recording one window.
+    pub window: u16,
+    /// Samples from the start of one window to the next (at least 1 when `window > 0`).
+    pub hop: u16,
+    /// What each model input is, in input order.
+    pub features: Vec<WindowFeature>,
+    /// The column naming each frame's recording in the long layout; `None`: the wide layout.
+    pub recording: Option<String>,
+}
+
+impl Pipeline {
+    /// The sample count of value `v` on a channel of scale `scale_exp`: rounded half away from
+    /// zero, clamped to the `i16` range. `None` for a value that is not finite.
+    pub fn to_sample(v: f64, scale_exp: i8) -> Option<Sample> {
+        v.is_finite()
+            .then(|| (v * 10f64.powi(i32::from(scale_exp))).round().clamp(-32768.0, 32767.0) as Sample)
+    }
+
+    /// The windows of a recording of `len` samples, as sample ranges: one per `hop` samples
+    /// while a whole window fits; the whole recording when `window` is 0. A recording shorter
+    /// than a window has none.
+    pub fn windows(&self, len: usize) -> Vec<Range<usize>> {
+        if self.window == 0 {
+            return if len == 0 { Vec::new() } else { std::iter::once(0..len).collect() };
+        }
+        let (w, hop) = (usize::from(self.window), usize::from(self.hop.max(1)));
+        (0..).map(|k| k * hop).take_while(|start| start + w <= len).map(|start| start..start + w).collect()
+    }
+
+    /// The largest decimal scale (from 9 down to −9) at which the largest magnitude `max_abs`
+    /// of a channel's values still fits a sample (`≤ 32767`): as fine a step as the `i16`
+    /// samples allow.
+    pub fn scale_for(max_abs: f64) -> i8 {
+        (-9..=9i8).rev().find(|&k| max_abs * 10f64.powi(i32::from(k)) <= 32767.0).unwrap_or(-9)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pipeline(window: u16, hop: u16) -> Pipeline {
+        Pipeline { channels: Vec::new(), window, hop, features: Vec::new(), recording: None }
+    }
+
+    #[test]
+    fn windows_cover_whole_windows_only() {
+        assert_eq!(pipeline(0, 0).windows(7), vec![0..7]);
+        assert!(pipeline(0, 0).windows(0).is_empty());
+        assert_eq!(pipeline(4, 2).windows(9), vec![0..4, 2..6, 4..8]);
+        assert_eq!(pipeline(4, 4).windows(8), vec![0..4, 4..8]);
+        assert!(pipeline(10, 1).windows(9).is_empty());
+    }
+
+    #[test]
+    fn samples_round_and_clamp() {
+        assert_eq!(Pipeline::to_sample(1.25, 1), Some(13));
+        assert_eq!(Pipeline::to_sample(-1.25, 1), Some(-13));
+        assert_eq!(Pipeline::to_sample(1e9, 0), Some(32767));
+        assert_eq!(Pipeline::to_sample(-1e9, 0), Some(-32768));
+        assert_eq!(Pipeline::to_sample(f64::NAN, 0), None);
+    }
+
+    #[test]
+    fn scale_is_the_finest_that_fits() {
+        assert_eq!(Pipeline::scale_for(3.2), 4);
+        assert_eq!(Pipeline::scale_for(3.3), 3);
+        assert_eq!(Pipeline::scale_for(4000.0), 0);
+        assert_eq!(Pipeline::scale_for(0.0), 9);
+        assert_eq!(Pipeline::scale_for(1e12), -8);
+    }
+}
