@@ -46,14 +46,23 @@ pub enum Error {
     AccumulatorMayOverflow,
     /// The optional names do not have exactly one line per input, category value and class.
     NamesInvalid,
-    /// The host block does not have exactly one record per input.
+    /// The host block does not have exactly one record per input (and per pipeline channel).
     HostInvalid,
+    /// The sensor pipeline is malformed: a channel count outside 1 to 255, a window longer than
+    /// [`MAX_WINDOW_LEN`](crate::window::MAX_WINDOW_LEN), a hop of 0, not one window feature per
+    /// input, a categorical input, or a window feature with an unknown statistic, a missing
+    /// channel or a bad segment.
+    PipelineInvalid,
     /// This build of the runtime leaves out something the model needs: its structure (cargo
     /// features `tree`, `list`), its weight kind (`i8`, `i16`, `i32`, `fixed`) or units over the
     /// feature table (`sparse`). `ltu inspect` lists the features a model needs.
     Unsupported,
     /// `predict` was given a slice whose length is not `n_inputs()`.
     PredictInputLength,
+    /// `predict_window` was given a window that does not fit the model's pipeline: no pipeline,
+    /// not one sample slice per channel, or a channel's slice empty or longer than
+    /// [`MAX_WINDOW_LEN`](crate::window::MAX_WINDOW_LEN).
+    PredictWindow,
     /// A lazy input source returned `None` for an input the evaluation needed.
     PredictInputUnavailable,
     /// The output buffer for scores is shorter than `n_classes()`.
@@ -86,9 +95,11 @@ impl core::fmt::Display for Error {
             Error::ListEntryInvalid => "invalid decision-list entry",
             Error::AccumulatorMayOverflow => "a unit's accumulator could overflow",
             Error::NamesInvalid => "model names do not match the model's shape",
-            Error::HostInvalid => "model host block does not have one record per input",
+            Error::HostInvalid => "model host block does not have one record per input and channel",
+            Error::PipelineInvalid => "invalid sensor pipeline",
             Error::Unsupported => "this runtime build leaves out a kind of model this one needs",
             Error::PredictInputLength => "wrong number of inputs",
+            Error::PredictWindow => "the window does not fit the model's pipeline",
             Error::PredictInputUnavailable => "an input needed by the model was unavailable",
             Error::PredictScoresBuffer => "scores buffer shorter than the number of classes",
             Error::EncodeBufferTooSmall => "output buffer too small for the model",

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 /// First four bytes of every model file.
 pub const MAGIC: [u8; 4] = *b"LTUM";
 /// The format version this runtime reads and writes.
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 /// Bytes before the postcard body: magic and version.
 pub const HEADER_LEN: usize = 6;
 /// Bytes after the postcard body: the CRC-32.
@@ -173,12 +173,32 @@ pub struct ModelRepr<'a> {
     /// What the units are arranged in.
     #[serde(borrow)]
     pub structure: StructureRepr<'a>,
+    /// The sensor pipeline that computes the inputs from raw samples; absent for a model whose
+    /// inputs are given directly.
+    #[serde(borrow)]
+    pub pipeline: Option<PipelineRepr<'a>>,
     /// What hosts need besides the evaluator: how to turn decimal values into raw inputs, what
     /// to substitute for a missing value, names, and a description of how the model was made —
     /// the postcard encoding of a [`HostRepr`], length-prefixed so an evaluator can skip it.
     /// Absent in a model stripped for a device.
     #[serde(borrow)]
     pub host: Option<&'a [u8]>,
+}
+
+/// How a model's inputs are computed from windows of raw samples: input `i` is the statistic of
+/// the [`WindowFeatureRec`] `i` (see [`crate::window::WindowFeature`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PipelineRepr<'a> {
+    /// Channels of a frame of samples, 1 to 255.
+    pub n_channels: u16,
+    /// Samples per window, at most [`crate::window::MAX_WINDOW_LEN`]; 0: the whole recording is
+    /// one window.
+    pub window: u16,
+    /// Samples from the start of one window to the next; at least 1 when `window > 0`.
+    pub hop: u16,
+    /// [`WindowFeatureRec`] table: one record per input, in input order.
+    #[serde(borrow)]
+    pub features: &'a [u8],
 }
 
 /// The optional host block of a model, decoded: nothing in it changes a prediction. The file holds
@@ -195,6 +215,14 @@ pub struct HostRepr<'a> {
     /// version of the tool that trained it, a fingerprint of the training data).
     #[serde(borrow)]
     pub meta: Option<&'a str>,
+    /// [`HostChannelRec`] table: one record per channel of the [`PipelineRepr`]; empty without
+    /// one.
+    #[serde(borrow)]
+    pub channels: &'a [u8],
+    /// Optional pipeline names, one per line: the recording column of the long layout (an empty
+    /// line for the wide layout), then one name per channel.
+    #[serde(borrow)]
+    pub channel_names: Option<&'a str>,
 }
 
 impl<'a> HostRepr<'a> {
@@ -202,7 +230,13 @@ impl<'a> HostRepr<'a> {
     /// well-formed `HostRepr` with UTF-8 texts.
     pub fn decode(bytes: &'a [u8]) -> Option<HostRepr<'a>> {
         let mut body = Body(bytes);
-        let host = HostRepr { inputs: body.bytes()?, names: body.text()?, meta: body.text()? };
+        let host = HostRepr {
+            inputs: body.bytes()?,
+            names: body.text()?,
+            meta: body.text()?,
+            channels: body.bytes()?,
+            channel_names: body.text()?,
+        };
         body.0.is_empty().then_some(host)
     }
 
@@ -342,6 +376,16 @@ impl<'a> Body<'a> {
             2 => StructureRepr::Linear { unit: self.u16()? },
             _ => return None,
         };
+        let pipeline = match self.byte()? {
+            0 => None,
+            1 => Some(PipelineRepr {
+                n_channels: self.u16()?,
+                window: self.u16()?,
+                hop: self.u16()?,
+                features: self.bytes()?,
+            }),
+            _ => return None,
+        };
         let host = match self.byte()? {
             0 => None,
             1 => Some(self.bytes()?),
@@ -359,6 +403,7 @@ impl<'a> Body<'a> {
             weights,
             unit_classes,
             structure,
+            pipeline,
             host,
         })
     }
@@ -540,6 +585,60 @@ impl HostInputRec {
         let m = self.missing.to_le_bytes();
         [self.scale_exp as u8, m[0], m[1], m[2], m[3]]
     }
+}
+
+/// One input of a [`PipelineRepr`]: a statistic of one channel over a segment of the window,
+/// 4 bytes: channel, [`Stat`](crate::window::Stat) code, segments, segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowFeatureRec {
+    /// Channel, below [`PipelineRepr::n_channels`].
+    pub channel: u8,
+    /// [`Stat::code`](crate::window::Stat::code).
+    pub stat: u8,
+    /// Equal parts the window is cut into, 1 to [`MAX_SEGMENTS`](crate::window::MAX_SEGMENTS).
+    pub segments: u8,
+    /// The part the statistic is over, below `segments`.
+    pub segment: u8,
+}
+
+impl WindowFeatureRec {
+    /// Record size in bytes.
+    pub const SIZE: usize = 4;
+
+    /// Reads a record.
+    #[inline]
+    pub const fn from_array(b: &[u8; Self::SIZE]) -> Self {
+        WindowFeatureRec { channel: b[0], stat: b[1], segments: b[2], segment: b[3] }
+    }
+
+    /// The record's bytes.
+    pub const fn to_bytes(&self) -> [u8; Self::SIZE] {
+        [self.channel, self.stat, self.segments, self.segment]
+    }
+
+    /// The feature it describes, if its statistic is known (its ranges are checked by
+    /// [`WindowFeature::validate`](crate::window::WindowFeature::validate)).
+    pub fn feature(&self) -> Option<crate::window::WindowFeature> {
+        Some(crate::window::WindowFeature {
+            channel: self.channel,
+            stat: crate::window::Stat::from_code(self.stat)?,
+            segments: self.segments,
+            segment: self.segment,
+        })
+    }
+}
+
+/// One channel of a [`PipelineRepr`] in the host block, 1 byte: the decimal exponent of its
+/// samples (a value `v` is the sample `round(v · 10^scale_exp)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostChannelRec {
+    /// Decimal exponent.
+    pub scale_exp: i8,
+}
+
+impl HostChannelRec {
+    /// Record size in bytes.
+    pub const SIZE: usize = 1;
 }
 
 /// Kind byte of a [`FeatureRec`].

@@ -45,6 +45,8 @@
 //! - `host`: check the optional host block at load and read it ([`Model::names`],
 //!   [`Model::meta`], [`Model::host_input`]); without it the block is skipped (the CRC still
 //!   covers it).
+//! - `pipeline`: models whose inputs are window statistics of raw samples
+//!   ([`Model::predict_window`], [`Model::pipeline`]).
 //! - `defmt`: `defmt::Format` for the public types.
 //!
 //! ```toml
@@ -74,6 +76,7 @@
 //!     weights: &[2, (-10i8) as u8],
 //!     unit_classes: &[0, 0, 1, 0],
 //!     structure: StructureRepr::Linear { unit: 0 },
+//!     pipeline: None,
 //!     host: None,
 //! };
 //! let mut buf = [0u8; 128];
@@ -99,4 +102,6 @@ pub use format::WeightKind;
 pub use input::{Input, InputsRead};
 #[cfg(feature = "host")]
 pub use model::Names;
+#[cfg(feature = "pipeline")]
+pub use model::Pipeline;
 pub use model::{Kind, Model};

@@ -3,6 +3,7 @@
 use crate::error::{Error, Result};
 #[cfg(feature = "list")]
 use crate::format::ListEntryRec;
+use crate::format::WindowFeatureRec;
 use crate::format::{
     self, feature_kind, literal_op, u16_at, unit_flags, FeatureRec, InputRec, LiteralRec, ModelRepr,
     ScaleRec, StructureRepr, UnitRec, WeightKind, MAX_COUNT, MAX_FEATURE_ABS,
@@ -10,8 +11,11 @@ use crate::format::{
 #[cfg(feature = "tree")]
 use crate::format::{node_kind, NodeRec};
 #[cfg(feature = "host")]
-use crate::format::{HostInputRec, HostRepr};
+use crate::format::{HostChannelRec, HostInputRec, HostRepr};
 use crate::input::Input;
+use crate::window::MAX_WINDOW_LEN;
+#[cfg(feature = "pipeline")]
+use crate::window::{Sample, WindowFeature};
 
 /// What kind of structure a model has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -343,9 +347,40 @@ fn check_host(repr: &ModelRepr<'_>, n: &Counts, inputs: &Inputs) -> Result<()> {
         let host = HostRepr::decode(host).ok_or(Error::BodyDecode)?;
         check(count(host.inputs, HostInputRec::SIZE)? == n.inputs, Error::HostInvalid)?;
         if let Some(names) = host.names {
-            let lines = names.bytes().filter(|&b| b == b'\n').count() + 1;
-            check(lines == inputs.values.saturating_add(n.inputs + n.classes), Error::NamesInvalid)?;
+            check(lines(names) == inputs.values.saturating_add(n.inputs + n.classes), Error::NamesInvalid)?;
         }
+        let n_channels = repr.pipeline.map_or(0, |p| usize::from(p.n_channels));
+        check(count(host.channels, HostChannelRec::SIZE)? == n_channels, Error::HostInvalid)?;
+        if let Some(names) = host.channel_names {
+            check(n_channels > 0 && lines(names) == n_channels + 1, Error::NamesInvalid)?;
+        }
+    }
+    Ok(())
+}
+
+/// Lines of a names text (one more than its line breaks).
+#[cfg(feature = "host")]
+fn lines(text: &str) -> usize {
+    text.bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+/// Checks the sensor pipeline: 1 to 255 channels, a window the statistics accept and a hop,
+/// one valid window feature per input, and every input numeric (a statistic is a number).
+fn check_pipeline(repr: &ModelRepr<'_>, n: &Counts) -> Result<()> {
+    let Some(p) = repr.pipeline else { return Ok(()) };
+    check(cfg!(feature = "pipeline"), Error::Unsupported)?;
+    let n_channels = usize::from(p.n_channels);
+    check(
+        (1..=255).contains(&n_channels)
+            && usize::from(p.window) <= MAX_WINDOW_LEN
+            && (p.window == 0 || p.hop >= 1)
+            && p.features.len() == n.inputs.saturating_mul(WindowFeatureRec::SIZE),
+        Error::PipelineInvalid,
+    )?;
+    for (rec, input) in p.features.chunks_exact(WindowFeatureRec::SIZE).zip(repr.inputs.chunks_exact(2)) {
+        let rec = WindowFeatureRec::from_array(rec.try_into().unwrap_or(&[0; WindowFeatureRec::SIZE]));
+        let valid = rec.feature().is_some_and(|f| f.validate(n_channels).is_ok());
+        check(valid && le16(input, 0) == 0, Error::PipelineInvalid)?;
     }
     Ok(())
 }
@@ -398,6 +433,7 @@ impl<'a> Model<'a> {
         check_feature_table(&repr, &n)?;
         check_units(&repr, kind, &n, &inputs)?;
         check_structure(&repr, &n)?;
+        check_pipeline(&repr, &n)?;
         #[cfg(feature = "host")]
         check_host(&repr, &n, &inputs)?;
         let all_numeric = inputs.n_scales == n.inputs;
@@ -468,7 +504,8 @@ impl<'a> Model<'a> {
             && self.repr.term_features.is_empty()
             && self.repr.units.chunks_exact(UnitRec::SIZE).all(|u| u[0] & unit_flags::SPARSE == 0));
         let kind = (!self.repr.units.is_empty()).then_some(kind);
-        [structure, sparse.then_some("sparse"), kind].into_iter().flatten()
+        let pipeline = self.repr.pipeline.is_some().then_some("pipeline");
+        [structure, sparse.then_some("sparse"), kind, pipeline].into_iter().flatten()
     }
 
     /// The raw body, for tools that inspect the model's tables.
@@ -505,6 +542,45 @@ impl<'a> Model<'a> {
     /// The decoded host block (checked when the model was loaded).
     pub fn host(&self) -> Option<HostRepr<'a>> {
         HostRepr::decode(self.repr.host?)
+    }
+
+    /// The sensor pipeline that computes the inputs from raw samples, if the model has one.
+    #[cfg(feature = "pipeline")]
+    pub fn pipeline(&self) -> Option<Pipeline<'a>> {
+        self.repr.pipeline.map(|repr| Pipeline { repr })
+    }
+
+    /// Predicts the class of one window of raw samples through the model's pipeline: `channels`
+    /// holds one slice of samples per channel (oldest first), and only the window statistics the
+    /// evaluation path reads are computed.
+    ///
+    /// ```
+    /// # fn demo(model: &ltu_runtime::Model<'_>, accel: &[i16], gyro: &[i16]) -> ltu_runtime::Result<usize> {
+    /// model.predict_window(&[accel, gyro])
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::PredictWindow`] if the model has no pipeline, `channels` is not one slice per
+    /// channel, or a slice the model reads is empty or longer than
+    /// [`MAX_WINDOW_LEN`].
+    #[cfg(feature = "pipeline")]
+    pub fn predict_window(&self, channels: &[&[Sample]]) -> Result<usize> {
+        let pipeline = self.pipeline().ok_or(Error::PredictWindow)?;
+        if channels.len() != pipeline.n_channels() {
+            return Err(Error::PredictWindow);
+        }
+        let mut bad_window = false;
+        let prediction = self.predict_with(|i| {
+            let f = pipeline.feature(i)?;
+            let value = channels.get(usize::from(f.channel)).and_then(|c| f.compute(c).ok());
+            bad_window |= value.is_none();
+            value
+        });
+        if bad_window {
+            return Err(Error::PredictWindow);
+        }
+        prediction
     }
 
     /// Predicts the class of one example.
@@ -1156,6 +1232,37 @@ fn weight(table: &[u8], kind: WeightKind, e: usize) -> i32 {
             le_int::<4>(table.get(4 * e..).unwrap_or(&[]))
         }
         _ => 0,
+    }
+}
+
+/// A model's sensor pipeline ([`Model::pipeline`]), checked when the model was loaded.
+#[cfg(feature = "pipeline")]
+#[derive(Debug, Clone, Copy)]
+pub struct Pipeline<'a> {
+    repr: format::PipelineRepr<'a>,
+}
+
+#[cfg(feature = "pipeline")]
+impl Pipeline<'_> {
+    /// Channels of a frame of samples.
+    pub fn n_channels(&self) -> usize {
+        usize::from(self.repr.n_channels)
+    }
+
+    /// Samples per window; 0 when the whole recording is one window.
+    pub fn window(&self) -> usize {
+        usize::from(self.repr.window)
+    }
+
+    /// Samples from the start of one window to the next.
+    pub fn hop(&self) -> usize {
+        usize::from(self.repr.hop)
+    }
+
+    /// What input `i` is; `None` past the last input.
+    pub fn feature(&self, i: usize) -> Option<WindowFeature> {
+        let rec = self.repr.features.chunks_exact(WindowFeatureRec::SIZE).nth(i)?;
+        WindowFeatureRec::from_array(rec.try_into().ok()?).feature()
     }
 }
 

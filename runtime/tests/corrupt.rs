@@ -11,8 +11,8 @@ use std::sync::Mutex;
 
 use ltu_runtime::format::{
     self, crc32, feature_kind, literal_op, node_kind, unit_flags, FeatureRec, HostInputRec, HostRepr,
-    InputRec, ListEntryRec, LiteralRec, ModelRepr, NodeRec, ScaleRec, StructureRepr, UnitRec, WeightKind,
-    CHECKSUM_LEN, HEADER_LEN,
+    InputRec, ListEntryRec, LiteralRec, ModelRepr, NodeRec, PipelineRepr, ScaleRec, StructureRepr, UnitRec,
+    WeightKind, WindowFeatureRec, CHECKSUM_LEN, HEADER_LEN,
 };
 use ltu_runtime::{Error, InputsRead, Model};
 
@@ -54,6 +54,11 @@ struct Builder {
     host: Option<Vec<HostInputRec>>,
     names: Option<String>,
     meta: Option<String>,
+    /// Sensor pipeline: channels, window, hop and one feature per input; `None` leaves it out.
+    pipeline: Option<(u16, u16, u16, Vec<WindowFeatureRec>)>,
+    /// Host block's channel scales (one per pipeline channel) and pipeline names.
+    host_channels: Vec<u8>,
+    channel_names: Option<String>,
     /// Raw table overrides (for lengths that are not a whole number of records).
     raw_inputs: Option<Vec<u8>>,
     raw_term_features: Option<Vec<u8>>,
@@ -137,6 +142,9 @@ impl Builder {
             ]),
             names: Some(["x0", "x1", "a", "b", "c", "zero", "one", "two"].join("\n")),
             meta: None,
+            pipeline: None,
+            host_channels: Vec::new(),
+            channel_names: None,
             raw_inputs: None,
             raw_term_features: None,
             raw_nodes: None,
@@ -154,7 +162,13 @@ impl Builder {
         let features = recs(&self.features, FeatureRec::to_bytes);
         let host_inputs = self.host.as_ref().map(|h| recs(h, HostInputRec::to_bytes));
         let host = host_inputs.as_deref().map(|inputs| {
-            let repr = HostRepr { inputs, names: self.names.as_deref(), meta: self.meta.as_deref() };
+            let repr = HostRepr {
+                inputs,
+                names: self.names.as_deref(),
+                meta: self.meta.as_deref(),
+                channels: &self.host_channels,
+                channel_names: self.channel_names.as_deref(),
+            };
             let mut buf = vec![0; 1 << 16];
             let n = repr.encode(&mut buf).expect("host block");
             buf.truncate(n);
@@ -167,6 +181,8 @@ impl Builder {
         let nodes = self.raw_nodes.clone().unwrap_or_else(|| recs(&self.nodes, NodeRec::to_bytes));
         let children = u16s(&self.children);
         let entries = recs(&self.entries, ListEntryRec::to_bytes);
+        let window_features =
+            self.pipeline.as_ref().map_or_else(Vec::new, |p| recs(&p.3, WindowFeatureRec::to_bytes));
         let structure = match self.shape {
             Shape::Tree => StructureRepr::Tree { nodes: &nodes, children: &children },
             Shape::List => StructureRepr::List { entries: &entries, default_class: self.default_class },
@@ -184,6 +200,12 @@ impl Builder {
             weights: &self.weights,
             unit_classes: &unit_classes,
             structure,
+            pipeline: self.pipeline.as_ref().map(|&(n_channels, window, hop, _)| PipelineRepr {
+                n_channels,
+                window,
+                hop,
+                features: &window_features,
+            }),
             host: host.as_deref(),
         };
         let mut out = vec![0; 1 << 18];
@@ -257,7 +279,7 @@ fn header_and_checksum() {
     rejects(&b, Error::HeaderBadMagic);
     // The version is checked before the checksum, and even with a matching checksum.
     let mut b = good.clone();
-    assert_eq!(b[4..6], [2, 0], "version 2");
+    assert_eq!(b[4..6], [3, 0], "version 3");
     b[4] = 1;
     rejects(&b, Error::HeaderUnsupportedVersion);
     fix_crc(&mut b);
@@ -296,24 +318,28 @@ fn body_decode_and_trailing_bytes() {
     b.extend_from_slice(&[0; 4]);
     fix_crc(&mut b);
     rejects(&b, Error::BodyDecode);
-    // Names that are not UTF-8: the names text is followed by the metadata's `None` tag.
+    // Names that are not UTF-8: the names text is followed by the metadata's `None` tag, the
+    // empty channel table and the channel names' `None` tag.
     let mut b = good.clone();
-    let last = b.len() - CHECKSUM_LEN - 2;
+    let last = b.len() - CHECKSUM_LEN - 4;
     assert_eq!(b[last], b'o', "body ends with the names text");
     b[last] = 0xFF;
     fix_crc(&mut b);
     rejects(&b, Error::BodyDecode);
     // Metadata that is not UTF-8.
     let mut b = Builder::tree().with(|b| b.meta = Some("algo=x".into())).bytes();
-    let last = b.len() - CHECKSUM_LEN - 1;
+    let last = b.len() - CHECKSUM_LEN - 3;
     assert_eq!(b[last], b'x', "body ends with the metadata");
     b[last] = 0xC3;
     fix_crc(&mut b);
     rejects(&b, Error::BodyDecode);
-    // Option tag 2 for the host block, the names and the metadata.
+    // Option tag 2 for the host block, the pipeline, the names, the metadata and the channel
+    // names.
     for (edit, from_end) in [
         (Builder::tree().with(|b| b.host = None), 1),
-        (Builder::tree().with(|b| b.names = None), 2),
+        (Builder::tree().with(|b| b.host = None), 2),
+        (Builder::tree().with(|b| b.names = None), 4),
+        (Builder::tree(), 3),
         (Builder::tree(), 1),
     ] {
         let mut b2 = edit.bytes();
@@ -673,6 +699,7 @@ fn encode_errors() {
             nodes: &NodeRec { kind: 0, a: 0, value: 0, b: 0, c: 0 }.to_bytes(),
             children: &[],
         },
+        pipeline: None,
         host: None,
     };
     let mut out = vec![0u8; good.len()];
@@ -720,6 +747,101 @@ fn every_bit_flip_truncation_and_extension_is_rejected() {
 /// A build that leaves out a kind of model (cargo features `tree`, `list`, `sparse`, `i8`, `i16`,
 /// `i32`, `fixed`) rejects it before anything else; with the defaults every kind loads. CI runs
 /// this test without default features and with a few single features.
+impl Builder {
+    /// A tree over two window statistics of a 2-channel pipeline: `ch0_mean > 10` decides class
+    /// 1, else `ch1_max > 0` class 2, else class 0. Every input numeric, no unit.
+    fn pipeline() -> Builder {
+        let feature =
+            |channel, stat, segments, segment| WindowFeatureRec { channel, stat, segments, segment };
+        Builder {
+            n_classes: 3,
+            inputs: vec![InputRec { n_values: 0 }, InputRec { n_values: 0 }],
+            scales: Vec::new(),
+            features: Vec::new(),
+            literals: Vec::new(),
+            units: Vec::new(),
+            term_features: Vec::new(),
+            weights: Vec::new(),
+            unit_classes: Vec::new(),
+            nodes: vec![
+                NodeRec { kind: node_kind::THRESHOLD, a: 0, value: 10, b: 1, c: 2 },
+                NodeRec { kind: node_kind::THRESHOLD, a: 1, value: 0, b: 3, c: 4 },
+                NodeRec { kind: node_kind::CLASS, a: 1, value: 0, b: 0, c: 0 },
+                NodeRec { kind: node_kind::CLASS, a: 0, value: 0, b: 0, c: 0 },
+                NodeRec { kind: node_kind::CLASS, a: 2, value: 0, b: 0, c: 0 },
+            ],
+            children: Vec::new(),
+            host: Some(vec![HostInputRec { scale_exp: 0, missing: 0 }; 2]),
+            names: Some(["ch0_mean", "ch1_max_s1of2", "zero", "one", "two"].join("\n")),
+            pipeline: Some((2, 8, 4, vec![feature(0, 0, 1, 0), feature(1, 4, 2, 1)])),
+            host_channels: vec![0, 2],
+            channel_names: Some(["", "ax", "ay"].join("\n")),
+            ..Builder::tree()
+        }
+    }
+}
+
+#[test]
+fn pipeline() {
+    let good = Builder::pipeline();
+    if !cfg!(all(feature = "tree", feature = "pipeline")) {
+        rejects_model(good, Error::Unsupported);
+        return;
+    }
+    let bytes = good.bytes();
+    let m = Model::from_bytes(&bytes).expect("valid pipeline model");
+    assert_eq!(m.features_needed().collect::<Vec<_>>(), ["tree", "pipeline"]);
+    let p = m.pipeline().unwrap();
+    assert_eq!((p.n_channels(), p.window(), p.hop()), (2, 8, 4));
+    assert_eq!(p.feature(1).unwrap().to_string(), "ch1_max_s1of2");
+    assert!(p.feature(2).is_none());
+    // ch0 mean 20 > 10: class 1, and ch1 is never read (an empty slice is fine).
+    assert_eq!(m.predict_window(&[&[20i16; 8], &[]]), Ok(1));
+    // ch0 mean 0; ch1's second half has max 5 > 0: class 2; max 0: class 0.
+    assert_eq!(m.predict_window(&[&[0i16; 8], &[9, 9, 9, 9, -1, 5, 0, 0]]), Ok(2));
+    assert_eq!(m.predict_window(&[&[0i16; 8], &[9, 9, 9, 9, -1, 0, 0, 0]]), Ok(0));
+    // The same as computing the features and predicting.
+    let mut out = [0i32; 2];
+    let window: [&[i16]; 2] = [&[3, 4, 5, 6, 7, 8, 9, 10], &[-3, -2, -1, 0, 1, 2, 3, 4]];
+    let features = [p.feature(0).unwrap(), p.feature(1).unwrap()];
+    ltu_runtime::window::compute_into(&features, &window, &mut out).unwrap();
+    assert_eq!(m.predict_window(&window), m.predict(&out));
+    // Windows that do not fit.
+    assert_eq!(m.predict_window(&[&[0i16; 8]]).map_err(seen), Err(Error::PredictWindow));
+    assert_eq!(m.predict_window(&[&[], &[1i16]]), Err(Error::PredictWindow));
+    assert_eq!(m.predict_window(&[&[0i16; 8], &[0i16; 5000]]), Err(Error::PredictWindow));
+    let plain = Builder::tree().bytes();
+    assert_eq!(Model::from_bytes(&plain).unwrap().predict_window(&[&[1i16]]), Err(Error::PredictWindow));
+
+    let bad = |f: fn(&mut Builder)| rejects_model(Builder::pipeline().with(f), Error::PipelineInvalid);
+    bad(|b| b.pipeline.as_mut().unwrap().0 = 0);
+    bad(|b| b.pipeline.as_mut().unwrap().0 = 256);
+    bad(|b| b.pipeline.as_mut().unwrap().1 = 4097);
+    bad(|b| b.pipeline.as_mut().unwrap().2 = 0);
+    bad(|b| b.pipeline.as_mut().unwrap().3.truncate(1));
+    bad(|b| b.pipeline.as_mut().unwrap().3[1].channel = 2);
+    bad(|b| b.pipeline.as_mut().unwrap().3[1].stat = 200);
+    bad(|b| b.pipeline.as_mut().unwrap().3[1].segments = 0);
+    bad(|b| b.pipeline.as_mut().unwrap().3[1].segments = 17);
+    bad(|b| b.pipeline.as_mut().unwrap().3[1].segment = 2);
+    bad(|b| {
+        b.inputs[1] = InputRec { n_values: 2 };
+        b.names = Some(["ch0_mean", "ch1_max_s1of2", "a", "b", "zero", "one", "two"].join("\n"));
+    });
+    // The whole recording as one window needs no hop.
+    Model::from_bytes(
+        &Builder::pipeline()
+            .with(|b| (b.pipeline.as_mut().unwrap().1, b.pipeline.as_mut().unwrap().2) = (0, 0))
+            .bytes(),
+    )
+    .unwrap();
+    // The host block: one scale per channel, and the recording column plus one name per channel.
+    rejects_model(Builder::pipeline().with(|b| b.host_channels.pop().map(drop).unwrap()), Error::HostInvalid);
+    rejects_model(Builder::tree().with(|b| b.host_channels = vec![0]), Error::HostInvalid);
+    rejects_model(Builder::pipeline().with(|b| b.channel_names = Some("\nax".into())), Error::NamesInvalid);
+    rejects_model(Builder::tree().with(|b| b.channel_names = Some("\nax".into())), Error::NamesInvalid);
+}
+
 #[test]
 fn unsupported() {
     let check = |b: &Builder, enabled: bool| {

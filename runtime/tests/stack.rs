@@ -52,6 +52,7 @@ fn chain(depth: usize, n_features: usize) -> Vec<u8> {
         weights: &weights,
         unit_classes: &[0, 0, 1, 0],
         structure: StructureRepr::Tree { nodes: &nodes, children: &[] },
+        pipeline: None,
         host: None,
     };
     let mut out = vec![0; 64 + inputs.len() + scales.len() + nodes.len() + weights.len()];

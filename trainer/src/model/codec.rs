@@ -5,10 +5,12 @@
 
 use ltu_runtime::format::{
     self, feature_kind, literal_op, node_kind, unit_flags, FeatureRec, HostInputRec, HostRepr, InputRec,
-    ListEntryRec, LiteralRec, ModelRepr, NodeRec, ScaleRec, StructureRepr, UnitRec,
+    ListEntryRec, LiteralRec, ModelRepr, NodeRec, PipelineRepr, ScaleRec, StructureRepr, UnitRec,
+    WindowFeatureRec,
 };
 
 use super::ir::*;
+use super::pipeline::{Channel, Pipeline};
 use super::quantize::weight_range;
 
 /// Why a [`ModelSpec`] could not be encoded.
@@ -66,6 +68,7 @@ impl ModelSpec {
         let units = self.encode_units(&standard)?;
         let structure = self.encode_structure()?;
         let host_bytes = self.encode_host(host)?;
+        let pipeline_features = self.encode_pipeline_features();
         let repr = ModelRepr {
             n_classes: small(self.n_classes, "classes")?,
             weight_kind: self.weight_kind,
@@ -78,9 +81,20 @@ impl ModelSpec {
             weights: &units.weights,
             unit_classes: &units.unit_classes,
             structure: structure.repr(),
+            pipeline: self.pipeline.as_ref().map(|p| PipelineRepr {
+                n_channels: p.channels.len() as u16,
+                window: p.window,
+                hop: p.hop,
+                features: &pipeline_features,
+            }),
             host: (!host.strip).then_some(&host_bytes[..]),
         };
-        let cap = 64 + standard.inputs.len() + units.len() + structure.len() + host_bytes.len();
+        let cap = 64
+            + standard.inputs.len()
+            + units.len()
+            + structure.len()
+            + pipeline_features.len()
+            + host_bytes.len();
         let mut out = vec![0u8; cap];
         let len = format::encode(&repr, &mut out).map_err(ExportError::Rejected)?;
         out.truncate(len);
@@ -272,8 +286,41 @@ impl ModelSpec {
         })
     }
 
+    /// The pipeline's window-feature table: one record per input.
+    fn encode_pipeline_features(&self) -> Vec<u8> {
+        let features = self.pipeline.as_ref().map_or(&[][..], |p| &p.features[..]);
+        features
+            .iter()
+            .flat_map(|f| {
+                WindowFeatureRec {
+                    channel: f.channel,
+                    stat: f.stat.code(),
+                    segments: f.segments,
+                    segment: f.segment,
+                }
+                .to_bytes()
+            })
+            .collect()
+    }
+
+    /// The pipeline's part of the host block: each channel's decimal scale, and with the names
+    /// the recording column (an empty line for the wide layout) and the channel names.
+    fn encode_host_channels(&self) -> Result<(Vec<u8>, Option<String>), ExportError> {
+        let Some(p) = &self.pipeline else { return Ok((Vec::new(), None)) };
+        let scales = p.channels.iter().map(|c| c.scale_exp as u8).collect();
+        let names = self.names.is_some().then(|| {
+            std::iter::once(p.recording.as_deref().unwrap_or(""))
+                .chain(p.channels.iter().map(|c| c.name.as_str()))
+                .collect::<Vec<_>>()
+        });
+        if let Some(bad) = names.iter().flatten().find(|l| l.contains(['\n', '\r'])) {
+            return Err(ExportError::NameLineBreak((*bad).to_string()));
+        }
+        Ok((scales, names.map(|n| n.join("\n"))))
+    }
+
     /// The host block `host` asks for: each input's decimal scale and missing-value substitute,
-    /// the names (one per line) unless stripped, and the metadata.
+    /// the names (one per line) unless stripped, the metadata, and the pipeline's channels.
     fn encode_host(&self, host: &Host) -> Result<Vec<u8>, ExportError> {
         let names_text = match self.names.as_ref().filter(|_| !host.strip) {
             None => None,
@@ -298,13 +345,22 @@ impl ModelSpec {
             };
             host_inputs.extend_from_slice(&HostInputRec { scale_exp, missing: inp.missing }.to_bytes());
         }
-        let host_repr =
-            HostRepr { inputs: &host_inputs, names: names_text.as_deref(), meta: host.meta.as_deref() };
+        let (channels, channel_names) = self.encode_host_channels()?;
+        let channel_names = channel_names.filter(|_| !host.strip);
+        let host_repr = HostRepr {
+            inputs: &host_inputs,
+            names: names_text.as_deref(),
+            meta: host.meta.as_deref(),
+            channels: &channels,
+            channel_names: channel_names.as_deref(),
+        };
         let mut host_bytes = vec![
             0u8;
-            16 + host_inputs.len()
+            32 + host_inputs.len()
                 + names_text.as_ref().map_or(0, String::len)
                 + host.meta.as_ref().map_or(0, String::len)
+                + channels.len()
+                + channel_names.as_ref().map_or(0, String::len)
         ];
         let n = host_repr.encode(&mut host_bytes).map_err(ExportError::Rejected)?;
         host_bytes.truncate(n);
@@ -522,7 +578,7 @@ impl ModelSpec {
         let features = decode_features(repr, &inputs);
         let n_standard = features.len() - repr.features.len() / FeatureRec::SIZE;
         ModelSpec {
-            pipeline: None,
+            pipeline: decode_pipeline(model),
             n_classes: model.n_classes(),
             weight_kind: repr.weight_kind,
             units: decode_units(repr, n_standard),
@@ -690,6 +746,35 @@ fn decode_structure(structure: &StructureRepr<'_>) -> Structure {
     }
 }
 
+/// The sensor pipeline, with each channel's scale and name from the host block (a stripped model
+/// has neither: scale 0 and empty names; a model without names has empty names and no
+/// recording column).
+fn decode_pipeline(model: &ltu_runtime::Model<'_>) -> Option<Pipeline> {
+    let p = model.repr().pipeline?;
+    let host = model.host();
+    let scales = host.map_or(&[][..], |h| h.channels);
+    let names: Vec<&str> =
+        host.and_then(|h| h.channel_names).map_or_else(Vec::new, |t| t.split('\n').collect());
+    let channels = (0..usize::from(p.n_channels))
+        .map(|c| Channel {
+            name: names.get(c + 1).map_or_else(String::new, |s| (*s).to_string()),
+            scale_exp: scales.get(c).map_or(0, |&s| s as i8),
+        })
+        .collect();
+    let features = p
+        .features
+        .chunks_exact(WindowFeatureRec::SIZE)
+        .filter_map(|r| WindowFeatureRec::from_array(r.try_into().ok()?).feature())
+        .collect();
+    Some(Pipeline {
+        channels,
+        window: p.window,
+        hop: p.hop,
+        features,
+        recording: names.first().filter(|s| !s.is_empty()).map(|s| (*s).to_string()),
+    })
+}
+
 /// The names of the inputs, values and classes, if the host block has them.
 fn decode_names(model: &ltu_runtime::Model<'_>) -> Option<Names> {
     model.names().map(|n| Names {
@@ -742,6 +827,58 @@ mod tests {
         assert_eq!(model.repr().features.len(), FeatureRec::SIZE);
         assert_eq!(model.repr().literals.len(), 2 * LiteralRec::SIZE);
         assert_eq!(model.repr().scales.len(), ScaleRec::SIZE);
+    }
+
+    #[test]
+    fn pipeline_round_trips_with_its_channels() {
+        use ltu_runtime::window::{Stat, WindowFeature};
+        let pipeline = Pipeline {
+            channels: vec![
+                Channel { name: "ax".into(), scale_exp: 2 },
+                Channel { name: "ay".into(), scale_exp: -1 },
+            ],
+            window: 16,
+            hop: 8,
+            features: vec![
+                WindowFeature::whole(1, Stat::Energy),
+                WindowFeature { channel: 0, stat: Stat::Slope, segments: 4, segment: 3 },
+            ],
+            recording: Some("take".into()),
+        };
+        let mut spec = tiny_tree();
+        spec.structure = Structure::Tree(vec![
+            Node::Threshold { attr: 0, threshold: 5, left: 1, right: 2 },
+            Node::Class(0),
+            Node::Class(1),
+        ]);
+        (spec.units, spec.features) = (Vec::new(), Vec::new());
+        spec.inputs = vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 }; 2];
+        spec.names = Some(Names {
+            inputs: vec!["ay_energy".into(), "ax_slope_s3of4".into()],
+            values: vec![vec![], vec![]],
+            classes: vec!["a".into(), "b".into(), "c".into()],
+        });
+        spec.pipeline = Some(pipeline.clone());
+        let names = spec.names.clone();
+        let back = round_trip(&spec, &Host::default());
+        assert_eq!((back.pipeline, back.names), (spec.pipeline.clone(), names.clone()));
+        // The wide layout has no recording column.
+        spec.pipeline.as_mut().unwrap().recording = None;
+        assert_eq!(round_trip(&spec, &Host::default()).pipeline, spec.pipeline);
+        // Without names the channels keep their scales; stripped, neither names nor scales.
+        spec.names = None;
+        let back = round_trip(&spec, &Host::default()).pipeline.unwrap();
+        assert_eq!(
+            back.channels.iter().map(|c| (c.name.as_str(), c.scale_exp)).collect::<Vec<_>>(),
+            [("", 2), ("", -1)]
+        );
+        let back = round_trip(&spec, &Host { strip: true, meta: None }).pipeline.unwrap();
+        assert_eq!((back.window, back.hop, back.features), (16, 8, pipeline.features.clone()));
+        assert!(back.channels.iter().all(|c| c.scale_exp == 0 && c.name.is_empty()));
+        // A channel name with a line break would read back as two names.
+        spec.names = names;
+        spec.pipeline.as_mut().unwrap().channels[0].name = "a\nb".into();
+        assert!(matches!(spec.to_bytes(), Err(ExportError::NameLineBreak(_))));
     }
 
     #[test]
