@@ -84,6 +84,66 @@ impl DataArgs {
     }
 }
 
+/// Raw sensor recordings instead of a table of features (`train`, `cv`).
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Sensor recordings")]
+pub struct RecordingArgs {
+    /// The data file holds raw recordings: one per row with columns `t<i>` or `<channel>_t<i>`,
+    /// or one frame per row with --recording; they are cut into windows whose statistics the model
+    /// reads, and the model stores that pipeline (eval and predict then read raw recordings).
+    #[arg(long)]
+    pub recordings: bool,
+    /// Long layout: the column naming each frame's recording; the other columns but the class are
+    /// channels (implies --recordings).
+    #[arg(long, value_name = "COLUMN")]
+    pub recording: Option<String>,
+    /// Samples per window (default: the whole recording is one window).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub window: Option<u16>,
+    /// Samples from one window's start to the next (default: the window, no overlap).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub hop: Option<u16>,
+    /// Window statistics for every channel, a comma list of `stat` (the whole window) or `stat@k`
+    /// (each of k equal segments); statistics: mean, spread, energy, min, max, peak_to_peak,
+    /// mean_abs_diff, slope, crossings [default: every statistic, and mean, spread, min, max @4].
+    #[arg(long, value_name = "LIST")]
+    pub window_features: Option<String>,
+}
+
+impl RecordingArgs {
+    /// Whether the data are recordings.
+    pub(crate) fn enabled(&self) -> bool {
+        self.recordings || self.recording.is_some()
+    }
+
+    /// The layout asked for.
+    pub(crate) fn layout(&self) -> ltu::data::recordings::Layout {
+        match &self.recording {
+            Some(recording) => ltu::data::recordings::Layout::Long { recording: recording.clone() },
+            None => ltu::data::recordings::Layout::Wide,
+        }
+    }
+
+    /// Refuses window options without recordings.
+    pub(crate) fn check(&self) -> Result<()> {
+        if !self.enabled() {
+            for (flag, given) in [
+                ("--window", self.window.is_some()),
+                ("--hop", self.hop.is_some()),
+                ("--window-features", self.window_features.is_some()),
+            ] {
+                if given {
+                    bail!("{flag} applies to recordings only: add --recordings (or --recording COLUMN)");
+                }
+            }
+        }
+        if self.hop.is_some() && self.window.is_none() {
+            bail!("--hop needs --window (without it the whole recording is one window)");
+        }
+        Ok(())
+    }
+}
+
 /// Parses a `usize` of at least `MIN`.
 pub(crate) fn at_least<const MIN: usize>(s: &str) -> std::result::Result<usize, String> {
     let v: usize = s.parse().map_err(|e| format!("{e}"))?;
@@ -291,6 +351,9 @@ pub struct LearnArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub data: DataArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub rec: RecordingArgs,
     /// Fraction of the training rows held out to prune the model (ptree, ndl, hsi, oblique, fringe).
     #[arg(long, value_name = "FRACTION", value_parser = prune_fraction,
           help = format!(

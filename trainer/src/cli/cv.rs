@@ -15,7 +15,7 @@ use ltu::model::RowCost;
 
 use super::args::*;
 use super::model::write_figures;
-use super::train::{load, trivial_model_warning};
+use super::train::{training_data, trivial_model_warning};
 
 /// Result of `ltu cv`.
 #[derive(Debug, Serialize)]
@@ -152,9 +152,15 @@ pub fn cv(
     if learn.no_names {
         anyhow::bail!("--no-names applies to train only: cv writes no model, and its sizes are the bytes a device stores, without names");
     }
-    let (data, mut warnings) = load(data_path, &learn.data)?;
-    let fold_rows = split::stratified_kfold(&data.y, data.schema.classes.len(), folds, learn.seed)
-        .with_context(|| format!("{}: cannot make {folds} folds", data.source))?;
+    let (data, windows, mut warnings) = training_data(data_path, learn)?;
+    // Windows of one recording stay in one fold.
+    let fold_rows = match &windows {
+        Some(w) => w.folds(folds, learn.seed),
+        None => {
+            split::stratified_kfold(&data.y, data.schema.classes.len(), folds, learn.seed).map_err(Into::into)
+        }
+    }
+    .with_context(|| format!("{}: cannot make {folds} folds", data.source))?;
     for (class, &count) in data.schema.classes.iter().zip(&data.class_counts()) {
         if count < folds {
             warnings.push(format!(

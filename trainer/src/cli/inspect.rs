@@ -53,9 +53,25 @@ pub struct InspectReport {
     pub units: Vec<serde_json::Value>,
     /// The arrangement: tree nodes (by id, children by id), list entries, or the linear unit.
     pub layout: serde_json::Value,
+    /// The sensor pipeline, if the model computes its inputs from raw samples: `window` and
+    /// `hop` (samples; window 0 is the whole recording), the `recording` column of the long
+    /// layout, the `channels` with their `scale_exp`, and the `inputs` by name in input order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<serde_json::Value>,
     /// Human-readable rendering of the model.
     #[serde(skip)]
     pub text: String,
+}
+
+/// The JSON description of a pipeline ([`InspectReport::pipeline`]).
+fn describe_pipeline(p: &ltu::model::Pipeline) -> serde_json::Value {
+    serde_json::json!({
+        "window": p.window,
+        "hop": p.hop,
+        "recording": p.recording,
+        "channels": p.channels.iter().map(|c| serde_json::json!({"name": c.name, "scale_exp": c.scale_exp})).collect::<Vec<_>>(),
+        "inputs": p.features.iter().map(|f| ltu::data::recordings::feature_name(p, f)).collect::<Vec<_>>(),
+    })
 }
 
 fn as_str_map<S: serde::Serializer>(
@@ -185,6 +201,24 @@ impl fmt::Display for InspectReport {
         writeln!(f, "bytes by table: {}", tables.join(", "))?;
         if !self.host_block {
             writeln!(f, "no host block (stripped): no names, input scales or metadata")?;
+        }
+        if let Some(p) = &self.pipeline {
+            let window = match p["window"].as_u64() {
+                Some(0) | None => "the whole recording".to_string(),
+                Some(w) => format!("{w} samples every {} samples", p["hop"]),
+            };
+            let channels: Vec<String> = p["channels"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| format!("{} (x 10^{})", c["name"].as_str().unwrap_or("?"), c["scale_exp"]))
+                .collect();
+            writeln!(
+                f,
+                "pipeline: windows of {window}{}; channels {}; each input is a window statistic",
+                p["recording"].as_str().map_or(String::new(), |r| format!(", recordings by column `{r}`")),
+                channels.join(", ")
+            )?;
         }
         let features: Vec<String> = self.runtime_features.iter().map(|f| format!("\"{f}\"")).collect();
         writeln!(
@@ -610,6 +644,7 @@ pub fn inspect(model_path: &Path) -> Result<InspectReport> {
         inputs,
         units,
         layout,
+        pipeline: spec.pipeline.as_ref().map(describe_pipeline),
         text: render_text(&spec),
     })
 }

@@ -10,6 +10,7 @@ pub mod inspect;
 pub mod load;
 pub mod model;
 pub mod output;
+pub mod recordings;
 pub mod train;
 
 pub use args::{LearnArgs, PredictArgs, ReadArgs};

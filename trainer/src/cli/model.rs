@@ -106,6 +106,9 @@ impl fmt::Display for EvalReport {
 /// Unreadable model or data, or data that does not match the model's schema.
 pub fn eval(model_path: &Path, data_path: &Path, args: &ReadArgs) -> Result<EvalReport> {
     let loaded = LoadedModel::open(model_path)?;
+    if let Some(pipeline) = loaded.spec().pipeline {
+        return eval_recordings(&loaded, &pipeline, model_path, data_path, args);
+    }
     let (data, raw, align) = read_for_model(&loaded, data_path, &args.options())?;
     if align.unlabeled {
         bail!(
@@ -154,6 +157,66 @@ pub fn eval(model_path: &Path, data_path: &Path, args: &ReadArgs) -> Result<Eval
             }
             w
         },
+    })
+}
+
+/// `ltu eval` of a model with a sensor pipeline: every window of the raw recordings in
+/// `data_path`, cut and computed by the runtime from their samples
+/// ([`predict_window`](ltu_runtime::Model::predict_window)), as on the device.
+fn eval_recordings(
+    loaded: &LoadedModel,
+    pipeline: &ltu::model::Pipeline,
+    model_path: &Path,
+    data_path: &Path,
+    args: &ReadArgs,
+) -> Result<EvalReport> {
+    let (data, windows, mut warnings) = super::recordings::for_model(data_path, args.options(), pipeline)?;
+    let model = loaded.model();
+    let predictions = super::recordings::predict_windows(&model, &windows, data.n_rows())?;
+    let classes = loaded.schema()?.classes;
+    // The file's classes by name; a class the model does not know is a row of its own.
+    let k = classes.len();
+    let of_model: Vec<Option<usize>> =
+        data.schema.classes.iter().map(|c| classes.iter().position(|m| m == c)).collect();
+    let mut confusion = vec![vec![0usize; k]; k + 1];
+    let mut unseen = 0;
+    for (&p, &y) in predictions.iter().zip(&data.y) {
+        let y = of_model[y].unwrap_or(k);
+        unseen += usize::from(y == k);
+        confusion[y][p] += 1;
+    }
+    if unseen == 0 {
+        confusion.pop();
+    } else {
+        warnings.push(format!(
+            "{}: {unseen} window(s) of classes the model does not know count as wrong",
+            data.source
+        ));
+    }
+    let correct = (0..k).map(|c| confusion[c][c]).sum::<usize>();
+    let (per_class, [macro_precision, macro_recall, macro_f1]) = class_figures(&confusion, &classes);
+    if super::train::is_training_data(loaded, data_path) {
+        warnings.push(format!(
+            "{}: these are the recordings the model was trained on (its metadata's data_fnv1a64): the accuracy \
+             is training accuracy, not an estimate on unseen windows",
+            data.source
+        ));
+    }
+    Ok(EvalReport {
+        model: model_path.display().to_string(),
+        data: data.source.clone(),
+        n: predictions.len(),
+        accuracy: correct as f64 / predictions.len().max(1) as f64,
+        model_bytes: loaded.bytes.len(),
+        classes,
+        confusion,
+        per_class,
+        macro_precision,
+        macro_recall,
+        macro_f1,
+        unseen_values: 0,
+        unseen_class_rows: unseen,
+        warnings,
     })
 }
 
@@ -261,8 +324,35 @@ pub fn predict(model_path: &Path, data_path: &Path, args: &PredictArgs) -> Resul
         }
         _ => None,
     };
-    let options = LoadOptions { allow_missing_class: true, id: args.id.clone(), ..args.data.options() };
-    let (data, raw, align) = read_for_model(&loaded, data_path, &options)?;
+    let (source, raw, ids) = match loaded.spec().pipeline {
+        Some(pipeline) => {
+            if args.id.is_some() {
+                bail!("--id applies to tables of features: a model with a pipeline names each window by its recording and first sample");
+            }
+            let (data, windows, w) = super::recordings::for_model(data_path, args.data.options(), &pipeline)?;
+            warnings.extend(w);
+            // The window statistics, as the runtime computes them from the samples.
+            let raw: Vec<Vec<i32>> =
+                (0..data.n_rows()).map(|r| data.row(r).iter().map(|&v| v as i32).collect()).collect();
+            let ids = (0..data.n_rows())
+                .map(|r| {
+                    format!(
+                        "{}@{}",
+                        windows.recordings.recordings[windows.of_recording[r]].id, windows.starts[r]
+                    )
+                })
+                .collect();
+            (data.source, raw, Some(ids))
+        }
+        None => {
+            let options =
+                LoadOptions { allow_missing_class: true, id: args.id.clone(), ..args.data.options() };
+            let (data, raw, align) = read_for_model(&loaded, data_path, &options)?;
+            warnings.extend(align_warnings(&data.source, &align));
+            warnings.extend(clamped_warnings(&loaded, &data));
+            (data.source, raw, args.id.is_some().then_some(align.ids))
+        }
+    };
     let model = loaded.model();
     let classes = loaded.schema()?.classes;
     let frac = 2f64.powi(model.weight_kind().frac_bits() as i32);
@@ -284,18 +374,17 @@ pub fn predict(model_path: &Path, data_path: &Path, args: &PredictArgs) -> Resul
         } else {
             model.predict(x)
         };
-        class_indices.push(c.with_context(|| format!("{}: predicting", data.source))?);
+        class_indices.push(c.with_context(|| format!("{source}: predicting"))?);
     }
     let predictions = class_indices.iter().map(|&c| classes[c].clone()).collect();
-    warnings.extend(align_warnings(&data.source, &align));
-    warnings.extend(clamped_warnings(&loaded, &data));
+    let id_column = args.id.clone().or_else(|| ids.as_ref().map(|_| "window".to_string()));
     Ok(PredictReport {
         predictions,
         class_indices,
         inputs: raw,
         classes,
-        ids: args.id.is_some().then_some(align.ids),
-        id_column: args.id.clone(),
+        ids,
+        id_column,
         scores,
         probabilities,
         calibration: calibrated.map(|(_, c)| c),

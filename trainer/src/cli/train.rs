@@ -14,6 +14,7 @@ use ltu::learn::{self, Algo, Context};
 use ltu::model::{Host, ModelSpec, RowCost, Stats};
 
 use super::load::{align_warnings, LoadedModel};
+use super::recordings::{self, Windows};
 use super::{args::*, output::*};
 
 /// Loads training data, with the loader's warnings and those about numeric precision
@@ -215,16 +216,21 @@ pub fn train(
         inputs.push(test);
     }
     let output = Output::resolve(out, &inputs)?;
-    let (data, mut warnings) = load(data_path, &learn.data)?;
+    let (data, windows, mut warnings) = training_data(data_path, learn)?;
     if !learn.no_names && !strip {
         storable_names(&data)?;
     }
     let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
     ctx.progress = progress;
-    let trained = learn::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names && !strip)
-        .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
+    let mut trained =
+        learn::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names && !strip)
+            .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
+    if let Some(windows) = &windows {
+        attach_pipeline(&mut trained, windows, &ctx)?;
+    }
     warnings.extend(model_warnings(&trained, &ctx, learn));
-    let estimate = held_out_estimate(&data, data_path, &trained, learn, estimate, &mut warnings)?;
+    let estimate =
+        held_out_estimate(&data, data_path, windows.as_ref(), &trained, learn, estimate, &mut warnings)?;
     warnings.extend(overfit_warning(trained.train_accuracy, estimate.as_ref()));
     let meta = (!strip).then(|| metadata(learn, data_path, data.n_rows()));
     let bytes = trained
@@ -263,6 +269,40 @@ pub fn train(
         seconds: start.elapsed().as_secs_f64(),
         warnings,
     })
+}
+
+/// The training rows: the data file's, or with `--recordings` the windows cut from its
+/// recordings; with the loader's warnings.
+pub(crate) fn training_data(
+    path: &Path,
+    learn: &LearnArgs,
+) -> Result<(Dataset, Option<Windows>, Vec<String>)> {
+    learn.rec.check()?;
+    if learn.rec.enabled() {
+        let (data, windows, warnings) = recordings::for_training(path, learn.data.options(), &learn.rec)?;
+        return Ok((data, Some(windows), warnings));
+    }
+    let (data, warnings) = load(path, &learn.data)?;
+    Ok((data, None, warnings))
+}
+
+/// Gives a model trained on windows its pipeline, counts the pipeline in the bytes a device
+/// stores, and checks that the runtime, fed the raw samples of every training window through
+/// [`predict_window`](ltu_runtime::Model::predict_window), predicts what the trainer does.
+fn attach_pipeline(trained: &mut learn::Trained, windows: &Windows, ctx: &Context<'_>) -> Result<()> {
+    trained.spec.pipeline = Some(windows.pipeline.clone());
+    let bytes = trained.spec.to_bytes()?;
+    trained.device_bytes = trained.spec.to_bytes_with(&Host { strip: true, meta: None })?.len();
+    let model = ltu_runtime::Model::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let on_device = super::recordings::predict_windows(&model, windows, ctx.raw.len())?;
+    for (row, (x, device)) in ctx.raw.iter().zip(on_device).enumerate() {
+        let host = trained.spec.predict(x);
+        if host != device {
+            anyhow::bail!("the runtime's pipeline disagrees with the trainer on training window {row}: trainer {host}, runtime {device}");
+        }
+    }
+    trained.bytes = bytes;
+    Ok(())
 }
 
 /// Warnings about the trained model: a trivial model, classes it never predicts, units scaled
@@ -313,18 +353,49 @@ fn model_warnings(trained: &learn::Trained, ctx: &Context<'_>, learn: &LearnArgs
 fn held_out_estimate(
     data: &Dataset,
     data_path: &Path,
+    windows: Option<&Windows>,
     trained: &learn::Trained,
     learn: &LearnArgs,
     estimate: &EstimateArg,
     warnings: &mut Vec<String>,
 ) -> Result<Option<Estimate>> {
-    match estimate {
-        EstimateArg::None => Ok(None),
-        EstimateArg::Test(test) => {
+    match (estimate, windows) {
+        (EstimateArg::None, _) => Ok(None),
+        (EstimateArg::Test(test), None) => {
             test_file_estimate(data, data_path, test, trained, learn, warnings).map(Some)
         }
-        EstimateArg::Holdout => holdout_estimate(data, data_path, learn, warnings),
+        (EstimateArg::Test(test), Some(windows)) => {
+            test_recordings_estimate(test, &windows.pipeline, trained, learn, warnings).map(Some)
+        }
+        (EstimateArg::Holdout, _) => holdout_estimate(data, data_path, windows, learn, warnings),
     }
+}
+
+/// Accuracy of a model with a pipeline on the windows of the recordings in `--test FILE`, from
+/// their raw samples through the runtime.
+fn test_recordings_estimate(
+    test: &Path,
+    pipeline: &ltu::model::Pipeline,
+    trained: &learn::Trained,
+    learn: &LearnArgs,
+    warnings: &mut Vec<String>,
+) -> Result<Estimate> {
+    let (test_data, windows, w) = recordings::for_model(test, learn.data.read.options(), pipeline)?;
+    warnings.extend(w);
+    let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let predictions = recordings::predict_windows(&model, &windows, test_data.n_rows())?;
+    let classes = trained.spec.names.as_ref().map(|n| n.classes.clone()).unwrap_or_default();
+    // By name: the test file's class `k` is the model's class of that name.
+    let correct = predictions
+        .iter()
+        .zip(&test_data.y)
+        .filter(|(&p, &y)| classes.get(p).is_some_and(|c| *c == test_data.schema.classes[y]))
+        .count();
+    Ok(Estimate {
+        method: format!("test recordings {}", test.display()),
+        rows: predictions.len(),
+        accuracy: correct as f64 / predictions.len().max(1) as f64,
+    })
 }
 
 /// Accuracy of the model on `--test FILE`, through the runtime.
@@ -362,10 +433,16 @@ fn test_file_estimate(
 fn holdout_estimate(
     data: &Dataset,
     data_path: &Path,
+    windows: Option<&Windows>,
     learn: &LearnArgs,
     warnings: &mut Vec<String>,
 ) -> Result<Option<Estimate>> {
-    match split::train_test_split_stratified(&data.y, data.schema.classes.len(), 0.25, learn.seed) {
+    // Windows of one recording stay on one side.
+    let split = match windows {
+        Some(w) => w.split(0.25, learn.seed),
+        None => split::train_test_split_stratified(&data.y, data.schema.classes.len(), 0.25, learn.seed),
+    };
+    match split {
         Ok((fit_rows, test_rows)) => {
             let options = learn.options(&data.schema)?;
             let setup = ltu::learn::evaluate::Setup {

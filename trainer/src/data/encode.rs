@@ -31,9 +31,12 @@ pub fn input_specs(data: &Dataset) -> Vec<InputSpec> {
                     cnt += 1;
                     max_abs = max_abs.max(v.abs());
                 }
-                // Keep every training value (and ten times it) inside i32 raw units.
+                // Keep every training value (and ten times it) inside i32 raw units; a column of
+                // integers that fit i32 stays exact (window statistics are such columns: the
+                // device computes them in these units).
                 let mut exp = i32::from(*decimals).min(9);
-                while exp > -9 && max_abs * 10f64.powi(exp) * 10.0 > f64::from(i32::MAX) {
+                let exact = *decimals == 0 && max_abs <= f64::from(i32::MAX);
+                while !exact && exp > -9 && max_abs * 10f64.powi(exp) * 10.0 > f64::from(i32::MAX) {
                     exp -= 1;
                 }
                 let mean = if cnt > 0 { sum / cnt as f64 } else { 0.0 };

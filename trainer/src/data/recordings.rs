@@ -16,7 +16,10 @@
 
 use std::collections::HashSet;
 
-use super::{AttrKind, Dataset};
+use ltu_runtime::window::{Sample, Stat, WindowFeature, MAX_SEGMENTS, MAX_WINDOW_LEN};
+
+use super::{AttrKind, Attribute, Dataset, Schema};
+use crate::model::{Channel, Pipeline};
 
 /// How samples are laid out in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -276,6 +279,191 @@ fn long(data: &Dataset, recording: &str) -> Result<Recordings, RecordingsError> 
     }
     let channels = channel_attrs.iter().map(|&a| data.schema.attributes[a].name.clone()).collect();
     Ok(Recordings { source: data.source.clone(), channels, classes: data.schema.classes.clone(), recordings })
+}
+
+/// A family of window features: one statistic over each of `segments` equal parts of the
+/// window, for every channel. Written `stat` (the whole window) or `stat@k` (`mean@4`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Family {
+    /// The statistic.
+    pub stat: Stat,
+    /// Equal parts of the window, 1 to [`MAX_SEGMENTS`].
+    pub segments: u8,
+}
+
+impl Family {
+    /// The default families: every statistic over the whole window, and the mean, spread,
+    /// minimum and maximum over each quarter of it (the shape of the signal).
+    pub fn defaults() -> Vec<Family> {
+        let whole = Stat::ALL.iter().map(|&stat| Family { stat, segments: 1 });
+        let quarters = [Stat::Mean, Stat::Spread, Stat::Min, Stat::Max]
+            .into_iter()
+            .map(|stat| Family { stat, segments: 4 });
+        whole.chain(quarters).collect()
+    }
+
+    /// Parses a comma-separated list of `stat` or `stat@k`.
+    ///
+    /// # Errors
+    /// An unknown statistic (the message lists the known ones), or `k` outside 1 to
+    /// [`MAX_SEGMENTS`].
+    pub fn parse_list(list: &str) -> Result<Vec<Family>, String> {
+        list.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|item| {
+                let (name, segments) = match item.split_once('@') {
+                    Some((name, k)) => {
+                        (name, k.parse::<u8>().ok().filter(|k| (1..=MAX_SEGMENTS).contains(k)))
+                    }
+                    None => (item, Some(1)),
+                };
+                let stat = Stat::from_name(name).ok_or_else(|| {
+                    let known: Vec<&str> = Stat::ALL.iter().map(|s| s.name()).collect();
+                    format!("unknown window statistic `{name}`; expected one of: {}", known.join(", "))
+                })?;
+                let segments = segments.ok_or_else(|| {
+                    format!("`{item}`: the number of segments after `@` must be 1 to {MAX_SEGMENTS}")
+                })?;
+                Ok(Family { stat, segments })
+            })
+            .collect()
+    }
+}
+
+/// How recordings become windows and features: what `--window`, `--hop` and
+/// `--window-features` ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PipelineOptions {
+    /// Samples per window; 0: the whole recording is one window.
+    pub window: u16,
+    /// Samples between window starts (0: as many as the window, so windows do not overlap).
+    pub hop: u16,
+    /// Feature families, each for every channel.
+    pub families: Vec<Family>,
+}
+
+impl Default for PipelineOptions {
+    fn default() -> Self {
+        PipelineOptions { window: 0, hop: 0, families: Family::defaults() }
+    }
+}
+
+/// The pipeline for `recordings`: each channel's scale chosen from its largest magnitude (the
+/// finest decimal step whose samples fit an `i16`), and one feature per family, channel and
+/// segment, channel by channel.
+///
+/// # Errors
+/// A window longer than [`MAX_WINDOW_LEN`], no feature family, more than 255 channels, or no
+/// recording as long as one window.
+pub fn fit_pipeline(recordings: &Recordings, options: &PipelineOptions) -> Result<Pipeline, RecordingsError> {
+    let fail = |m: String| Err(RecordingsError(format!("{}: {m}", recordings.source)));
+    if usize::from(options.window) > MAX_WINDOW_LEN {
+        return fail(format!("--window {} is longer than {MAX_WINDOW_LEN} samples", options.window));
+    }
+    if options.families.is_empty() {
+        return fail("no window features asked for".into());
+    }
+    if recordings.channels.len() > 255 {
+        return fail(format!("{} channels; a pipeline takes at most 255", recordings.channels.len()));
+    }
+    let (_, longest) = recordings.length_range();
+    if options.window > 0 && longest < usize::from(options.window) {
+        return fail(format!(
+            "no recording has {} samples (the longest has {longest}): no window fits; give a shorter --window",
+            options.window
+        ));
+    }
+    if options.window == 0 && longest > MAX_WINDOW_LEN {
+        return fail(format!(
+            "a recording has {longest} samples, more than the {MAX_WINDOW_LEN} of one window; give --window"
+        ));
+    }
+    let channels = recordings
+        .channels
+        .iter()
+        .enumerate()
+        .map(|(c, name)| {
+            let max_abs = recordings
+                .recordings
+                .iter()
+                .flat_map(|r| r.samples[c].iter())
+                .fold(0f64, |m, v| m.max(v.abs()));
+            Channel { name: name.clone(), scale_exp: Pipeline::scale_for(max_abs) }
+        })
+        .collect();
+    let mut features = Vec::new();
+    for c in 0..recordings.channels.len() {
+        for family in &options.families {
+            for segment in 0..family.segments {
+                features.push(WindowFeature {
+                    channel: c as u8,
+                    stat: family.stat,
+                    segments: family.segments,
+                    segment,
+                });
+            }
+        }
+    }
+    let hop = if options.hop == 0 { options.window } else { options.hop };
+    Ok(Pipeline { channels, window: options.window, hop, features, recording: None })
+}
+
+/// The name of a pipeline's input: the channel's name, the statistic and the segment
+/// (`ax_mean`, `ax_max_s1of4`).
+pub fn feature_name(pipeline: &Pipeline, f: &WindowFeature) -> String {
+    let channel = pipeline.channels.get(usize::from(f.channel)).map_or("?", |c| c.name.as_str());
+    let generic = f.to_string();
+    // `ch{c}_` is replaced by the channel's name.
+    let rest = generic.split_once('_').map_or("", |(_, rest)| rest);
+    format!("{channel}_{rest}")
+}
+
+/// A recording's channels as samples at the pipeline's scales, in the pipeline's channel order;
+/// `columns[c]` is the recording channel that pipeline channel `c` reads.
+pub fn samples(recording: &Recording, pipeline: &Pipeline, columns: &[usize]) -> Vec<Vec<Sample>> {
+    pipeline
+        .channels
+        .iter()
+        .zip(columns)
+        .map(|(ch, &c)| {
+            recording.samples[c].iter().map(|&v| Pipeline::to_sample(v, ch.scale_exp).unwrap_or(0)).collect()
+        })
+        .collect()
+}
+
+/// The windows of every recording as feature rows: a dataset with one numeric attribute per
+/// pipeline input, one row per window, the class of its recording; and the recording of each
+/// row. `columns[c]` is the channel of `recordings` that pipeline channel `c` reads.
+///
+/// # Errors
+/// A statistic the runtime refuses (never for windows the pipeline cut).
+pub fn windows_dataset(
+    recordings: &Recordings,
+    pipeline: &Pipeline,
+    columns: &[usize],
+) -> Result<(Dataset, Vec<usize>), RecordingsError> {
+    let attributes = pipeline
+        .features
+        .iter()
+        .map(|f| Attribute { name: feature_name(pipeline, f), kind: AttrKind::Numeric { decimals: 0 } })
+        .collect();
+    let schema = Schema { attributes, classes: recordings.classes.clone() };
+    let (mut x, mut y, mut of_recording) = (Vec::new(), Vec::new(), Vec::new());
+    for (r, recording) in recordings.recordings.iter().enumerate() {
+        let samples = samples(recording, pipeline, columns);
+        for window in pipeline.windows(recording.len()) {
+            for f in &pipeline.features {
+                let v = f.compute(&samples[usize::from(f.channel)][window.clone()]).map_err(|e| {
+                    RecordingsError(format!("{}: recording `{}`: {f}: {e}", recordings.source, recording.id))
+                })?;
+                x.push(f64::from(v));
+            }
+            y.push(recording.class);
+            of_recording.push(r);
+        }
+    }
+    Ok((Dataset { schema, x, y, source: recordings.source.clone() }, of_recording))
 }
 
 #[cfg(test)]

@@ -1,0 +1,180 @@
+//! `--recordings`: raw sensor recordings through `ltu train`, `cv`, `eval`, `predict` and
+//! `inspect`, with the pipeline stored in the model and evaluated by the runtime from raw
+//! samples.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data").join(name).to_str().unwrap().to_string()
+}
+
+fn ltu(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ltu")).current_dir(dir).args(args).output().expect("run ltu")
+}
+
+fn json(dir: &Path, args: &[&str]) -> Value {
+    let o = ltu(dir, args);
+    assert!(o.status.success(), "ltu {args:?} failed: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("JSON")
+}
+
+fn fails(dir: &Path, args: &[&str], needle: &str) {
+    let o = ltu(dir, args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "ltu {args:?}: {err}");
+    assert!(!err.contains("panicked") && err.starts_with("error: "), "ltu {args:?}: {err}");
+    assert!(err.contains(needle), "ltu {args:?}: expected {needle:?} in {err}");
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The wide layout (GunPoint, one channel): train on the archive's training split, score its
+/// test split through the stored pipeline, and see the pipeline in `inspect`.
+#[test]
+fn wide_layout_train_eval_inspect_predict() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (train, test) = (data("gunpoint_train.csv"), data("gunpoint_test.csv"));
+    let t = json(
+        d,
+        &[
+            "train",
+            &train,
+            "--recordings",
+            "--algo",
+            "fringe",
+            "--categorical",
+            "class",
+            "-o",
+            "gp.ltu",
+            "--test",
+            &test,
+            "--json",
+        ],
+    );
+    assert_eq!(t["n"], 50, "one window per recording: {t}");
+    let accuracy = t["estimate"]["accuracy"].as_f64().unwrap();
+    assert!(accuracy >= 0.9, "GunPoint test split: {accuracy}");
+    let e = json(d, &["eval", "gp.ltu", &test, "--json"]);
+    assert_eq!(e["n"], 150);
+    assert_eq!(e["accuracy"].as_f64().unwrap(), accuracy, "eval and train --test agree");
+    let i = json(d, &["inspect", "gp.ltu", "--json"]);
+    assert_eq!(i["pipeline"]["window"], 0);
+    assert_eq!(i["pipeline"]["channels"][0]["name"], "x");
+    assert_eq!(i["pipeline"]["inputs"][0], "x_mean");
+    assert!(i["runtime_features"].as_array().unwrap().iter().any(|f| f == "pipeline"));
+    let p = ltu(d, &["predict", "gp.ltu", &test]);
+    let out = String::from_utf8_lossy(&p.stdout);
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("window,class"));
+    assert_eq!(lines.next().map(|l| l.split(',').next().unwrap()), Some("1@0"));
+    assert_eq!(lines.count(), 149);
+}
+
+/// The long layout (Japanese vowels: 12 channels, recordings of 7 to 29 frames), the
+/// recording column stored in the model so `eval` reads the test file alike.
+#[test]
+fn long_layout_with_variable_lengths() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (train, test) = (data("japanese-vowels_train.csv"), data("japanese-vowels_test.csv"));
+    let args = ["train", &train, "--recording", "recording", "--algo", "ptree", "--categorical", "class"];
+    let t = json(d, &[&args[..], &["-o", "jv.ltu", "--no-estimate", "--json"]].concat());
+    assert_eq!(t["n"], 270);
+    let e = json(d, &["eval", "jv.ltu", &test, "--json"]);
+    assert_eq!(e["n"], 370);
+    assert!(e["accuracy"].as_f64().unwrap() > 0.95, "{e}");
+    let i = json(d, &["inspect", "jv.ltu", "--json"]);
+    assert_eq!(i["pipeline"]["recording"], "recording");
+    assert_eq!(i["pipeline"]["channels"].as_array().unwrap().len(), 12);
+}
+
+/// Windows and hops: several windows per recording, folds that keep a recording's windows
+/// together, and a feature list of one's own.
+#[test]
+fn windows_hops_features_and_cv_by_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let train = data("gunpoint_train.csv");
+    let common = ["--recordings", "--window", "50", "--hop", "25", "--categorical", "class"];
+    let t = json(
+        d,
+        &[
+            &[
+                "train",
+                &train,
+                "--algo",
+                "fringe",
+                "-o",
+                "w.ltu",
+                "--json",
+                "--window-features",
+                "mean@4,slope,crossings",
+            ][..],
+            &common,
+        ]
+        .concat(),
+    );
+    assert_eq!(t["n"], 250, "5 windows of 50 every 25 samples in each of 50 recordings: {t}");
+    let i = json(d, &["inspect", "w.ltu", "--json"]);
+    assert_eq!(i["pipeline"]["inputs"].as_array().unwrap().len(), 6);
+    assert_eq!(i["pipeline"]["inputs"][3], "x_mean_s3of4");
+    let cv = json(d, &[&["cv", &train, "--algo", "fringe", "--folds", "5", "--json"][..], &common].concat());
+    // Every fold tests whole recordings: a multiple of 5 windows.
+    let rows = cv["fold_rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 5);
+    for r in rows {
+        assert_eq!(r.as_u64().unwrap() % 5, 0, "{cv}");
+    }
+}
+
+/// Bad recordings and options are errors naming what is wrong.
+#[test]
+fn recordings_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let train = |extra: &[&str]| -> Vec<String> {
+        ["train", "--algo", "fringe", "-o", "m.ltu"].iter().chain(extra).map(ToString::to_string).collect()
+    };
+    let fails_train = |extra: &[&str], needle: &str| {
+        let args = train(extra);
+        fails(d, &args.iter().map(String::as_str).collect::<Vec<_>>(), needle);
+    };
+    fails_train(&[&iris, "--window", "4"], "--window applies to recordings only");
+    fails_train(&[&iris, "--recordings"], "column `sepal_length` is not a sample column");
+    let mixed = write(d, "mixed.csv", "rec,a,class\n1,0.5,x\n1,0.7,y\n");
+    fails_train(&[mixed.to_str().unwrap(), "--recording", "rec"], "changes class");
+    let short = write(d, "short.csv", "t0,t1,class\n1,2,x\n3,4,y\n");
+    fails_train(&[short.to_str().unwrap(), "--recordings", "--window", "3"], "no window fits");
+    fails_train(
+        &[short.to_str().unwrap(), "--recordings", "--window-features", "median"],
+        "unknown window statistic `median`",
+    );
+    let gp = data("gunpoint_train.csv");
+    json(
+        d,
+        &[
+            "train",
+            &gp,
+            "--recordings",
+            "--algo",
+            "fringe",
+            "-o",
+            "gp.ltu",
+            "--no-estimate",
+            "--json",
+            "--categorical",
+            "class",
+        ],
+    );
+    let other = write(d, "other.csv", "y_t0,y_t1,class\n1,2,1\n3,4,2\n");
+    fails(d, &["eval", "gp.ltu", other.to_str().unwrap()], "no channel `x`");
+}
