@@ -3,6 +3,7 @@
 use crate::error::{Error, Result};
 #[cfg(feature = "list")]
 use crate::format::ListEntryRec;
+#[cfg(feature = "pipeline")]
 use crate::format::WindowFeatureRec;
 use crate::format::{
     self, feature_kind, literal_op, u16_at, unit_flags, FeatureRec, InputRec, LiteralRec, ModelRepr,
@@ -13,9 +14,8 @@ use crate::format::{node_kind, NodeRec};
 #[cfg(feature = "host")]
 use crate::format::{HostChannelRec, HostInputRec, HostRepr};
 use crate::input::Input;
-use crate::window::MAX_WINDOW_LEN;
 #[cfg(feature = "pipeline")]
-use crate::window::{Sample, WindowFeature};
+use crate::window::{Sample, WindowFeature, MAX_WINDOW_LEN};
 
 /// What kind of structure a model has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -366,9 +366,9 @@ fn lines(text: &str) -> usize {
 
 /// Checks the sensor pipeline: 1 to 255 channels, a window the statistics accept and a hop,
 /// one valid window feature per input, and every input numeric (a statistic is a number).
+#[cfg(feature = "pipeline")]
 fn check_pipeline(repr: &ModelRepr<'_>, n: &Counts) -> Result<()> {
     let Some(p) = repr.pipeline else { return Ok(()) };
-    check(cfg!(feature = "pipeline"), Error::Unsupported)?;
     let n_channels = usize::from(p.n_channels);
     check(
         (1..=255).contains(&n_channels)
@@ -433,7 +433,10 @@ impl<'a> Model<'a> {
         check_feature_table(&repr, &n)?;
         check_units(&repr, kind, &n, &inputs)?;
         check_structure(&repr, &n)?;
+        #[cfg(feature = "pipeline")]
         check_pipeline(&repr, &n)?;
+        #[cfg(not(feature = "pipeline"))]
+        check(repr.pipeline.is_none(), Error::Unsupported)?;
         #[cfg(feature = "host")]
         check_host(&repr, &n, &inputs)?;
         let all_numeric = inputs.n_scales == n.inputs;
