@@ -294,8 +294,8 @@ pub struct Iteration {
     pub new_features: usize,
 }
 
-/// Why the iteration stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why the iteration stopped; in a [`Report`], the variant's name (`"NoNewFeature"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Stop {
     /// The last tree proposed no new feature.
     NoNewFeature,
@@ -577,7 +577,7 @@ pub struct Report {
     /// Trees grown (the first is the plain tree).
     pub iterations: usize,
     /// Why it stopped: `NoNewFeature`, `MaxVariables` or `MaxIterations`.
-    pub stop: String,
+    pub stop: Stop,
     /// Primitive variables (`x == v`, `x > t`).
     pub primitive_variables: usize,
     /// All variables at the end, constructed features included.
@@ -590,9 +590,43 @@ pub struct Report {
     pub prune_errors: usize,
     /// How the trees were pruned: `reduced-error on N held-out rows`, `error-based (z = Z)` or
     /// `none`.
-    pub pruning: String,
+    pub pruning: Pruning,
     /// The variables the final tree tests, as formulas over the inputs (`x3`, `x0 ∧ ¬x5`, ...).
     pub tests: Vec<String>,
+}
+
+/// How the trees were pruned, in a [`Report`]. It serializes as the sentence its `Display`
+/// writes: `reduced-error on N held-out rows`, `error-based (z = Z)` or `none`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pruning {
+    /// Reduced-error pruning on held-out learning rows.
+    ReducedError {
+        /// The held-out rows.
+        rows: usize,
+    },
+    /// Error-based pruning on the growing rows with C4.5's estimate ([`Params::prune_z`]).
+    ErrorBased {
+        /// The estimate's `z`.
+        z: f64,
+    },
+    /// The trees were not pruned.
+    None,
+}
+
+impl std::fmt::Display for Pruning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Pruning::ReducedError { rows } => write!(f, "reduced-error on {rows} held-out rows"),
+            Pruning::ErrorBased { z } => write!(f, "error-based (z = {z})"),
+            Pruning::None => f.write_str("none"),
+        }
+    }
+}
+
+impl serde::Serialize for Pruning {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 impl Learner for FringeLearner {
@@ -624,16 +658,16 @@ impl Learner for FringeLearner {
         let last = fringe.iterations.last().expect("at least one iteration");
         let report = Report {
             iterations: fringe.iterations.len(),
-            stop: format!("{:?}", fringe.stop),
+            stop: fringe.stop,
             primitive_variables: fringe.iterations[0].variables,
             variables: fringe.variables.len(),
             plain_decision_nodes: fringe.plain_tree().decision_nodes(),
             decision_nodes: last.tree.decision_nodes(),
             prune_errors: last.prune_errors,
             pruning: match fringe.prune_rows {
-                0 if p.prune_z > 0.0 => format!("error-based (z = {})", p.prune_z),
-                0 => "none".into(),
-                n => format!("reduced-error on {n} held-out rows"),
+                0 if p.prune_z > 0.0 => Pruning::ErrorBased { z: p.prune_z },
+                0 => Pruning::None,
+                rows => Pruning::ReducedError { rows },
             },
             tests: fringe
                 .tree()
@@ -678,5 +712,26 @@ fn named_literal(ctx: &Context<'_>, l: &Literal) -> String {
             format!("{}>{}", attr.name, f64::from(l.value) / 10f64.powi(i32::from(scale_exp)))
         }
         _ => format!("{}>{}", attr.name, l.value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Pruning, Stop};
+
+    /// `ltu train --json` shows the stop reason and the pruning as these strings.
+    #[test]
+    fn report_fields_serialize_as_the_strings_ltu_train_prints() {
+        let json = |v: serde_json::Value| v.as_str().map(str::to_string);
+        assert_eq!(json(serde_json::json!(Stop::NoNewFeature)).as_deref(), Some("NoNewFeature"));
+        assert_eq!(json(serde_json::json!(Stop::MaxIterations)).as_deref(), Some("MaxIterations"));
+        let pruning = [
+            (Pruning::ErrorBased { z: 0.6745 }, "error-based (z = 0.6745)"),
+            (Pruning::ReducedError { rows: 4000 }, "reduced-error on 4000 held-out rows"),
+            (Pruning::None, "none"),
+        ];
+        for (p, s) in pruning {
+            assert_eq!(json(serde_json::json!(p)).as_deref(), Some(s));
+        }
     }
 }
