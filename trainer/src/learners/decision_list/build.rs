@@ -64,33 +64,16 @@ pub(super) fn build(
         for &i in &alive {
             count[s.y[i]] += 1;
         }
-        let nonempty: Vec<usize> = (0..q).filter(|&c| count[c] > 0).collect();
         let majority_left = majority(s.y, alive.iter().copied(), q);
-        // Which classes may be covered next (section 5.2 step 3; section 3: only one).
-        let targets: Vec<usize> = match shape {
-            Shape::Ndl => {
-                if nonempty.len() <= 1 {
-                    *defaults.last_mut().expect("nonempty") =
-                        nonempty.first().copied().unwrap_or(majority_left);
-                    break Stop::Exhausted;
-                }
-                nonempty.clone()
-            }
-            Shape::Hsi { shape, positive } => {
-                let negative = 1 - positive;
-                let (cut, keep) = match shape {
-                    HsiShape::Intersection => (negative, positive),
-                    HsiShape::Union => (positive, negative),
-                };
-                if count[cut] == 0 || count[keep] == 0 {
-                    // Section 3 step 2; with no example left to keep, the constant node decides.
-                    *defaults.last_mut().expect("nonempty") = if count[cut] == 0 { keep } else { cut };
-                    break Stop::Exhausted;
-                }
-                vec![cut]
+        let last = defaults.last_mut().expect("nonempty");
+        let targets = match targets(shape, &count, majority_left) {
+            Ok(targets) => targets,
+            Err(default) => {
+                *last = default;
+                break Stop::Exhausted;
             }
         };
-        *defaults.last_mut().expect("nonempty") = match shape {
+        *last = match shape {
             Shape::Ndl => majority_left,
             Shape::Hsi { shape: HsiShape::Intersection, positive } => positive,
             Shape::Hsi { shape: HsiShape::Union, positive } => 1 - positive,
@@ -98,37 +81,110 @@ pub(super) fn build(
         if p.max_nodes.is_some_and(|m| nodes.len() >= m) || nodes.len() >= limit.load(Ordering::SeqCst) {
             break Stop::MaxNodes;
         }
-        // Sections 5.1 steps 4–6 / 5.2 steps 3–4: the largest covered fraction wins; ties go to
-        // the larger count, then the lower class.
-        let mut is_alive = vec![false; s.x.len()];
-        for &i in &alive {
-            is_alive[i] = true;
-        }
         let reuse =
             p.reuse_covers && (targets.len() >= 3 || (p.reuse_two_class_covers && targets.len() == 2));
-        // Beyond the paper: on more than `search_all_up_to` training rows, with more rows left
-        // than `max_search_rows`, the halfspaces are searched on a seeded sample of them (each
-        // node then covers what its unit covers among all the rows left).
-        let pool: Vec<usize> = match p.max_search_rows {
-            Some(k) if alive.len() > k && rows.len() > p.search_all_up_to => {
-                let mut v = alive.clone();
-                for i in 0..k {
-                    let j = i + rng.below(v.len() - i);
-                    v.swap(i, j);
-                }
-                v.truncate(k);
-                v.sort_unstable();
-                v
+        let pool = search_pool(&alive, rows.len(), p, rng);
+        let step = Step { s, alive: &alive, pool: &pool, p };
+        let ranked = step.ranked_covers(&targets, reuse, &mut cache, rng, &mut stats);
+        let Some((_, first, _)) = ranked.first() else { break Stop::Inseparable };
+        if first.covered.is_empty() {
+            break Stop::Inseparable;
+        }
+        if first.covered.len() < p.min_cover {
+            break Stop::MinCover;
+        }
+        let Some((node, next)) = step.accept(ranked, &mut stats) else { break Stop::QuantizationLost };
+        alive = next;
+        nodes.push(node);
+        defaults.push(majority_left);
+        progress((rows.len() - alive.len()) as u64, rows.len() as u64);
+    };
+    // The rows left go to the default: the list is done.
+    progress(rows.len() as u64, rows.len() as u64);
+    (nodes, defaults, stop, stats)
+}
+
+/// The classes the next entry may cover, given the class counts of the examples left (section
+/// 5.2 step 3: every class left; section 3: only the class the halfspaces cut away), or
+/// `Err(default)` when the list is done and the constant node decides.
+fn targets(shape: Shape, count: &[usize], majority_left: usize) -> Result<Vec<usize>, usize> {
+    match shape {
+        Shape::Ndl => {
+            let nonempty: Vec<usize> = (0..count.len()).filter(|&c| count[c] > 0).collect();
+            if nonempty.len() <= 1 {
+                return Err(nonempty.first().copied().unwrap_or(majority_left));
             }
-            _ => alive.clone(),
-        };
-        let mut pool_count = vec![0usize; q];
-        for &i in &pool {
+            Ok(nonempty)
+        }
+        Shape::Hsi { shape, positive } => {
+            let negative = 1 - positive;
+            let (cut, keep) = match shape {
+                HsiShape::Intersection => (negative, positive),
+                HsiShape::Union => (positive, negative),
+            };
+            if count[cut] == 0 || count[keep] == 0 {
+                // Section 3 step 2; with no example left to keep, the constant node decides.
+                return Err(if count[cut] == 0 { keep } else { cut });
+            }
+            Ok(vec![cut])
+        }
+    }
+}
+
+/// The examples the halfspaces are searched on. Beyond the paper: on more than
+/// [`Params::search_all_up_to`] training rows (`n_rows`), with more rows left than
+/// [`Params::max_search_rows`], a seeded sample of them (each node then covers what its unit
+/// covers among all the rows left); else every row left.
+fn search_pool(alive: &[usize], n_rows: usize, p: &Params, rng: &mut Rng) -> Vec<usize> {
+    match p.max_search_rows {
+        Some(k) if alive.len() > k && n_rows > p.search_all_up_to => {
+            let mut v = alive.to_vec();
+            for i in 0..k {
+                let j = i + rng.below(v.len() - i);
+                v.swap(i, j);
+            }
+            v.truncate(k);
+            v.sort_unstable();
+            v
+        }
+        _ => alive.to_vec(),
+    }
+}
+
+/// One covering step: the examples left and those the search sees.
+struct Step<'a, 's> {
+    s: &'a Sample<'s>,
+    alive: &'a [usize],
+    pool: &'a [usize],
+    p: &'a Params,
+}
+
+impl Step<'_, '_> {
+    /// Per target class, a cover of its pool examples that excludes every pool example of the
+    /// other classes (with the excluded examples), best first (sections 5.1 steps 4–6 / 5.2
+    /// steps 3–4): the larger covered fraction, then the larger count, then the lower class.
+    /// With `reuse`, a class's cover from an earlier step is taken again while every example it
+    /// covered is left.
+    fn ranked_covers(
+        &self,
+        targets: &[usize],
+        reuse: bool,
+        cache: &mut [Option<Cover>],
+        rng: &mut Rng,
+        stats: &mut LpStats,
+    ) -> Vec<(usize, Cover, Vec<usize>)> {
+        let s = self.s;
+        let mut is_alive = vec![false; s.x.len()];
+        for &i in self.alive {
+            is_alive[i] = true;
+        }
+        let mut pool_count = vec![0usize; cache.len()];
+        for &i in self.pool {
             pool_count[s.y[i]] += 1;
         }
         let mut ranked: Vec<(usize, Cover, Vec<usize>)> = Vec::new();
-        for &t in &targets {
-            let excl: Vec<usize> = pool.iter().copied().filter(|&i| s.y[i] != t).collect();
+        for &t in targets {
+            let excl: Vec<usize> = self.pool.iter().copied().filter(|&i| s.y[i] != t).collect();
             // A cover found at an earlier step still excludes every remaining example of other
             // classes (that set only shrinks); reuse it while all it covered is still there.
             let cached = cache[t].take().filter(|c: &Cover| reuse && c.covered.iter().all(|&i| is_alive[i]));
@@ -138,8 +194,8 @@ pub(super) fn build(
                     c
                 }
                 None => {
-                    let cands: Vec<usize> = pool.iter().copied().filter(|&i| s.y[i] == t).collect();
-                    search(s, &cands, &excl, p, rng, &mut stats)
+                    let cands: Vec<usize> = self.pool.iter().copied().filter(|&i| s.y[i] == t).collect();
+                    search(s, &cands, &excl, self.p, rng, stats)
                 }
             };
             if reuse {
@@ -153,40 +209,32 @@ pub(super) fn build(
             let (a, b) = (ca.covered.len() * pool_count[*tb], cb.covered.len() * pool_count[*ta]);
             b.cmp(&a).then(cb.covered.len().cmp(&ca.covered.len()))
         });
-        let Some((_, first, _)) = ranked.first() else { break Stop::Inseparable };
-        if first.covered.is_empty() {
-            break Stop::Inseparable;
-        }
-        if first.covered.len() < p.min_cover {
-            break Stop::MinCover;
-        }
-        // Beyond the paper: rounding can empty a node with a tiny margin or make it cover
-        // examples of other classes. Take the best-ranked node whose quantized unit covers only
-        // its own class; if there is none, the best-ranked one that covers anything.
-        let mut accepted = None;
+        ranked
+    }
+
+    /// The entry to keep and the examples it leaves. Beyond the paper: rounding can empty a
+    /// node with a tiny margin or make it cover examples of other classes. Takes the
+    /// best-ranked node whose quantized unit covers only its own class; if there is none, the
+    /// best-ranked one that covers anything (`None`: no node covers anything).
+    fn accept(
+        &self,
+        ranked: Vec<(usize, Cover, Vec<usize>)>,
+        stats: &mut LpStats,
+    ) -> Option<(Node, Vec<usize>)> {
         let mut fallback = None;
         for (class, cover, excl) in ranked.into_iter().filter(|(_, c, _)| !c.covered.is_empty()) {
-            if cover.covered.len() < p.min_cover {
+            if cover.covered.len() < self.p.min_cover {
                 break;
             }
-            let (node, next) = make_node(s, &alive, class, &cover, &excl, p, &mut stats);
+            let (node, next) = make_node(self.s, self.alive, class, &cover, &excl, self.p, stats);
             if node.info.covered > 0 && node.info.wrong_class == 0 {
-                accepted = Some((node, next));
-                break;
+                return Some((node, next));
             }
             stats.quantization_rejected += 1;
             if node.info.covered > 0 && fallback.is_none() {
                 fallback = Some((node, next));
             }
         }
-        let accepted = accepted.or(fallback);
-        let Some((node, next)) = accepted else { break Stop::QuantizationLost };
-        alive = next;
-        nodes.push(node);
-        defaults.push(majority_left);
-        progress((rows.len() - alive.len()) as u64, rows.len() as u64);
-    };
-    // The rows left go to the default: the list is done.
-    progress(rows.len() as u64, rows.len() as u64);
-    (nodes, defaults, stop, stats)
+        fallback
+    }
 }

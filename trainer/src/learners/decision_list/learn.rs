@@ -38,42 +38,9 @@ pub(super) fn learn_with(
     edits: &Edits,
 ) -> Result<Learned, TrainError> {
     let start = Instant::now();
-    if !(0.0..1.0).contains(&p.validation) {
-        return Err(TrainError::InvalidOption(format!(
-            "validation fraction {} is not in [0, 1)",
-            p.validation
-        )));
-    }
-    if let Shape::Hsi { positive, .. } = shape {
-        if s.n_classes != 2 || positive > 1 {
-            return Err(TrainError::InvalidOption(format!(
-                "hsi needs two classes and a positive class 0 or 1 (got {} classes, positive {positive})",
-                s.n_classes
-            )));
-        }
-    }
-    let d = s.x.first().map_or(0, Vec::len);
-    if s.x.iter().any(|r| r.len() != d) || s.x.len() != s.y.len() || s.y.iter().any(|&c| c >= s.n_classes) {
-        return Err(TrainError::InvalidOption("sample rows, labels and classes do not match".into()));
-    }
+    check(s, shape, p)?;
     let mut rng = Rng::new(seed);
-    let all: Vec<usize> = (0..s.x.len()).collect();
-    let (train, val) = if p.validation > 0.0 {
-        let mut split_rng = rng.fork(1);
-        let (mut train, mut val) = (Vec::new(), Vec::new());
-        for c in 0..s.n_classes {
-            let mut rows: Vec<usize> = all.iter().copied().filter(|&i| s.y[i] == c).collect();
-            split_rng.shuffle(&mut rows);
-            let k = (rows.len() as f64 * p.validation).round() as usize;
-            val.extend_from_slice(&rows[..k]);
-            train.extend_from_slice(&rows[k..]);
-        }
-        train.sort_unstable();
-        val.sort_unstable();
-        (train, val)
-    } else {
-        (all, Vec::new())
-    };
+    let (train, val) = validation_split(s, p.validation, &mut rng);
     let (relabelled, y_build) =
         if p.relabel_duplicates { relabel_by_majority(s, &train) } else { (0, s.y.to_vec()) };
     let built = Sample { y: &y_build, ..*s };
@@ -88,35 +55,12 @@ pub(super) fn learn_with(
     let mut default = *defaults.last().expect("nonempty");
     let mut pruned = 0;
     let mut validation_accuracy = None;
-    let fires = |nodes: &[Node], i: usize| -> usize {
-        nodes
-            .iter()
-            .position(|n| match s.quant {
-                Some(q) => node_covers_int(n, &q.features[i], q.max_abs),
-                None => n.halfspace.covers(&s.x[i]),
-            })
-            .unwrap_or(nodes.len())
-    };
     if !val.is_empty() {
-        let first: Vec<usize> = val.iter().map(|&i| fires(&nodes, i)).collect();
-        let k = nodes.len();
-        let acc = |r: usize| {
-            val.iter()
-                .zip(&first)
-                .filter(|(&i, &j)| if j < r { nodes[j].class == s.y[i] } else { defaults[r] == s.y[i] })
-                .count()
-        };
-        let (mut best_r, mut best) = (k, acc(k));
-        for r in (0..k).rev() {
-            let a = acc(r);
-            if a >= best {
-                (best_r, best) = (r, a);
-            }
-        }
-        pruned = k - best_r;
-        nodes.truncate(best_r);
-        default = defaults[best_r];
-        validation_accuracy = Some(best as f64 / val.len() as f64);
+        let (keep, correct) = best_prefix(s, &nodes, &defaults, &val);
+        pruned = nodes.len() - keep;
+        nodes.truncate(keep);
+        default = defaults[keep];
+        validation_accuracy = Some(correct as f64 / val.len() as f64);
     }
     let mut learned = Learned { nodes, default, report: empty_report(lp) };
     let float_ok = train.iter().filter(|&&i| learned.predict_float(&s.x[i]) == s.y[i]).count();
@@ -153,6 +97,82 @@ pub(super) fn learn_with(
     Ok(learned)
 }
 
+/// Checks the validation fraction, that an `Hsi` shape has two classes and a positive class 0
+/// or 1, and that rows, labels and classes match.
+fn check(s: &Sample<'_>, shape: Shape, p: &Params) -> Result<(), TrainError> {
+    if !(0.0..1.0).contains(&p.validation) {
+        return Err(TrainError::InvalidOption(format!(
+            "validation fraction {} is not in [0, 1)",
+            p.validation
+        )));
+    }
+    if let Shape::Hsi { positive, .. } = shape {
+        if s.n_classes != 2 || positive > 1 {
+            return Err(TrainError::InvalidOption(format!(
+                "hsi needs two classes and a positive class 0 or 1 (got {} classes, positive {positive})",
+                s.n_classes
+            )));
+        }
+    }
+    let d = s.x.first().map_or(0, Vec::len);
+    if s.x.iter().any(|r| r.len() != d) || s.x.len() != s.y.len() || s.y.iter().any(|&c| c >= s.n_classes) {
+        return Err(TrainError::InvalidOption("sample rows, labels and classes do not match".into()));
+    }
+    Ok(())
+}
+
+/// The training and held-out rows, each sorted: per class, a seeded shuffle and the first
+/// `validation` share held out (none at 0).
+fn validation_split(s: &Sample<'_>, validation: f64, rng: &mut Rng) -> (Vec<usize>, Vec<usize>) {
+    let all: Vec<usize> = (0..s.x.len()).collect();
+    if validation <= 0.0 {
+        return (all, Vec::new());
+    }
+    let mut split_rng = rng.fork(1);
+    let (mut train, mut val) = (Vec::new(), Vec::new());
+    for c in 0..s.n_classes {
+        let mut rows: Vec<usize> = all.iter().copied().filter(|&i| s.y[i] == c).collect();
+        split_rng.shuffle(&mut rows);
+        let k = (rows.len() as f64 * validation).round() as usize;
+        val.extend_from_slice(&rows[..k]);
+        train.extend_from_slice(&rows[k..]);
+    }
+    train.sort_unstable();
+    val.sort_unstable();
+    (train, val)
+}
+
+/// Validation pruning: the number of entries to keep, the one with the most held-out rows `val`
+/// right (the shortest on ties; entry `r` and on give way to `defaults[r]`), and that count.
+fn best_prefix(s: &Sample<'_>, nodes: &[Node], defaults: &[usize], val: &[usize]) -> (usize, usize) {
+    let fires = |i: usize| -> usize {
+        nodes
+            .iter()
+            .position(|n| match s.quant {
+                Some(q) => node_covers_int(n, &q.features[i], q.max_abs),
+                None => n.halfspace.covers(&s.x[i]),
+            })
+            .unwrap_or(nodes.len())
+    };
+    let first: Vec<usize> = val.iter().map(|&i| fires(i)).collect();
+    let k = nodes.len();
+    let acc = |r: usize| {
+        val.iter()
+            .zip(&first)
+            .filter(|(&i, &j)| if j < r { nodes[j].class == s.y[i] } else { defaults[r] == s.y[i] })
+            .count()
+    };
+    let (mut best_r, mut best) = (k, acc(k));
+    for r in (0..k).rev() {
+        let a = acc(r);
+        if a >= best {
+            (best_r, best) = (r, a);
+        }
+    }
+    (best_r, best)
+}
+
+/// A report with nothing learned yet but the LP work (`learn_with` fills it in).
 fn empty_report(lp: LpStats) -> Report {
     Report {
         nodes: 0,
