@@ -19,6 +19,30 @@ pub(super) struct Grower<'a> {
     pub(super) bound: Vec<i64>,
 }
 
+impl<'a> Grower<'a> {
+    /// A grower for the rows `sp` whose features are bounded by `bound`, rounding to `int_kind`.
+    pub(super) fn new(sp: &'a Space, p: &'a Params, bound: Vec<i64>, int_kind: WeightKind) -> Grower<'a> {
+        let (_, kind_max) = weight_range(int_kind);
+        // A refitted bias may use the kind's range, but at most half the accumulator (i32
+        // weights: the other half is the terms' room).
+        let bias_max = kind_max.min(int_kind.accumulator_limit() as i64 / 2);
+        Grower {
+            sp,
+            p,
+            report: Report::default(),
+            hidden: p.hidden.unwrap_or((bound.len() / 2).max(1)),
+            bias_max,
+            grid: Grid {
+                kind: int_kind,
+                max_weight: p.max_weight.min(kind_max),
+                max_bias: bias_max / 2,
+                bias_reserve: bias_max,
+            },
+            bound,
+        }
+    }
+}
+
 impl Grower<'_> {
     pub(super) fn train(&mut self, rows: &[usize], target: &[bool], kind: Kind, rng: &mut Rng) -> Net {
         self.report.networks_trained += 1;
@@ -115,6 +139,53 @@ impl Grower<'_> {
                 (group, net)
             }
         }
+    }
+
+    /// The test of a node with `rows` of `classes` whose path already costs `macs`: the class
+    /// groups and their network (the MLP instead of the linear one when [`NodeModel::Hybrid`]'s
+    /// significance test prefers it), quantized; a non-linear test over the MACs budget gives
+    /// way to a linear one. Returns the float network and the integer test.
+    pub(super) fn node_test(
+        &mut self,
+        rows: &[usize],
+        classes: &[usize],
+        macs: u64,
+        rng: &mut Rng,
+    ) -> (Net, IntTest) {
+        let search_kind = if self.p.node == NodeModel::Mlp { Kind::Mlp(self.hidden) } else { Kind::Linear };
+        let (group, mut net) = self.partition(rows, classes, search_kind, rng);
+        if self.p.node == NodeModel::Hybrid {
+            self.report.hybrid_tests += 1;
+            let mut trng = rng.fork(7);
+            let chosen = self.mlp_better(self.p.significance, rows, &group, &mut trng);
+            if self.p.compare_tests {
+                let other = match self.p.significance {
+                    Significance::FTest5x2 => Significance::TTest,
+                    Significance::TTest => Significance::FTest5x2,
+                };
+                let mut orng = rng.fork(8);
+                let o = self.mlp_better(other, rows, &group, &mut orng);
+                self.report.tests_agree += usize::from(o == chosen);
+            }
+            if chosen {
+                self.report.hybrid_mlp += 1;
+                let t = self.targets(rows, &group);
+                net = self.train(rows, &t, Kind::Mlp(self.hidden), rng);
+            }
+        }
+        let target = self.targets(rows, &group);
+        let mut test = match &net {
+            Net::Linear(w) => IntTest::Linear(self.quantize_linear(w, rows, &target)),
+            Net::Mlp { hidden, w, t } => self.quantize_mlp(*hidden, w, t, rows, &target, rng),
+        };
+        // A non-linear test over the MACs budget falls back to a linear one.
+        if matches!(test, IntTest::Mlp { .. }) && self.p.max_macs.is_some_and(|m| macs + test.macs() > m) {
+            self.report.over_budget += 1;
+            net = self.train(rows, &target, Kind::Linear, rng);
+            let Net::Linear(w) = &net else { unreachable!("a linear network") };
+            test = IntTest::Linear(self.quantize_linear(w, rows, &target));
+        }
+        (net, test)
     }
 
     /// Error rate difference (linear − MLP) of networks trained on `train` and tested on `test`.
