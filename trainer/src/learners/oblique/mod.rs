@@ -82,17 +82,17 @@
 //!
 //! See `docs/OBLIQUE.md` for the defaults and measurements, and `docs/OBLIQUE_STUDY.md` for the
 //! thesis's findings reproduced on the reference data sets.
-
-use std::collections::HashMap;
+//!
+//! [`quantize::quantize`]: crate::model::quantize::quantize
+//! [`Node::UnitSplit`]: crate::model::Node::UnitSplit
 
 use crate::data::encode;
 use crate::data::split;
 use crate::learn::{Context, TrainError};
-use crate::model::quantize::{self, weight_range, Grid};
-use crate::model::{Feature, ModelSpec, Node, Structure, Unit, WeightKind};
+use crate::model::{Feature, ModelSpec, WeightKind};
 use crate::rng::Rng;
 
-use super::tree::{class_counts, entropy, majority_or, pessimistic_errors, EntropyUnit};
+use super::tree::{class_counts, majority_or};
 
 mod export;
 mod grow;
@@ -197,9 +197,9 @@ pub struct Params {
     /// mean 88.89 % with 0.25, 91.29 % with 0; docs/OBLIQUE.md), a held-out quarter on more.
     pub prune_fraction: Option<f64>,
     /// Beyond the paper, used when `prune_fraction` is 0: error-based pruning on the growing rows
-    /// (C4.5; [`pessimistic_errors`] with this `z`): a split becomes a
-    /// leaf of its majority class when the leaf's pessimistic error estimate is not above the sum
-    /// of its leaves'. 0 does not prune.
+    /// (C4.5; [`pessimistic_errors`](crate::learners::tree::pessimistic_errors) with this `z`): a
+    /// split becomes a leaf of its majority class when the leaf's pessimistic error estimate is not
+    /// above the sum of its leaves'. 0 does not prune.
     pub prune_z: f64,
     /// Numeric attributes become one feature quantized to `±numeric_max_abs`.
     pub numeric_max_abs: u16,
