@@ -267,8 +267,8 @@ impl Params {
         if !(0.0..1.0).contains(&self.momentum) {
             return bad(format!("momentum must be in [0, 1), got {}", self.momentum));
         }
-        if self.hidden == Some(0) || self.hidden.is_some_and(|h| h > 1024) {
-            return bad(format!("hidden units must be in 1..=1024, got {:?}", self.hidden));
+        if let Some(h) = self.hidden.filter(|h| !(1..=1024).contains(h)) {
+            return bad(format!("hidden units must be in 1..=1024, got {h}"));
         }
         if !(2..=100).contains(&self.t_folds) {
             return bad(format!("t_folds must be in 2..=100, got {}", self.t_folds));

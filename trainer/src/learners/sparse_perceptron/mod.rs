@@ -189,8 +189,10 @@ impl Params {
         if p.rounds == Some(0) || p.max_cuts == 0 || p.validation_folds == 1 {
             return Err(TrainError::InvalidOption(format!(
             "sparse: rounds must be at least 1, max_cuts at least 1 and validation_folds 0 or at least 2 \
-             (got rounds {:?}, max_cuts {}, validation_folds {})",
-            p.rounds, p.max_cuts, p.validation_folds
+             (got rounds {}, max_cuts {}, validation_folds {})",
+            p.rounds.map_or_else(|| "default".to_string(), |r| r.to_string()),
+            p.max_cuts,
+            p.validation_folds
         )));
         }
         Ok(())
