@@ -507,7 +507,7 @@ fn learner_contract_reports_named_tests() {
     let fit = ltu::learn::fit::<fringe::FringeLearner>(&ctx, &Params::default()).expect("fit");
     assert_eq!(fit.spec, fringe::train(&ctx, &Params::default()).unwrap());
     let report = &fit.report;
-    assert_eq!(report.stop, "NoNewFeature", "{report:?}");
+    assert_eq!(report.stop, Stop::NoNewFeature, "{report:?}");
     assert_eq!(report.decision_nodes, 2, "{report:?}");
     let tests = &report.tests;
     assert!(tests.iter().all(|t| t.contains("x0=v1") || t.contains("x3=v1")), "{tests:?}");

@@ -1,6 +1,11 @@
 //! Export to the model IR: the tree's nodes and units.
 
-use super::*;
+use std::collections::HashMap;
+
+use super::net::IntTest;
+use super::TreeNode;
+use crate::learn::Context;
+use crate::model::{Feature, ModelSpec, Node, Structure, Unit, WeightKind};
 
 /// Where a decision-diagram edge of a non-linear node leads.
 #[derive(Clone, Copy)]
@@ -78,7 +83,7 @@ pub(super) fn export(
         units.len() - 1
     };
     // Iterative emission with an explicit stack of pending link fills.
-    pub(super) fn emit(
+    fn emit(
         id: usize,
         nodes: &[TreeNode],
         out: &mut Vec<Node>,

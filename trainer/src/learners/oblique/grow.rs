@@ -1,8 +1,12 @@
 //! Growing: partitioning a node's classes into two groups, training and quantizing its
 //! model, and the significance test that chooses between the linear and MLP models.
 
-use super::net::{binary_unit, class_means, impurity, train_net};
-use super::*;
+use super::net::{binary_unit, class_means, impurity, train_net, IntTest, Net};
+use super::{Kind, NodeModel, Params, Partition, Report, Significance, Space};
+use crate::data::split;
+use crate::model::quantize::{self, weight_range, Grid};
+use crate::model::{Unit, WeightKind};
+use crate::rng::Rng;
 
 /// Learning state shared by the node trainings of one tree.
 pub(super) struct Grower<'a> {
@@ -11,12 +15,36 @@ pub(super) struct Grower<'a> {
     pub(super) report: Report,
     pub(super) hidden: usize,
     /// Largest stored bias of a refitted threshold.
-    pub(super) bias_max: i64,
+    bias_max: i64,
     /// Where weights are rounded: the largest weight [`Params::max_weight`], the rounded bias
     /// within half of `bias_max` and accumulator room for any refitted bias.
-    pub(super) grid: Grid,
+    grid: Grid,
     /// Bound of every feature (`max_abs`).
     pub(super) bound: Vec<i64>,
+}
+
+impl<'a> Grower<'a> {
+    /// A grower for the rows `sp` whose features are bounded by `bound`, rounding to `int_kind`.
+    pub(super) fn new(sp: &'a Space, p: &'a Params, bound: Vec<i64>, int_kind: WeightKind) -> Grower<'a> {
+        let (_, kind_max) = weight_range(int_kind);
+        // A refitted bias may use the kind's range, but at most half the accumulator (i32
+        // weights: the other half is the terms' room).
+        let bias_max = kind_max.min(int_kind.accumulator_limit() as i64 / 2);
+        Grower {
+            sp,
+            p,
+            report: Report::default(),
+            hidden: p.hidden.unwrap_or((bound.len() / 2).max(1)),
+            bias_max,
+            grid: Grid {
+                kind: int_kind,
+                max_weight: p.max_weight.min(kind_max),
+                max_bias: bias_max / 2,
+                bias_reserve: bias_max,
+            },
+            bound,
+        }
+    }
 }
 
 impl Grower<'_> {
@@ -117,14 +145,55 @@ impl Grower<'_> {
         }
     }
 
-    /// Error rate difference (linear − MLP) of networks trained on `train` and tested on `test`.
-    pub(super) fn error_difference(
+    /// The test of a node with `rows` of `classes` whose path already costs `macs`: the class
+    /// groups and their network (the MLP instead of the linear one when [`NodeModel::Hybrid`]'s
+    /// significance test prefers it), quantized; a non-linear test over the MACs budget gives
+    /// way to a linear one. Returns the float network and the integer test.
+    pub(super) fn node_test(
         &mut self,
-        train: &[usize],
-        test: &[usize],
-        group: &[bool],
+        rows: &[usize],
+        classes: &[usize],
+        macs: u64,
         rng: &mut Rng,
-    ) -> f64 {
+    ) -> (Net, IntTest) {
+        let search_kind = if self.p.node == NodeModel::Mlp { Kind::Mlp(self.hidden) } else { Kind::Linear };
+        let (group, mut net) = self.partition(rows, classes, search_kind, rng);
+        if self.p.node == NodeModel::Hybrid {
+            self.report.hybrid_tests += 1;
+            let mut trng = rng.fork(7);
+            let chosen = self.mlp_better(self.p.significance, rows, &group, &mut trng);
+            if self.p.compare_tests {
+                let other = match self.p.significance {
+                    Significance::FTest5x2 => Significance::TTest,
+                    Significance::TTest => Significance::FTest5x2,
+                };
+                let mut orng = rng.fork(8);
+                let o = self.mlp_better(other, rows, &group, &mut orng);
+                self.report.tests_agree += usize::from(o == chosen);
+            }
+            if chosen {
+                self.report.hybrid_mlp += 1;
+                let t = self.targets(rows, &group);
+                net = self.train(rows, &t, Kind::Mlp(self.hidden), rng);
+            }
+        }
+        let target = self.targets(rows, &group);
+        let mut test = match &net {
+            Net::Linear(w) => IntTest::Linear(self.quantize_linear(w, rows, &target)),
+            Net::Mlp { hidden, w, t } => self.quantize_mlp(*hidden, w, t, rows, &target, rng),
+        };
+        // A non-linear test over the MACs budget falls back to a linear one.
+        if matches!(test, IntTest::Mlp { .. }) && self.p.max_macs.is_some_and(|m| macs + test.macs() > m) {
+            self.report.over_budget += 1;
+            net = self.train(rows, &target, Kind::Linear, rng);
+            let Net::Linear(w) = &net else { unreachable!("a linear network") };
+            test = IntTest::Linear(self.quantize_linear(w, rows, &target));
+        }
+        (net, test)
+    }
+
+    /// Error rate difference (linear − MLP) of networks trained on `train` and tested on `test`.
+    fn error_difference(&mut self, train: &[usize], test: &[usize], group: &[bool], rng: &mut Rng) -> f64 {
         let t = self.targets(train, group);
         let lin = self.train(train, &t, Kind::Linear, rng);
         let mlp = self.train(train, &t, Kind::Mlp(self.hidden), rng);
@@ -136,13 +205,7 @@ impl Grower<'_> {
     }
 
     /// Whether the MLP is significantly better than the linear network at 95%.
-    pub(super) fn mlp_better(
-        &mut self,
-        test: Significance,
-        rows: &[usize],
-        group: &[bool],
-        rng: &mut Rng,
-    ) -> bool {
+    fn mlp_better(&mut self, test: Significance, rows: &[usize], group: &[bool], rng: &mut Rng) -> bool {
         let labels: Vec<usize> = rows.iter().map(|&r| self.sp.y[r]).collect();
         let nc = self.sp.n_classes;
         match test {
@@ -205,7 +268,7 @@ impl Grower<'_> {
 
     /// A unit's float weights (over `x_j = f_j / bound_j`, bias last) rounded onto the grid:
     /// integer weights per feature and the rounded bias.
-    pub(super) fn round(&self, w: &[f64]) -> (Vec<i64>, i64) {
+    fn round(&self, w: &[f64]) -> (Vec<i64>, i64) {
         let f = self.sp.f;
         let row: Vec<f64> = (0..f).map(|j| w[j] / self.bound[j] as f64).chain([w[f]]).collect();
         let mut q = quantize::quantize(&[row], &self.bound, self.grid).rows.swap_remove(0);
@@ -215,7 +278,7 @@ impl Grower<'_> {
 
     /// Rounds a linear network's weights and refits its threshold (quantization-aware), then
     /// drops weights that do not pay.
-    pub(super) fn quantize_linear(&mut self, w: &[f64], rows: &[usize], target: &[bool]) -> Unit {
+    fn quantize_linear(&mut self, w: &[f64], rows: &[usize], target: &[bool]) -> Unit {
         let (wi, pref) = self.round(w);
         let cost = costs(target, self.p.balance);
         self.sparsify(wi, pref, rows, target, cost)
@@ -224,7 +287,7 @@ impl Grower<'_> {
     /// Refits the bias of integer weights `wi` on `rows` against `target` (nearest `pref`), then
     /// drops weights, smallest contribution first, while the cost stays within
     /// [`Params::drop_tolerance`] of the full unit's.
-    pub(super) fn sparsify(
+    fn sparsify(
         &mut self,
         mut wi: Vec<i64>,
         pref: i64,
@@ -260,7 +323,7 @@ impl Grower<'_> {
     }
 
     /// Hidden units as integer hard-threshold LTUs, output weights rounded, output threshold refit.
-    pub(super) fn quantize_mlp(
+    fn quantize_mlp(
         &mut self,
         hidden: usize,
         w: &[f64],
@@ -342,10 +405,10 @@ impl Grower<'_> {
 }
 
 /// `F(10, 5)` at 95%, the critical value of the combined 5×2 cv F test.
-pub(super) const F_10_5_95: f64 = 4.74;
+const F_10_5_95: f64 = 4.74;
 
 /// Two-sided 5% critical value of Student's t with `df` degrees of freedom.
-pub(super) fn t_crit_975(df: usize) -> f64 {
+fn t_crit_975(df: usize) -> f64 {
     const T: [f64; 30] = [
         12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
@@ -361,7 +424,7 @@ pub(super) fn t_crit_975(df: usize) -> f64 {
 
 /// Cost of a wrong row of each target (`[false, true]`): 1 each, or with [`Params::balance`]
 /// inversely proportional to the target's rows, as in training.
-pub(super) fn costs(target: &[bool], balance: bool) -> [u64; 2] {
+fn costs(target: &[bool], balance: bool) -> [u64; 2] {
     let n_true = target.iter().filter(|&&t| t).count() as u64;
     let n_false = target.len() as u64 - n_true;
     if balance && n_true > 0 && n_false > 0 {

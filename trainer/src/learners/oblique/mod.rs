@@ -82,17 +82,17 @@
 //!
 //! See `docs/OBLIQUE.md` for the defaults and measurements, and `docs/OBLIQUE_STUDY.md` for the
 //! thesis's findings reproduced on the reference data sets.
-
-use std::collections::HashMap;
+//!
+//! [`quantize::quantize`]: crate::model::quantize::quantize
+//! [`Node::UnitSplit`]: crate::model::Node::UnitSplit
 
 use crate::data::encode;
 use crate::data::split;
 use crate::learn::{Context, TrainError};
-use crate::model::quantize::{self, weight_range, Grid};
-use crate::model::{Feature, ModelSpec, Node, Structure, Unit, WeightKind};
+use crate::model::{Feature, ModelSpec, WeightKind};
 use crate::rng::Rng;
 
-use super::tree::{class_counts, entropy, majority_or, pessimistic_errors, EntropyUnit};
+use super::tree::{class_counts, majority_or};
 
 mod export;
 mod grow;
@@ -197,9 +197,9 @@ pub struct Params {
     /// mean 88.89 % with 0.25, 91.29 % with 0; docs/OBLIQUE.md), a held-out quarter on more.
     pub prune_fraction: Option<f64>,
     /// Beyond the paper, used when `prune_fraction` is 0: error-based pruning on the growing rows
-    /// (C4.5; [`pessimistic_errors`] with this `z`): a split becomes a
-    /// leaf of its majority class when the leaf's pessimistic error estimate is not above the sum
-    /// of its leaves'. 0 does not prune.
+    /// (C4.5; [`pessimistic_errors`](crate::learners::tree::pessimistic_errors) with this `z`): a
+    /// split becomes a leaf of its majority class when the leaf's pessimistic error estimate is not
+    /// above the sum of its leaves'. 0 does not prune.
     pub prune_z: f64,
     /// Numeric attributes become one feature quantized to `±numeric_max_abs`.
     pub numeric_max_abs: u16,
@@ -267,8 +267,8 @@ impl Params {
         if !(0.0..1.0).contains(&self.momentum) {
             return bad(format!("momentum must be in [0, 1), got {}", self.momentum));
         }
-        if self.hidden == Some(0) || self.hidden.is_some_and(|h| h > 1024) {
-            return bad(format!("hidden units must be in 1..=1024, got {:?}", self.hidden));
+        if let Some(h) = self.hidden.filter(|h| !(1..=1024).contains(h)) {
+            return bad(format!("hidden units must be in 1..=1024, got {h}"));
         }
         if !(2..=100).contains(&self.t_folds) {
             return bad(format!("t_folds must be in 2..=100, got {}", self.t_folds));
@@ -455,24 +455,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
         WeightKind::Fixed => WeightKind::I16,
         k => k,
     };
-    let (_, kind_max) = weight_range(int_kind);
-    // A refitted bias may use the kind's range, but at most half the accumulator (i32 weights:
-    // the other half is the terms' room).
-    let bias_max = kind_max.min(int_kind.accumulator_limit() as i64 / 2);
-    let mut learner = Grower {
-        sp: &sp,
-        p,
-        report: Report::default(),
-        hidden: p.hidden.unwrap_or((f / 2).max(1)),
-        bias_max,
-        grid: Grid {
-            kind: int_kind,
-            max_weight: p.max_weight.min(kind_max),
-            max_bias: bias_max / 2,
-            bias_reserve: bias_max,
-        },
-        bound: features.iter().map(Feature::max_abs).collect(),
-    };
+    let mut learner = Grower::new(&sp, p, features.iter().map(Feature::max_abs).collect(), int_kind);
     let rng = Rng::new(ctx.seed);
 
     // Growing and validation rows.
@@ -503,39 +486,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
         let rows = node.rows.clone();
         let (depth, maj, macs) = (node.depth, node.majority, node.macs);
         let mut nrng = rng.fork(1000 + id as u64);
-        let search_kind = if p.node == NodeModel::Mlp { Kind::Mlp(learner.hidden) } else { Kind::Linear };
-        let (group, mut net) = learner.partition(&rows, &classes, search_kind, &mut nrng);
-        if p.node == NodeModel::Hybrid {
-            learner.report.hybrid_tests += 1;
-            let mut trng = nrng.fork(7);
-            let chosen = learner.mlp_better(p.significance, &rows, &group, &mut trng);
-            if p.compare_tests {
-                let other = match p.significance {
-                    Significance::FTest5x2 => Significance::TTest,
-                    Significance::TTest => Significance::FTest5x2,
-                };
-                let mut orng = nrng.fork(8);
-                let o = learner.mlp_better(other, &rows, &group, &mut orng);
-                learner.report.tests_agree += usize::from(o == chosen);
-            }
-            if chosen {
-                learner.report.hybrid_mlp += 1;
-                let t = learner.targets(&rows, &group);
-                net = learner.train(&rows, &t, Kind::Mlp(learner.hidden), &mut nrng);
-            }
-        }
-        let target = learner.targets(&rows, &group);
-        let mut test = match &net {
-            Net::Linear(w) => IntTest::Linear(learner.quantize_linear(w, &rows, &target)),
-            Net::Mlp { hidden, w, t } => learner.quantize_mlp(*hidden, w, t, &rows, &target, &mut nrng),
-        };
-        // A non-linear test over the MACs budget falls back to a linear one.
-        if matches!(test, IntTest::Mlp { .. }) && p.max_macs.is_some_and(|m| macs + test.macs() > m) {
-            learner.report.over_budget += 1;
-            net = learner.train(&rows, &target, Kind::Linear, &mut nrng);
-            let Net::Linear(w) = &net else { unreachable!("a linear network") };
-            test = IntTest::Linear(learner.quantize_linear(w, &rows, &target));
-        }
+        let (net, test) = learner.node_test(&rows, &classes, macs, &mut nrng);
         let mut parts = [Vec::new(), Vec::new()];
         let mut changed = 0;
         for &r in &rows {
@@ -578,19 +529,34 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
     let int_kind = if kind == WeightKind::Fixed { WeightKind::I16 } else { kind };
     let mut spec = export(ctx, &features, &nodes, int_kind);
     if let Some(max) = p.max_bytes {
-        // Weakest link first: the split whose two leaves cost the fewest training errors if
-        // merged, until the file (as a device stores it, without its host block) fits.
-        while file_bytes(&spec, ctx.weight_kind)? > max {
-            let Some(id) = weakest_split(&nodes, &sp) else { break };
-            nodes[id].split = None;
-            report.cut_for_bytes += 1;
-            spec = export(ctx, &features, &nodes, int_kind);
-        }
+        let spec_for = |nodes: &[TreeNode]| export(ctx, &features, nodes, int_kind);
+        spec = cut_to_bytes(spec, &mut nodes, &sp, max, ctx.weight_kind, &mut report, spec_for)?;
     }
     let (splits, mlp_splits) = count_splits(&nodes, 0);
     report.splits = splits;
     report.mlp_splits = mlp_splits;
     Ok(ObliqueTree { spec, report, nodes, features, scale })
+}
+
+/// Cuts splits off `nodes`, weakest link first (the split whose two leaves cost the fewest
+/// training errors if merged), until the file `spec_for` exports (as a device stores it,
+/// without its host block) is at most `max` bytes or no split is left; returns the last export.
+fn cut_to_bytes(
+    mut spec: ModelSpec,
+    nodes: &mut [TreeNode],
+    sp: &Space,
+    max: usize,
+    requested: Option<WeightKind>,
+    report: &mut Report,
+    spec_for: impl Fn(&[TreeNode]) -> ModelSpec,
+) -> Result<ModelSpec, TrainError> {
+    while file_bytes(&spec, requested)? > max {
+        let Some(id) = weakest_split(nodes, sp) else { break };
+        nodes[id].split = None;
+        report.cut_for_bytes += 1;
+        spec = spec_for(nodes);
+    }
+    Ok(spec)
 }
 
 /// Bytes of the model file a device stores for `spec` (without its host block): the requested

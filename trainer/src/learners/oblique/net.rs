@@ -1,7 +1,10 @@
 //! The node models: a linear perceptron or a one-hidden-layer MLP trained on a node's rows,
 //! their integer tests, and the class impurity of a split.
 
-use super::*;
+use super::{Kind, Params, Space};
+use crate::learners::tree::{entropy, EntropyUnit};
+use crate::model::Unit;
+use crate::rng::Rng;
 
 /// A node's network, trained in floating point.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,7 +23,7 @@ pub(super) fn sigmoid(z: f64) -> f64 {
 /// One momentum step on `w` (weights then bias, `w.len() == x.len() + 1`): `d_j = g·x_j + α·d_j`,
 /// `w_j += d_j`, with input 1 for the bias. Written without an iterator chain so the element-wise
 /// loop vectorises; each element gets the same operations in the same order as the formula.
-pub(super) fn momentum_step(w: &mut [f64], dw: &mut [f64], x: &[f64], g: f64, alpha: f64) {
+fn momentum_step(w: &mut [f64], dw: &mut [f64], x: &[f64], g: f64, alpha: f64) {
     let f = x.len();
     let (w, wb) = w.split_at_mut(f);
     let (dw, db) = dw.split_at_mut(f);
@@ -32,7 +35,7 @@ pub(super) fn momentum_step(w: &mut [f64], dw: &mut [f64], x: &[f64], g: f64, al
     wb[0] += db[0];
 }
 
-pub(super) fn dot_bias(w: &[f64], x: &[f64]) -> f64 {
+fn dot_bias(w: &[f64], x: &[f64]) -> f64 {
     let (b, w) = w.split_last().expect("bias");
     w.iter().zip(x).fold(*b, |a, (w, x)| a + w * x)
 }

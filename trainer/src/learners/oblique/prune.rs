@@ -1,6 +1,7 @@
 //! Pruning: reduced-error pruning on the validation rows and C4.5's error-based pruning.
 
-use super::*;
+use super::{Space, TreeNode};
+use crate::learners::tree::pessimistic_errors;
 
 /// Reduced-error pruning on `valid`: returns the subtree's validation errors.
 pub(super) fn prune(nodes: &mut [TreeNode], id: usize, sp: &Space, valid: &[usize]) -> usize {

@@ -2,7 +2,7 @@
 
 use super::export::{diagram, Link};
 use super::grow::refit_bias;
-use super::*;
+use super::{NodeModel, Partition, Significance};
 
 #[test]
 fn option_names_round_trip() {

@@ -1,7 +1,10 @@
 //! Export to the model IR ([`ModelSpec`]) and the text rendering of a tree.
 
+use std::fmt;
+
 use super::refit::drop_unseen_classes;
-use super::*;
+use super::{ltu_n_values, Ltu, NodeState, PerceptronTree, Test};
+use crate::model::{Feature, ModelSpec, Node, Structure, Unit, WeightKind};
 
 impl PerceptronTree {
     /// The tree as a [`ModelSpec`] over the space's inputs: decision nodes become
@@ -48,7 +51,7 @@ impl PerceptronTree {
 
     /// The class of a leaf LTU that saw training instances of one class only, when leaves are
     /// compacted.
-    pub(super) fn constant_leaf(&self, l: &Ltu) -> Option<usize> {
+    fn constant_leaf(&self, l: &Ltu) -> Option<usize> {
         if self.compact_leaves {
             l.only_class()
         } else {
@@ -57,13 +60,7 @@ impl PerceptronTree {
     }
 
     /// Emits node `id` and its subtree in preorder (links point forward); returns its index.
-    pub(super) fn emit(
-        &self,
-        id: usize,
-        remap: &[usize],
-        nodes: &mut Vec<Node>,
-        units: &mut Vec<Unit>,
-    ) -> usize {
+    fn emit(&self, id: usize, remap: &[usize], nodes: &mut Vec<Node>, units: &mut Vec<Unit>) -> usize {
         let me = nodes.len();
         nodes.push(Node::Class(0));
         nodes[me] = match &self.nodes[id] {

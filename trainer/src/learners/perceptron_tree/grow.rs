@@ -1,7 +1,13 @@
 //! Utgoff's incremental error-correction procedure (Table II): presenting an instance,
 //! correcting the LTU it reaches and replacing an LTU that makes no progress by a decision node.
 
-use super::*;
+use super::space::{Encoded, FeatureSpace, Instance};
+use super::{
+    ltu_n_values, Decision, History, Ltu, NodeState, Order, Params, PerceptronTree, SplitChoice, SplitRule,
+    Step, Test, TreeStats,
+};
+use crate::learners::tree::majority;
+use crate::rng::Rng;
 
 impl PerceptronTree {
     /// A tree of a single empty node over `space` for `n_classes` classes (labels

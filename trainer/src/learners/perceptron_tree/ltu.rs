@@ -1,7 +1,9 @@
 //! An LTU node: its weights, the absolute error-correction rule, the pocket and the counts
 //! the split test reads.
 
-use super::*;
+use super::space::FeatureSpace;
+use super::{Decision, LogBase, Ltu, Weight, LOOKAHEAD_ROWS};
+use crate::model::Unit;
 
 impl Ltu {
     pub(super) fn new(
@@ -105,7 +107,7 @@ impl Ltu {
     }
 
     #[inline]
-    pub(super) fn row_score(w: &[Weight], f: &[i32]) -> Weight {
+    fn row_score(w: &[Weight], f: &[i32]) -> Weight {
         let (bias, terms) = w.split_last().expect("bias");
         terms.iter().zip(f).fold(*bias, |acc, (&w, &v)| acc + w * Weight::from(v))
     }
@@ -223,7 +225,7 @@ impl Ltu {
     }
 
     #[inline]
-    pub(super) fn on_correct(&mut self, pocket: bool) {
+    fn on_correct(&mut self, pocket: bool) {
         self.run += 1;
         if pocket && self.run > self.pocket_run {
             if !self.pocket_current {

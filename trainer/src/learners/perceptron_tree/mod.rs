@@ -54,16 +54,14 @@
 //!   perceptron's weights.
 //!
 //! See `docs/PERCEPTRON_TREE.md` for the reproduction of section 4.3 and measurements.
+//!
+//! [`Feature::Numeric`]: crate::model::Feature::Numeric
 
-use std::fmt;
-
-use crate::data::encode;
 use crate::learn::{Context, Learner, TrainError};
-use crate::model::{Feature, InputKind, InputSpec, ModelSpec, Node, Structure, Unit, WeightKind};
+use crate::model::{InputKind, InputSpec, ModelSpec};
 use crate::rng::Rng;
 
 pub use super::tree::pessimistic_errors;
-use super::tree::{entropy, majority, EntropyUnit};
 
 mod export;
 mod grow;
@@ -76,7 +74,6 @@ mod split_test;
 mod tests;
 
 use refit::choose_leaf_fit;
-use space::Instance;
 pub use space::{Encoded, FeatureSpace};
 
 /// The integer type of every weight while training (exported as-is; `learn::finish` picks the

@@ -1,6 +1,8 @@
 //! Pruning after growth: reduced-error pruning on a hold-out and C4.5's error-based pruning.
 
-use super::*;
+use super::space::Instance;
+use super::{Ltu, NodeState, PerceptronTree};
+use crate::learners::tree::pessimistic_errors;
 
 impl PerceptronTree {
     /// Prunes bottom-up with held-out `rows`: each decision subtree (deepest first) is replaced

@@ -1,10 +1,14 @@
 //! Leaf fitting: refitting every unit on the training rows that reach it ([`LeafFit`]).
 
-use super::*;
+use super::space::FeatureSpace;
+use super::{NodeState, Params, PerceptronTree, Weight, AUTO_L2};
+use crate::model::{InputSpec, Unit};
+use crate::rng::Rng;
 
 impl PerceptronTree {
-    /// Refits every unit on the training `rows` reaching it ([`LeafFit::Logistic`]): each leaf
-    /// LTU, and the unit each decision node replaced (the candidate pruning restores). A unit's
+    /// Refits every unit on the training `rows` reaching it
+    /// ([`LeafFit::Logistic`](super::LeafFit::Logistic)): each leaf LTU, and the unit each
+    /// decision node replaced (the candidate pruning restores). A unit's
     /// class counts become those of the rows reaching it. Returns the number of units refitted
     /// and the number of features they left out ([`Params::feature_selection`]).
     pub fn refit_units(
@@ -46,7 +50,7 @@ impl PerceptronTree {
 
     /// Weights (this tree's unit layout) of a unit over features `active` fitted to the rows
     /// `here`, those rows' class counts, and how many features feature selection left out.
-    pub(super) fn fit_unit(
+    fn fit_unit(
         &self,
         active: &[u32],
         here: &[usize],

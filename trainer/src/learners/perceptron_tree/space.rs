@@ -1,6 +1,8 @@
 //! The instance space: raw inputs, the features LTUs read, and the bins of numeric attributes.
 
-use super::*;
+use crate::data::encode;
+use crate::learn::TrainError;
+use crate::model::{Feature, InputKind, InputSpec};
 
 /// The instance space a tree learns over: raw inputs, the features LTUs read, and the bins of
 /// numeric attributes.
@@ -17,8 +19,8 @@ pub struct FeatureSpace {
     /// Per numeric input: sorted, distinct bin edges; bin `b` holds `edges[b-1] < x <= edges[b]`.
     pub(super) edges: Vec<Vec<i32>>,
     /// Per input, for the hot path: `(numeric, first edge in flat_edges, edges or values)`.
-    pub(super) slot_info: Vec<(bool, u32, u32)>,
-    pub(super) flat_edges: Vec<i32>,
+    slot_info: Vec<(bool, u32, u32)>,
+    flat_edges: Vec<i32>,
 }
 
 impl FeatureSpace {
@@ -160,6 +162,8 @@ impl FeatureSpace {
     /// input, so that [`PerceptronTree::update_encoded`] presenting it again (epoch after epoch)
     /// neither bins raw values nor recomputes features.
     ///
+    /// [`PerceptronTree::update_encoded`]: super::PerceptronTree::update_encoded
+    ///
     /// # Panics
     /// If `x` is shorter than the number of inputs.
     pub fn encode(&self, x: &[i32]) -> Encoded {
@@ -177,6 +181,9 @@ impl FeatureSpace {
 /// nodes), its feature values (read by LTUs) and its count slots (the split statistics of
 /// section 4.2.2). Presenting it with [`PerceptronTree::update_encoded`] has exactly the effect
 /// of presenting the raw inputs with [`PerceptronTree::update`].
+///
+/// [`PerceptronTree::update_encoded`]: super::PerceptronTree::update_encoded
+/// [`PerceptronTree::update`]: super::PerceptronTree::update
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Encoded {
     pub(super) raw: Vec<i32>,

@@ -1,6 +1,9 @@
 //! The split test (section 4.2.2): which attribute a decision node replacing an LTU tests.
 
-use super::*;
+use super::space::FeatureSpace;
+use super::{CategoricalTests, Ltu, Test, LOOKAHEAD_EPOCHS};
+use crate::learners::tree::{entropy, EntropyUnit};
+use crate::model::InputKind;
 
 impl Ltu {
     /// Section 4.2.2: the test with the lowest expected entropy `E` among the eligible inputs
@@ -47,7 +50,7 @@ impl Ltu {
     /// branch of `test` over the kept instances, summed: how well the LTUs the split would
     /// create could fit. A categorical test's own features leave the branches' units, as in
     /// [`PerceptronTree::split`].
-    pub(super) fn lookahead_errors(&self, space: &FeatureSpace, test: Test) -> usize {
+    fn lookahead_errors(&self, space: &FeatureSpace, test: Test) -> usize {
         let attr = match test {
             Test::Categorical { attr } | Test::Value { attr, .. } | Test::Threshold { attr, .. } => attr,
         };
@@ -81,7 +84,7 @@ impl Ltu {
 
     /// Fewest mistakes in one epoch of up to [`LOOKAHEAD_EPOCHS`] perceptron epochs over kept
     /// instances `rows`, on the active features `keep` and a bias.
-    pub(super) fn perceptron_errors(&self, rows: &[usize], keep: &[usize]) -> usize {
+    fn perceptron_errors(&self, rows: &[usize], keep: &[usize]) -> usize {
         let dim = keep.len() + 1;
         let mut w = vec![0i64; self.n_rows * dim];
         let x = |f: &[i32], j: usize| if j < keep.len() { i64::from(f[keep[j]]) } else { 1 };
@@ -127,7 +130,7 @@ impl Ltu {
     }
 
     /// Calls `consider(E, test, input index in attrs)` for every test section 4.2.2 weighs.
-    pub(super) fn scan_tests(
+    fn scan_tests(
         &self,
         space: &FeatureSpace,
         tests: CategoricalTests,

@@ -1,0 +1,352 @@
+//! The weak learner (sections 3.2 and 3.3): an exact branch-and-bound search over conjunctions
+//! of at most `k` literals for the one most correlated with the reweighted class.
+
+use super::literals::compatible;
+use crate::model::{Literal, LiteralOp};
+
+/// How a literal tests its group's bucket index `b` (see [`Space`]).
+#[derive(Clone, Copy)]
+enum Test {
+    /// `b == c` (`x = v`, `c` the value's position).
+    Eq(u32),
+    /// `b != c`.
+    Ne(u32),
+    /// `b > c` (`x > t_c`: more than `c` thresholds lie below `x`).
+    Gt(u32),
+    /// `b <= c`.
+    Le(u32),
+}
+
+impl Test {
+    fn holds(self, b: u32) -> bool {
+        match self {
+            Test::Eq(c) => b == c,
+            Test::Ne(c) => b != c,
+            Test::Gt(c) => b > c,
+            Test::Le(c) => b <= c,
+        }
+    }
+}
+
+/// A run of consecutive literals on one attribute, all equality tests or all thresholds.
+struct Group {
+    /// Literals `start..end`.
+    start: usize,
+    end: usize,
+    /// Number of bucket indices.
+    n_buckets: usize,
+}
+
+/// The training rows seen through the literals: each group of literals on one attribute splits
+/// the rows into buckets (the distinct compared values plus "other", or the intervals between
+/// the thresholds), so the weight of the rows satisfying every literal of a group is found with
+/// one pass over the rows and prefix sums over the buckets.
+pub(super) struct Space<'a> {
+    literals: &'a [Literal],
+    tests: Vec<Test>,
+    /// Group of each literal.
+    group_of: Vec<usize>,
+    groups: Vec<Group>,
+    /// Bucket of row `i` in group `q`: `bucket[q * m + i]`.
+    bucket: Vec<u32>,
+    m: usize,
+    /// `+1` / `−1` label of each row.
+    f: Vec<f64>,
+}
+
+impl<'a> Space<'a> {
+    /// The buckets of `rows` (labels: `positive`) under `literals`.
+    pub(super) fn new(literals: &'a [Literal], rows: &[&[i32]], positive: &[bool]) -> Self {
+        let m = rows.len();
+        let threshold = |l: &Literal| matches!(l.op, LiteralOp::Gt | LiteralOp::Le);
+        let (mut tests, mut group_of, mut groups, mut bucket) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut start = 0;
+        while start < literals.len() {
+            let first = &literals[start];
+            let end = start
+                + literals[start..]
+                    .iter()
+                    .take_while(|l| l.attr == first.attr && threshold(l) == threshold(first))
+                    .count();
+            let mut values: Vec<i32> = literals[start..end].iter().map(|l| l.value).collect();
+            values.sort_unstable();
+            values.dedup();
+            let pos = |v: i32| values.binary_search(&v).expect("a group's own value") as u32;
+            for l in &literals[start..end] {
+                tests.push(match l.op {
+                    LiteralOp::Eq => Test::Eq(pos(l.value)),
+                    LiteralOp::Ne => Test::Ne(pos(l.value)),
+                    LiteralOp::Gt => Test::Gt(pos(l.value)),
+                    LiteralOp::Le => Test::Le(pos(l.value)),
+                });
+                group_of.push(groups.len());
+            }
+            for x in rows {
+                let v = x[first.attr];
+                bucket.push(if threshold(first) {
+                    values.partition_point(|&t| t < v) as u32
+                } else {
+                    values.binary_search(&v).unwrap_or(values.len()) as u32
+                });
+            }
+            groups.push(Group { start, end, n_buckets: values.len() + 1 });
+            start = end;
+        }
+        let f = positive.iter().map(|&p| if p { 1.0 } else { -1.0 }).collect();
+        Space { literals, tests, group_of, groups, bucket, m, f }
+    }
+
+    /// Whether literal `l` holds for row `i`.
+    /// Row `i`'s label: `+1` positive, `−1` negative.
+    pub(super) fn label(&self, i: usize) -> f64 {
+        self.f[i]
+    }
+
+    /// Whether literal `l` holds on row `i`.
+    pub(super) fn holds(&self, l: usize, i: usize) -> bool {
+        self.tests[l].holds(self.bucket[self.group_of[l] * self.m + i])
+    }
+}
+
+/// Weight of the positive rows, weight of the negative rows, and number of rows.
+#[derive(Clone, Copy, Default)]
+struct Mass {
+    pos: f64,
+    neg: f64,
+    n: usize,
+}
+
+/// The weak learner's answer.
+struct Choice {
+    /// Indices into the literal list.
+    path: Vec<usize>,
+    /// Signed correlation `E_D[f · c]` of the conjunction `c` in its positive sense.
+    corr: f64,
+    /// `|corr|` times the simplicity factor.
+    score: f64,
+}
+
+/// The exhaustive weak learner of sections 3.2–3.3, pruned by branch and bound.
+pub(super) struct Search<'s, 'a> {
+    space: &'s Space<'a>,
+    /// `D(x) · f(x)`.
+    g: Vec<f64>,
+    /// `g` split by sign, `(max(g, 0), max(−g, 0))`, so that accumulating bucket masses takes no
+    /// branch on the row's label (which the row order makes unpredictable).
+    g_pos: Vec<f64>,
+    g_neg: Vec<f64>,
+    /// `Σ g`: the correlation of the constant `+1`.
+    total: f64,
+    k: usize,
+    /// Factor of conjunctions of two or more literals.
+    factor: f64,
+    /// Per depth: the rows the current path covers (depth 0: all rows).
+    rows: Vec<Vec<u32>>,
+    /// Per depth: bucket masses then their prefix sums, for the largest group.
+    prefix: Vec<Vec<Mass>>,
+    /// Per depth: the number of rows the current path covers.
+    count: Vec<usize>,
+    /// `k = 2`: the last level reads pair masses from [`Search::pair_masses`] instead of
+    /// filtering rows (the same masses, summed in another order).
+    pairs: bool,
+    /// Per group `a` (once built for the current boosting round): for every group `q >= a`, the masses of the rows
+    /// in bucket `ba` of `a` and `bq` of `q`, at `offsets[a][q - a] + ba * n_buckets(q) + bq`.
+    pair_masses: Vec<Option<Vec<Mass>>>,
+    offsets: Vec<Vec<usize>>,
+    path: Vec<usize>,
+    best: Choice,
+}
+
+impl<'s, 'a> Search<'s, 'a> {
+    /// The weak learner's best conjunction under the distribution `d` over the rows: its
+    /// literals (indices) and sense (`+1`: `+1` when it holds, `−1`: negated), by the sign of its
+    /// correlation with the class.
+    pub(super) fn best(&mut self, d: &[f64]) -> (Vec<usize>, i32) {
+        for ((gi, di), fi) in self.g.iter_mut().zip(d).zip(&self.space.f) {
+            *gi = di * fi;
+        }
+        // Adding +0.0 leaves a mass unchanged (masses start at +0.0 and only grow), so these
+        // give the same sums, bit for bit, as adding `g` to `pos` or `−g` to `neg` by its sign.
+        for ((&v, p), n) in self.g.iter().zip(&mut self.g_pos).zip(&mut self.g_neg) {
+            (*p, *n) = if v > 0.0 { (v, 0.0) } else { (0.0, -v) };
+        }
+        self.total = self.g.iter().sum();
+        self.run();
+        let sign = if self.best.corr >= 0.0 { 1 } else { -1 };
+        (self.best.path.clone(), sign)
+    }
+
+    /// A search over conjunctions of at most `k` literals of `space`; the correlation of those
+    /// of two literals or more is multiplied by `factor`.
+    pub(super) fn new(space: &'s Space<'a>, k: usize, factor: f64) -> Self {
+        let widest = space.groups.iter().map(|g| g.n_buckets).max().unwrap_or(0);
+        let mut rows = vec![Vec::with_capacity(space.m); k.max(1)];
+        rows[0].extend(0..space.m as u32);
+        let mut count = vec![0; k.max(1)];
+        count[0] = space.m;
+        let n_groups = space.groups.len();
+        let offsets = (0..n_groups)
+            .map(|a| {
+                let na = space.groups[a].n_buckets;
+                let mut offsets = vec![0];
+                for q in a..n_groups {
+                    offsets.push(offsets[offsets.len() - 1] + na * space.groups[q].n_buckets);
+                }
+                offsets
+            })
+            .collect();
+        Search {
+            space,
+            g: vec![0.0; space.m],
+            g_pos: vec![0.0; space.m],
+            g_neg: vec![0.0; space.m],
+            total: 0.0,
+            k,
+            factor,
+            rows,
+            prefix: vec![vec![Mass::default(); widest + 1]; k],
+            count,
+            pairs: k == 2,
+            pair_masses: vec![None; n_groups],
+            offsets,
+            path: Vec::with_capacity(k),
+            best: Choice { path: Vec::with_capacity(k), corr: 0.0, score: 0.0 },
+        }
+    }
+
+    fn run(&mut self) {
+        // The empty conjunction: the constant +1, covering every row.
+        self.best.path.clear();
+        self.best.corr = self.total;
+        self.best.score = self.total.abs();
+        // The weights changed: pair masses are rebuilt on demand.
+        self.pair_masses.iter_mut().for_each(|h| *h = None);
+        if self.k > 0 && !self.space.literals.is_empty() {
+            self.extend(0, 0);
+        }
+    }
+
+    /// Tries every compatible literal from `from` on after the current path of `depth` literals,
+    /// whose rows are `self.rows[depth]`.
+    fn extend(&mut self, depth: usize, from: usize) {
+        let space = self.space;
+        let parent = std::mem::take(&mut self.rows[depth]);
+        let n_parent = self.count[depth];
+        let mut prefix = std::mem::take(&mut self.prefix[depth]);
+        let order = depth + 1;
+        // The second literal of a pair: the first literal's buckets of the pair masses.
+        let first = (self.pairs && depth == 1).then(|| self.path[0]);
+        if let Some(l0) = first {
+            self.build_pair_masses(space.group_of[l0]);
+        }
+        for q in space.group_of[from]..space.groups.len() {
+            let group = &space.groups[q];
+            // Bucket masses of the parent's rows, then prefix sums: prefix[b] = Σ buckets < b.
+            let nb = group.n_buckets;
+            prefix[..=nb].fill(Mass::default());
+            match first {
+                Some(l0) => {
+                    let a = space.group_of[l0];
+                    let masses = self.pair_masses[a].as_deref().expect("built above");
+                    let block = &masses[self.offsets[a][q - a]..self.offsets[a][q - a + 1]];
+                    for ba in (0..space.groups[a].n_buckets).filter(|&b| space.tests[l0].holds(b as u32)) {
+                        for (p, c) in prefix[1..=nb].iter_mut().zip(&block[ba * nb..(ba + 1) * nb]) {
+                            p.pos += c.pos;
+                            p.neg += c.neg;
+                            p.n += c.n;
+                        }
+                    }
+                }
+                None => {
+                    let buckets = &space.bucket[q * space.m..(q + 1) * space.m];
+                    for &i in &parent {
+                        let i = i as usize;
+                        let b = &mut prefix[buckets[i] as usize + 1];
+                        b.pos += self.g_pos[i];
+                        b.neg += self.g_neg[i];
+                        b.n += 1;
+                    }
+                }
+            }
+            for b in 1..=nb {
+                let (lo, hi) = (prefix[b - 1], &mut prefix[b]);
+                hi.pos += lo.pos;
+                hi.neg += lo.neg;
+                hi.n += lo.n;
+            }
+            let range = |a: usize, b: usize| Mass {
+                pos: prefix[b].pos - prefix[a].pos,
+                neg: prefix[b].neg - prefix[a].neg,
+                n: prefix[b].n - prefix[a].n,
+            };
+            for l in group.start.max(from)..group.end {
+                let lit = &space.literals[l];
+                if !self.path.iter().all(|&q| compatible(&space.literals[q], lit)) {
+                    continue;
+                }
+                let mass = match space.tests[l] {
+                    Test::Eq(c) => range(c as usize, c as usize + 1),
+                    Test::Ne(c) => {
+                        let (a, b) = (range(0, c as usize), range(c as usize + 1, nb));
+                        Mass { pos: a.pos + b.pos, neg: a.neg + b.neg, n: a.n + b.n }
+                    }
+                    Test::Gt(c) => range(c as usize + 1, nb),
+                    Test::Le(c) => range(0, c as usize + 1),
+                };
+                // Empty: the constant −1; everything: the parent again. Both tried already.
+                if mass.n == 0 || mass.n == n_parent {
+                    continue;
+                }
+                let corr = 2.0 * (mass.pos - mass.neg) - self.total;
+                let score = if order >= 2 { corr.abs() * self.factor } else { corr.abs() };
+                self.path.push(l);
+                if score > self.best.score {
+                    self.best.score = score;
+                    self.best.corr = corr;
+                    self.best.path.clear();
+                    self.best.path.extend_from_slice(&self.path);
+                }
+                // An extension covers a subset: its Σ g lies in [−neg, pos].
+                let bound = self.factor
+                    * (2.0 * mass.pos - self.total).abs().max((2.0 * mass.neg + self.total).abs());
+                if order < self.k && bound > self.best.score && l + 1 < space.literals.len() {
+                    let child = &mut self.rows[depth + 1];
+                    child.clear();
+                    if !(self.pairs && depth == 0) {
+                        child.extend(parent.iter().copied().filter(|&i| space.holds(l, i as usize)));
+                    }
+                    self.count[depth + 1] = mass.n;
+                    self.extend(depth + 1, l + 1);
+                }
+                self.path.pop();
+            }
+        }
+        self.rows[depth] = parent;
+        self.prefix[depth] = prefix;
+    }
+
+    /// Builds the current boosting round's pair masses of group `a` (one pass over the rows per group `q >= a`)
+    /// unless they exist.
+    fn build_pair_masses(&mut self, a: usize) {
+        if self.pair_masses[a].is_some() {
+            return;
+        }
+        let space = self.space;
+        let m = space.m;
+        let mut masses = vec![Mass::default(); *self.offsets[a].last().expect("one offset per group")];
+        let first = &space.bucket[a * m..(a + 1) * m];
+        for q in a..space.groups.len() {
+            let nb = space.groups[q].n_buckets;
+            let block = &mut masses[self.offsets[a][q - a]..self.offsets[a][q - a + 1]];
+            let second = &space.bucket[q * m..(q + 1) * m];
+            for (((&ba, &bq), &pos), &neg) in first.iter().zip(second).zip(&self.g_pos).zip(&self.g_neg) {
+                let c = &mut block[ba as usize * nb + bq as usize];
+                c.pos += pos;
+                c.neg += neg;
+                c.n += 1;
+            }
+        }
+        self.pair_masses[a] = Some(masses);
+    }
+}
