@@ -1,12 +1,13 @@
 //! The unit as a runtime model: the votes or refitted weights scaled and rounded to integers
 //! over the conjunction features.
 
+use super::literals::feature_of;
 use super::refit::{decide_float, Refit};
 use super::Booster;
 use crate::learn::Context;
 use crate::learners::unit_fit;
 use crate::model::quantize::{self, Grid, Quantized};
-use crate::model::{Feature, Literal, LiteralOp, ModelSpec, Structure, Unit, WeightKind};
+use crate::model::{Feature, ModelSpec, Structure, Unit, WeightKind};
 
 /// The integer unit of a refit: `ctx.weight_kind` if given, else `I8` when rounding there
 /// changes no decision of the float unit on `rows`, else `I16`. Returns the model, its weight
@@ -31,22 +32,6 @@ pub(super) fn export_refit(ctx: &Context<'_>, r: &Refit, rows: &[&[i32]]) -> (Mo
     let classes: Vec<usize> = if r.rows.len() == 1 { vec![0, 1] } else { (0..r.rows.len()).collect() };
     (build_spec(ctx, &r.features, &int_rows, classes, kind), kind, scale)
 }
-/// The feature a conjunction becomes and the sign relating them: a single `x = v` / `x > t`
-/// literal is an [`Feature::Equals`] / [`Feature::Greater`] (`x ≠ v`, `x ≤ t` their negation);
-/// the empty conjunction is the bias (`None`).
-pub(super) fn feature_of(literals: &[Literal]) -> Option<(Feature, f64)> {
-    match literals {
-        [] => None,
-        [l] => Some(match l.op {
-            LiteralOp::Eq => (Feature::Equals { attr: l.attr, value: l.value }, 1.0),
-            LiteralOp::Ne => (Feature::Equals { attr: l.attr, value: l.value }, -1.0),
-            LiteralOp::Gt => (Feature::Greater { attr: l.attr, value: l.value }, 1.0),
-            LiteralOp::Le => (Feature::Greater { attr: l.attr, value: l.value }, -1.0),
-        }),
-        _ => Some((Feature::Conjunction(literals.to_vec()), 1.0)),
-    }
-}
-
 /// Merges identical conjunctions (summing their votes) into one unit with a row per booster,
 /// scales every weight by the largest factor that fits `kind` and rounds. Returns the model and
 /// the scale.

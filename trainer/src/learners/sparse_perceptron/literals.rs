@@ -3,7 +3,7 @@
 //! attribute make a conjunction.
 
 use super::Params;
-use crate::model::{InputKind, InputSpec, Literal, LiteralOp};
+use crate::model::{Feature, InputKind, InputSpec, Literal, LiteralOp};
 
 /// Candidate literals for the weak learner (see the module docs): `x = v` for every value `v` of a
 /// categorical input seen in `rows` (and `x ≠ v` with [`Params::negated_literals`]); `x > t` and
@@ -88,6 +88,22 @@ pub(super) fn compatible(a: &Literal, b: &Literal) -> bool {
         (LiteralOp::Gt, LiteralOp::Le) => a.value < b.value,
         (LiteralOp::Le, LiteralOp::Gt) => b.value < a.value,
         _ => false,
+    }
+}
+
+/// The feature a conjunction becomes and the sign relating them: a single `x = v` / `x > t`
+/// literal is an [`Feature::Equals`] / [`Feature::Greater`] (`x ≠ v`, `x ≤ t` their negation);
+/// the empty conjunction is the bias (`None`).
+pub(super) fn feature_of(literals: &[Literal]) -> Option<(Feature, f64)> {
+    match literals {
+        [] => None,
+        [l] => Some(match l.op {
+            LiteralOp::Eq => (Feature::Equals { attr: l.attr, value: l.value }, 1.0),
+            LiteralOp::Ne => (Feature::Equals { attr: l.attr, value: l.value }, -1.0),
+            LiteralOp::Gt => (Feature::Greater { attr: l.attr, value: l.value }, 1.0),
+            LiteralOp::Le => (Feature::Greater { attr: l.attr, value: l.value }, -1.0),
+        }),
+        _ => Some((Feature::Conjunction(literals.to_vec()), 1.0)),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The weight fit beyond the paper: an L2-regularised logistic refit of the unit over the
 //! boosted conjunctions, or over every conjunction of at most two literals, pruned.
 
-use super::export::feature_of;
+use super::literals::feature_of;
 use super::literals::{candidate_literals, compatible};
 use super::{Booster, Params};
 use crate::learners::unit_fit;
