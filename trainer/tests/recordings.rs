@@ -49,7 +49,7 @@ fn wide_layout_train_eval_inspect_predict() {
             &train,
             "--recordings",
             "--algo",
-            "fringe",
+            "ndl",
             "--categorical",
             "class",
             "-o",

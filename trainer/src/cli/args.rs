@@ -105,7 +105,7 @@ pub struct RecordingArgs {
     pub hop: Option<u16>,
     /// Window statistics for every channel, a comma list of `stat` (the whole window) or `stat@k`
     /// (each of k equal segments); statistics: mean, spread, energy, min, max, peak_to_peak,
-    /// mean_abs_diff, slope, crossings [default: every statistic, and mean, spread, min, max @4].
+    /// mean_abs_diff, slope, crossings [default: every statistic, and mean, spread, energy, min, max @4 and @8].
     #[arg(long, value_name = "LIST")]
     pub window_features: Option<String>,
 }
