@@ -183,43 +183,68 @@ fn fields(line: &str) -> Result<Vec<(Cow<'_, str>, usize)>, Problem> {
     }
 }
 
+/// Errors of one ARFF file, by line.
+struct Errors<'a> {
+    path: &'a str,
+}
+
+impl Errors<'_> {
+    fn syntax(&self, line: usize, (column, message): LineError) -> DataError {
+        DataError::Syntax { path: self.path.to_string(), line, column, message }
+    }
+
+    fn problem(&self, line: usize, problem: Problem) -> DataError {
+        match problem {
+            Problem::Syntax(e) => self.syntax(line, e),
+            Problem::Unsupported(column, what) => {
+                DataError::Unsupported { path: self.path.to_string(), line, column, what }
+            }
+        }
+    }
+}
+
+/// The header of an ARFF file: its columns, the line of the first `@attribute` and the line of
+/// `@data`.
+struct Header {
+    columns: Vec<RawColumn>,
+    first_attribute_line: Option<usize>,
+    data_line: usize,
+}
+
 /// Parses ARFF `text` read from `path`.
 pub(crate) fn parse<'a>(path: &'a str, text: &'a str) -> Result<RawTable<'a>, DataError> {
-    let syntax = |line: usize, (column, message): LineError| DataError::Syntax {
-        path: path.to_string(),
-        line,
-        column,
-        message,
-    };
-    let problem = |line: usize, problem: Problem| match problem {
-        Problem::Syntax(e) => syntax(line, e),
-        Problem::Unsupported(column, what) => {
-            DataError::Unsupported { path: path.to_string(), line, column, what }
-        }
-    };
     if text.trim().is_empty() {
         return Err(DataError::Empty { path: path.to_string() });
     }
+    let errors = Errors { path };
+    let mut lines = text.split('\n').enumerate().map(|(i, l)| (i + 1, l));
+    let header = parse_header(&errors, &mut lines)?;
+    let rows = parse_rows(&errors, &header.columns, lines)?;
+    let Header { columns, first_attribute_line, data_line } = header;
+    Ok(RawTable { header_line: first_attribute_line.unwrap_or(data_line), columns, rows })
+}
+
+/// Reads declarations up to and including `@data`.
+fn parse_header<'a>(
+    errors: &Errors<'_>,
+    lines: &mut impl Iterator<Item = (usize, &'a str)>,
+) -> Result<Header, DataError> {
     let mut columns: Vec<RawColumn> = Vec::new();
     let mut first_attribute_line = None;
     let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut data_line = None;
     let mut last_line = 1;
-    let mut lines = text.split('\n').enumerate().map(|(i, l)| (i + 1, l));
-    // Header.
-    for (line_no, line) in lines.by_ref() {
+    for (line_no, line) in lines {
         if !line.trim().is_empty() {
             last_line = line_no;
         }
-        let tokens = tokenize(line).map_err(|e| syntax(line_no, e))?;
+        let tokens = tokenize(line).map_err(|e| errors.syntax(line_no, e))?;
         let Some(first) = tokens.first() else {
             continue;
         };
-        let end_column = line.trim_end_matches('\r').chars().count() + 1;
         let keyword = match &first.tok {
             Tok::Word(w) if w.starts_with('@') => w.to_ascii_lowercase(),
             other => {
-                return Err(syntax(
+                return Err(errors.syntax(
                     line_no,
                     (
                         first.column,
@@ -232,50 +257,24 @@ pub(crate) fn parse<'a>(path: &'a str, text: &'a str) -> Result<RawTable<'a>, Da
             "@relation" => {}
             "@data" => {
                 if let Some(extra) = tokens.get(1) {
-                    return Err(syntax(
+                    return Err(errors.syntax(
                         line_no,
                         (extra.column, format!("unexpected {} after `@data`", extra.tok.describe())),
                     ));
                 }
-                data_line = Some(line_no);
-                break;
+                if columns.is_empty() {
+                    return Err(errors.syntax(line_no, (1, "no `@attribute` before `@data`".to_string())));
+                }
+                return Ok(Header { columns, first_attribute_line, data_line: line_no });
             }
             "@attribute" => {
-                let Some(name_token) = tokens.get(1) else {
-                    return Err(syntax(line_no, (end_column, "expected an attribute name".to_string())));
-                };
-                let Some(name) = name_token.tok.name() else {
-                    return Err(syntax(
-                        line_no,
-                        (
-                            name_token.column,
-                            format!("expected an attribute name, found {}", name_token.tok.describe()),
-                        ),
-                    ));
-                };
-                if name.is_empty() {
-                    return Err(DataError::EmptyColumnName {
-                        path: path.to_string(),
-                        line: line_no,
-                        column: columns.len() + 1,
-                    });
-                }
-                let declared = declared_type(&tokens[2..], end_column).map_err(|e| problem(line_no, e))?;
-                if let Some(&first) = seen.get(&name) {
-                    return Err(DataError::DuplicateColumn {
-                        path: path.to_string(),
-                        line: line_no,
-                        column: columns.len() + 1,
-                        name,
-                        first_column: first + 1,
-                    });
-                }
-                seen.insert(name.clone(), columns.len());
+                let column = attribute(errors, line_no, line, &tokens, &columns, &seen)?;
+                seen.insert(column.name.clone(), columns.len());
                 first_attribute_line.get_or_insert(line_no);
-                columns.push(RawColumn { name, declared });
+                columns.push(column);
             }
             _ => {
-                return Err(syntax(
+                return Err(errors.syntax(
                     line_no,
                     (
                         first.column,
@@ -287,13 +286,57 @@ pub(crate) fn parse<'a>(path: &'a str, text: &'a str) -> Result<RawTable<'a>, Da
             }
         }
     }
-    let Some(data_line) = data_line else {
-        return Err(syntax(last_line, (1, "no `@data` line: the header never ends".to_string())));
+    Err(errors.syntax(last_line, (1, "no `@data` line: the header never ends".to_string())))
+}
+
+/// One `@attribute` declaration: its name (new and not empty) and declared type.
+fn attribute(
+    errors: &Errors<'_>,
+    line_no: usize,
+    line: &str,
+    tokens: &[Token],
+    columns: &[RawColumn],
+    seen: &HashMap<String, usize>,
+) -> Result<RawColumn, DataError> {
+    let path = errors.path;
+    let end_column = line.trim_end_matches('\r').chars().count() + 1;
+    let Some(name_token) = tokens.get(1) else {
+        return Err(errors.syntax(line_no, (end_column, "expected an attribute name".to_string())));
     };
-    if columns.is_empty() {
-        return Err(syntax(data_line, (1, "no `@attribute` before `@data`".to_string())));
+    let Some(name) = name_token.tok.name() else {
+        return Err(errors.syntax(
+            line_no,
+            (name_token.column, format!("expected an attribute name, found {}", name_token.tok.describe())),
+        ));
+    };
+    if name.is_empty() {
+        return Err(DataError::EmptyColumnName {
+            path: path.to_string(),
+            line: line_no,
+            column: columns.len() + 1,
+        });
     }
-    // Nominal value sets, for checking the data.
+    let declared = declared_type(&tokens[2..], end_column).map_err(|e| errors.problem(line_no, e))?;
+    if let Some(&first) = seen.get(&name) {
+        return Err(DataError::DuplicateColumn {
+            path: path.to_string(),
+            line: line_no,
+            column: columns.len() + 1,
+            name,
+            first_column: first + 1,
+        });
+    }
+    Ok(RawColumn { name, declared })
+}
+
+/// Reads the data lines: one row per non-blank line, as many fields as columns, nominal values
+/// among the declared ones.
+fn parse_rows<'a>(
+    errors: &Errors<'_>,
+    columns: &[RawColumn],
+    lines: impl Iterator<Item = (usize, &'a str)>,
+) -> Result<Vec<RawRow<'a>>, DataError> {
+    let path = errors.path;
     let nominal: Vec<Option<HashSet<&str>>> = columns
         .iter()
         .map(|c| match &c.declared {
@@ -303,7 +346,7 @@ pub(crate) fn parse<'a>(path: &'a str, text: &'a str) -> Result<RawTable<'a>, Da
         .collect();
     let mut rows = Vec::new();
     for (line_no, line) in lines {
-        let fields = fields(line).map_err(|e| problem(line_no, e))?;
+        let fields = fields(line).map_err(|e| errors.problem(line_no, e))?;
         if fields.len() == 1 && fields[0].0.is_empty() {
             continue; // blank or comment-only line
         }
@@ -338,7 +381,7 @@ pub(crate) fn parse<'a>(path: &'a str, text: &'a str) -> Result<RawTable<'a>, Da
         }
         rows.push(RawRow { cells });
     }
-    Ok(RawTable { header_line: first_attribute_line.unwrap_or(data_line), columns, rows })
+    Ok(rows)
 }
 
 /// What is wrong with a line.
