@@ -160,62 +160,82 @@ fn skip_decided(nodes: &[Node], spec: &ModelSpec) -> Vec<Node> {
             Node::Categorical { attr, children, default } => {
                 let n = n_values(*attr, children);
                 let (values, out_possible) = routes(*attr, children, &d[*attr]);
-                // Where the values that cannot come go: with the default, or, if no unknown
-                // value comes either, with most of the values that do (the first of those).
-                let fill = if out_possible {
-                    *default
-                } else {
-                    let count = |c: usize| values.iter().filter(|&&v| children[v] == c).count();
-                    values
-                        .iter()
-                        .map(|&v| children[v])
-                        .max_by_key(|&c| (count(c), std::cmp::Reverse(c)))
-                        .unwrap_or(*default)
-                };
-                let old = children.clone();
-                for (v, c) in children.iter_mut().enumerate() {
-                    if !values.contains(&v) {
-                        *c = fill;
-                    }
-                }
-                if !out_possible {
-                    *default = fill;
-                }
-                // One domain per distinct child, sent once; every link to that child moves with it.
-                let mut kids: Vec<usize> = values.iter().map(|&v| old[v]).collect();
-                kids.extend(out_possible.then_some(*default));
-                kids.sort_unstable();
-                kids.dedup();
-                let mut moved = Vec::new();
-                for c in kids {
-                    let mut here: Vec<usize> = values.iter().copied().filter(|&v| old[v] == c).collect();
-                    let mut k = d.clone();
-                    let a = &mut k[*attr];
-                    a.out = out_possible && *default == c;
-                    if a.out {
-                        here.extend(old.len()..usize::from(n));
-                    } else {
-                        // Only in-range values: the interval shrinks to theirs.
-                        a.lo = here.first().map_or(0, |&v| v as i64);
-                        a.hi = here.last().map_or(-1, |&v| v as i64);
-                    }
-                    if n <= 64 {
-                        a.mask = here.iter().fold(0, |m, &v| m | 1 << v);
-                    }
-                    let mut to = c;
-                    send(&mut seen, &mut to, k);
-                    moved.push((c, to));
-                }
-                // Links are rewritten from the old child to its new place in one step (a child
-                // moved to another child's place must not move again with it).
-                let place = |c: usize| moved.iter().find(|m| m.0 == c).map_or(c, |m| m.1);
-                for link in children.iter_mut().chain([&mut *default]) {
-                    *link = place(*link);
-                }
+                route_categorical(*attr, n, children, default, &values, out_possible, d, &mut |to, k| {
+                    send(&mut seen, to, k)
+                });
             }
         }
     }
     renumber(&out, root)
+}
+
+/// Step 1 at a categorical node reached by inputs within `d`: values that cannot come (not in
+/// `values`, the in-range values `d` allows) go where the others do, and one domain per distinct
+/// child is sent along (`send` moves a link past the tests that domain decides); every link to a
+/// child moves with it.
+#[allow(clippy::too_many_arguments)]
+fn route_categorical(
+    attr: usize,
+    n: u16,
+    children: &mut [usize],
+    default: &mut usize,
+    values: &[usize],
+    out_possible: bool,
+    d: Vec<Domain>,
+    send: &mut dyn FnMut(&mut usize, Vec<Domain>),
+) {
+    // Where the values that cannot come go: with the default, or, if no unknown
+    // value comes either, with most of the values that do (the first of those).
+    let fill = if out_possible {
+        *default
+    } else {
+        let count = |c: usize| values.iter().filter(|&&v| children[v] == c).count();
+        values
+            .iter()
+            .map(|&v| children[v])
+            .max_by_key(|&c| (count(c), std::cmp::Reverse(c)))
+            .unwrap_or(*default)
+    };
+    let old = children.to_vec();
+    for (v, c) in children.iter_mut().enumerate() {
+        if !values.contains(&v) {
+            *c = fill;
+        }
+    }
+    if !out_possible {
+        *default = fill;
+    }
+    // One domain per distinct child, sent once; every link to that child moves with it.
+    let mut kids: Vec<usize> = values.iter().map(|&v| old[v]).collect();
+    kids.extend(out_possible.then_some(*default));
+    kids.sort_unstable();
+    kids.dedup();
+    let mut moved = Vec::new();
+    for c in kids {
+        let mut here: Vec<usize> = values.iter().copied().filter(|&v| old[v] == c).collect();
+        let mut k = d.clone();
+        let a = &mut k[attr];
+        a.out = out_possible && *default == c;
+        if a.out {
+            here.extend(old.len()..usize::from(n));
+        } else {
+            // Only in-range values: the interval shrinks to theirs.
+            a.lo = here.first().map_or(0, |&v| v as i64);
+            a.hi = here.last().map_or(-1, |&v| v as i64);
+        }
+        if n <= 64 {
+            a.mask = here.iter().fold(0, |m, &v| m | 1 << v);
+        }
+        let mut to = c;
+        send(&mut to, k);
+        moved.push((c, to));
+    }
+    // Links are rewritten from the old child to its new place in one step (a child
+    // moved to another child's place must not move again with it).
+    let place = |c: usize| moved.iter().find(|m| m.0 == c).map_or(c, |m| m.1);
+    for link in children.iter_mut().chain([&mut *default]) {
+        *link = place(*link);
+    }
 }
 
 /// Step 3: equal nodes merged and tests whose children are all one node removed, from the
