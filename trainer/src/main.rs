@@ -270,11 +270,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let report = commands::codegen(&model, lang, &output)?;
             if output.as_os_str() == "-" {
                 // The source went to stdout; the report must not corrupt it.
+                warn(&report.warnings);
                 let text = if cli.json { serde_json::to_string(&report)? } else { report.to_string() };
                 eprintln!("{text}");
                 return Ok(());
             }
-            print(&report, &[], cli.json)
+            print(&report, &report.warnings, cli.json)
         }
         Command::Inspect { model, dot: true } if cli.json => {
             let dot = commands::inspect_dot(&model)?;

@@ -76,6 +76,15 @@ fn wide_layout_train_eval_inspect_predict() {
     assert_eq!(lines.next(), Some("window,class"));
     assert_eq!(lines.next().map(|l| l.split(',').next().unwrap()), Some("1@0"));
     assert_eq!(lines.count(), 149);
+    // Generated code takes the statistics, and says so.
+    let c = ltu(d, &["codegen", "gp.ltu", "--lang", "c", "-o", "gp.c"]);
+    assert!(c.status.success());
+    let err = String::from_utf8_lossy(&c.stderr);
+    assert!(
+        err.contains("warning: the model computes its inputs from raw samples")
+            && err.contains("x_mean, x_spread"),
+        "{err}"
+    );
 }
 
 /// The long layout (Japanese vowels: 12 channels, recordings of 7 to 29 frames), the

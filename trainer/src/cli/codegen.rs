@@ -22,6 +22,8 @@ pub struct CodegenReport {
     pub source_bytes: usize,
     /// The generated entry point.
     pub entry_point: &'static str,
+    /// Decisions the user may not expect (also printed on standard error).
+    pub warnings: Vec<String>,
 }
 
 impl fmt::Display for CodegenReport {
@@ -45,7 +47,23 @@ pub fn codegen(model_path: &Path, lang: ltu::model::codegen::Lang, output: &Path
     let about = model_path
         .file_name()
         .map_or_else(|| model_path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let source = ltu::model::codegen::source(&loaded.spec(), &about, lang);
+    let spec = loaded.spec();
+    let source = ltu::model::codegen::source(&spec, &about, lang);
+    // The generated code evaluates the model, not its pipeline: say what it expects instead.
+    let warnings = spec
+        .pipeline
+        .iter()
+        .map(|p| {
+            let names: Vec<String> =
+                p.features.iter().map(|f| ltu::data::recordings::feature_name(p, f)).collect();
+            format!(
+                "the model computes its inputs from raw samples, but the generated code takes the window \
+                 statistics themselves, in this order: {}; compute them with ltu_runtime::window \
+                 (WindowFeature::compute) or load the model with ltu_runtime and call predict_window",
+                names.join(", ")
+            )
+        })
+        .collect();
     out.write(source.as_bytes())?;
     let (lang, entry_point) = match lang {
         ltu::model::codegen::Lang::Rust => {
@@ -59,5 +77,6 @@ pub fn codegen(model_path: &Path, lang: ltu::model::codegen::Lang, output: &Path
         output: out.describe(),
         source_bytes: source.len(),
         entry_point,
+        warnings,
     })
 }
