@@ -135,6 +135,18 @@ fn windows_hops_features_and_cv_by_recording() {
     let i = json(d, &["inspect", "w.ltu", "--json"]);
     assert_eq!(i["pipeline"]["inputs"].as_array().unwrap().len(), 6);
     assert_eq!(i["pipeline"]["inputs"][3], "x_mean_s3of4");
+    // The budget counts the pipeline's table.
+    let b = json(
+        d,
+        &[
+            &["train", &train, "--algo", "fringe", "-o", "b.ltu", "--json", "--strip", "--max-bytes", "200"]
+                [..],
+            &common,
+            &["--window-features", "mean@4,min@4,max@4"],
+        ]
+        .concat(),
+    );
+    assert!(b["model_bytes"].as_u64().unwrap() <= 200, "{b}");
     let cv = json(d, &[&["cv", &train, "--algo", "fringe", "--folds", "5", "--json"][..], &common].concat());
     // Every fold tests whole recordings: a multiple of 5 windows.
     let rows = cv["fold_rows"].as_array().unwrap();
@@ -166,6 +178,10 @@ fn recordings_errors() {
     fails_train(
         &[short.to_str().unwrap(), "--recordings", "--window-features", "median"],
         "unknown window statistic `median`",
+    );
+    fails_train(
+        &[&data("gunpoint_train.csv"), "--recordings", "--max-bytes", "100"],
+        "leaves no room for a model",
     );
     let gp = data("gunpoint_train.csv");
     json(

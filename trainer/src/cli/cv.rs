@@ -15,7 +15,7 @@ use ltu::model::RowCost;
 
 use super::args::*;
 use super::model::write_figures;
-use super::train::{training_data, trivial_model_warning};
+use super::train::{options_for, training_data, trivial_model_warning};
 
 /// Result of `ltu cv`.
 #[derive(Debug, Serialize)]
@@ -170,7 +170,7 @@ pub fn cv(
             ));
         }
     }
-    let options = learn.options(&data.schema)?;
+    let options = options_for(learn, &data, windows.as_ref())?;
     let setup = ltu::learn::evaluate::Setup {
         algo: learn.algo,
         options: &options,

@@ -222,9 +222,13 @@ pub fn train(
     }
     let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
     ctx.progress = progress;
-    let mut trained =
-        learn::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names && !strip)
-            .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
+    let mut trained = learn::train(
+        learn.algo,
+        &ctx,
+        &options_for(learn, &data, windows.as_ref())?,
+        !learn.no_names && !strip,
+    )
+    .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
     if let Some(windows) = &windows {
         attach_pipeline(&mut trained, windows, &ctx)?;
     }
@@ -284,6 +288,26 @@ pub(crate) fn training_data(
     }
     let (data, warnings) = load(path, &learn.data)?;
     Ok((data, None, warnings))
+}
+
+/// The learners' options, with a `--max-bytes` budget that leaves room for the pipeline's table
+/// when the rows are windows (4 bytes per input and at most 13 more).
+pub(crate) fn options_for(
+    learn: &LearnArgs,
+    data: &Dataset,
+    windows: Option<&Windows>,
+) -> Result<learn::Options> {
+    let mut options = learn.options(&data.schema)?;
+    if windows.is_some() {
+        let pipeline_bytes = 4 * data.n_attrs() + 13;
+        if let Some(max) = options.budget.max_bytes.as_mut() {
+            if *max <= pipeline_bytes {
+                anyhow::bail!("--max-bytes {max} leaves no room for a model: its pipeline alone takes up to {pipeline_bytes} bytes ({} window features)", data.n_attrs());
+            }
+            *max -= pipeline_bytes;
+        }
+    }
+    Ok(options)
 }
 
 /// Gives a model trained on windows its pipeline, counts the pipeline in the bytes a device
@@ -444,7 +468,7 @@ fn holdout_estimate(
     };
     match split {
         Ok((fit_rows, test_rows)) => {
-            let options = learn.options(&data.schema)?;
+            let options = options_for(learn, data, windows)?;
             let setup = ltu::learn::evaluate::Setup {
                 algo: learn.algo,
                 options: &options,
