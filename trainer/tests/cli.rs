@@ -268,9 +268,9 @@ fn bad_models_get_clear_errors() {
     write(d, "short.ltu", &bytes[..mid]);
     fails(d, &["eval", "short.ltu", iris], "short.ltu");
     let mut newer = std::fs::read(d.join("m.ltu")).unwrap();
-    newer[4] = 3;
+    newer[4] = 4;
     write(d, "newer.ltu", &newer);
-    fails(d, &["inspect", "newer.ltu"], "(version 3 at byte offset 4; this ltu reads version 2)");
+    fails(d, &["inspect", "newer.ltu"], "(version 4 at byte offset 4; this ltu reads version 3)");
     write(d, "tiny.ltu", b"LTU");
     fails(d, &["inspect", "tiny.ltu"], "(3 bytes; a model file has at least 10: its header and checksum)");
     // A model without names cannot be matched to data by name.

@@ -119,45 +119,28 @@ pub fn eval(model_path: &Path, data_path: &Path, args: &ReadArgs) -> Result<Eval
     }
     let model = loaded.model();
     let k = model.n_classes();
-    let mut confusion = vec![vec![0usize; k]; k + 1];
-    let mut correct = 0;
-    for (x, &y) in raw.iter().zip(&data.y) {
-        let p = model.predict(x).with_context(|| format!("{}: evaluating", data_path.display()))?;
-        confusion[y.min(k)][p] += 1;
-        correct += usize::from(p == y);
-    }
-    if confusion[k].iter().sum::<usize>() == 0 {
-        confusion.pop();
-    }
-    let classes = loaded.schema()?.classes;
-    let (per_class, [macro_precision, macro_recall, macro_f1]) = class_figures(&confusion, &classes);
-    Ok(EvalReport {
-        model: model_path.display().to_string(),
-        data: data.source.clone(),
-        n: raw.len(),
-        accuracy: correct as f64 / raw.len().max(1) as f64,
-        model_bytes: loaded.bytes.len(),
-        classes,
-        confusion,
-        per_class,
-        macro_precision,
-        macro_recall,
-        macro_f1,
-        unseen_values: align.unseen_value_cells(),
-        unseen_class_rows: align.unseen_class_rows(),
-        warnings: {
-            let mut w = align_warnings(&data.source, &align);
-            w.extend(clamped_warnings(&loaded, &data));
-            if super::train::is_training_data(&loaded, data_path) {
-                w.push(format!(
+    let predictions = raw
+        .iter()
+        .map(|x| model.predict(x).with_context(|| format!("{}: evaluating", data_path.display())))
+        .collect::<Result<Vec<_>>>()?;
+    // Rows of classes the model does not know have an index past its classes.
+    let labels: Vec<usize> = data.y.iter().map(|&y| y.min(k)).collect();
+    let warnings = {
+        let mut w = align_warnings(&data.source, &align);
+        w.extend(clamped_warnings(&loaded, &data));
+        if super::train::is_training_data(&loaded, data_path) {
+            w.push(format!(
                     "{}: these are the rows the model was trained on (its metadata's data_fnv1a64): the accuracy \
                      is training accuracy, not an estimate on unseen rows",
                     data.source
                 ));
-            }
-            w
-        },
-    })
+        }
+        w
+    };
+    let mut report = eval_report(&loaded, model_path, &data.source, &predictions, &labels, warnings)?;
+    report.unseen_values = align.unseen_value_cells();
+    report.unseen_class_rows = align.unseen_class_rows();
+    Ok(report)
 }
 
 /// `ltu eval` of a model with a sensor pipeline: every window of the raw recordings in
@@ -174,27 +157,19 @@ fn eval_recordings(
     let model = loaded.model();
     let predictions = super::recordings::predict_windows(&model, &windows, data.n_rows())?;
     let classes = loaded.schema()?.classes;
-    // The file's classes by name; a class the model does not know is a row of its own.
-    let k = classes.len();
-    let of_model: Vec<Option<usize>> =
-        data.schema.classes.iter().map(|c| classes.iter().position(|m| m == c)).collect();
-    let mut confusion = vec![vec![0usize; k]; k + 1];
-    let mut unseen = 0;
-    for (&p, &y) in predictions.iter().zip(&data.y) {
-        let y = of_model[y].unwrap_or(k);
-        unseen += usize::from(y == k);
-        confusion[y][p] += 1;
-    }
-    if unseen == 0 {
-        confusion.pop();
-    } else {
+    // The file's classes by name; a class the model does not know has an index past its classes.
+    let labels: Vec<usize> = data
+        .y
+        .iter()
+        .map(|&y| classes.iter().position(|m| *m == data.schema.classes[y]).unwrap_or(classes.len()))
+        .collect();
+    let unseen = labels.iter().filter(|&&y| y == classes.len()).count();
+    if unseen > 0 {
         warnings.push(format!(
             "{}: {unseen} window(s) of classes the model does not know count as wrong",
             data.source
         ));
     }
-    let correct = (0..k).map(|c| confusion[c][c]).sum::<usize>();
-    let (per_class, [macro_precision, macro_recall, macro_f1]) = class_figures(&confusion, &classes);
     if super::train::is_training_data(loaded, data_path) {
         warnings.push(format!(
             "{}: these are the recordings the model was trained on (its metadata's data_fnv1a64): the accuracy \
@@ -202,9 +177,35 @@ fn eval_recordings(
             data.source
         ));
     }
+    let mut report = eval_report(loaded, model_path, &data.source, &predictions, &labels, warnings)?;
+    report.unseen_class_rows = unseen;
+    Ok(report)
+}
+
+/// The figures of `ltu eval` from each row's prediction and class (an index past the model's
+/// classes for a class it does not know: a last row of the confusion matrix, counted wrong).
+fn eval_report(
+    loaded: &LoadedModel,
+    model_path: &Path,
+    source: &str,
+    predictions: &[usize],
+    labels: &[usize],
+    warnings: Vec<String>,
+) -> Result<EvalReport> {
+    let classes = loaded.schema()?.classes;
+    let k = classes.len();
+    let mut confusion = vec![vec![0usize; k]; k + 1];
+    for (&p, &y) in predictions.iter().zip(labels) {
+        confusion[y.min(k)][p] += 1;
+    }
+    if confusion[k].iter().sum::<usize>() == 0 {
+        confusion.pop();
+    }
+    let correct = predictions.iter().zip(labels).filter(|(p, y)| p == y).count();
+    let (per_class, [macro_precision, macro_recall, macro_f1]) = class_figures(&confusion, &classes);
     Ok(EvalReport {
         model: model_path.display().to_string(),
-        data: data.source.clone(),
+        data: source.to_string(),
         n: predictions.len(),
         accuracy: correct as f64 / predictions.len().max(1) as f64,
         model_bytes: loaded.bytes.len(),
@@ -215,7 +216,7 @@ fn eval_recordings(
         macro_recall,
         macro_f1,
         unseen_values: 0,
-        unseen_class_rows: unseen,
+        unseen_class_rows: 0,
         warnings,
     })
 }
