@@ -781,10 +781,18 @@ impl Builder {
     }
 }
 
+/// Without the `pipeline` feature a model with a pipeline is refused.
 #[test]
+#[cfg(not(feature = "pipeline"))]
+fn pipeline_unsupported_without_the_feature() {
+    rejects_model(Builder::pipeline(), Error::Unsupported);
+}
+
+#[test]
+#[cfg(feature = "pipeline")]
 fn pipeline() {
     let good = Builder::pipeline();
-    if !cfg!(all(feature = "tree", feature = "pipeline")) {
+    if !cfg!(feature = "tree") {
         rejects_model(good, Error::Unsupported);
         return;
     }
