@@ -170,44 +170,46 @@ fn wide(data: &Dataset) -> Result<Recordings, RecordingsError> {
         columns.push((channel, t, a));
     }
     check_numeric(data, 0..data.n_attrs(), "samples")?;
-    let mut channels: Vec<String> = Vec::new();
-    for (channel, _, _) in &columns {
-        if !channels.contains(channel) {
-            channels.push(channel.clone());
+    // Per channel (in order of first appearance), its (time index, attribute) pairs.
+    let mut channels: Vec<(String, Vec<(usize, usize)>)> = Vec::new();
+    for (channel, t, a) in columns {
+        match channels.iter_mut().find(|(name, _)| *name == channel) {
+            Some((_, times)) => times.push((t, a)),
+            None => channels.push((channel, vec![(t, a)])),
         }
     }
-    // Per channel, the attribute of each time index 0..n.
-    let mut layout: Vec<Vec<Option<usize>>> = vec![Vec::new(); channels.len()];
-    for (channel, t, a) in &columns {
-        let c = channels.iter().position(|x| x == channel).expect("listed above");
-        if layout[c].len() <= *t {
-            layout[c].resize(t + 1, None);
+    // Each channel's attributes in time order: indices 0..n without gap or repeat, one length.
+    let n = channels.iter().map(|(_, times)| times.len()).max().unwrap_or(0);
+    let mut layout: Vec<Vec<usize>> = Vec::with_capacity(channels.len());
+    for (channel, times) in &mut channels {
+        times.sort_unstable();
+        for pair in times.windows(2) {
+            if pair[0].0 == pair[1].0 {
+                return Err(RecordingsError(format!(
+                    "{}: columns `{}` and `{}` are both sample {} of channel `{channel}`",
+                    data.source,
+                    data.schema.attributes[pair[0].1].name,
+                    data.schema.attributes[pair[1].1].name,
+                    pair[0].0
+                )));
+            }
         }
-        if let Some(other) = layout[c][*t] {
+        if let Some(t) = (0..n).find(|&t| times.get(t).is_none_or(|&(time, _)| time != t)) {
             return Err(RecordingsError(format!(
-                "{}: columns `{}` and `{}` are both sample {t} of channel `{channel}`",
-                data.source, data.schema.attributes[other].name, data.schema.attributes[*a].name
-            )));
-        }
-        layout[c][*t] = Some(*a);
-    }
-    let n = layout.iter().map(Vec::len).max().unwrap_or(0);
-    for (c, times) in layout.iter().enumerate() {
-        if let Some(t) = (0..n).find(|&t| times.get(t).copied().flatten().is_none()) {
-            return Err(RecordingsError(format!(
-                "{}: channel `{}` has no column for sample {t} (the longest channel has {n} samples); every \
-                 channel needs samples 0 to {}",
+                "{}: channel `{channel}` has no column for sample {t} (the longest channel has {n} samples); \
+                 every channel needs samples 0 to {}",
                 data.source,
-                channels[c],
                 n - 1
             )));
         }
+        layout.push(times.iter().map(|&(_, a)| a).collect());
     }
+    let channels: Vec<String> = channels.into_iter().map(|(name, _)| name).collect();
     let mut recordings = Vec::with_capacity(data.n_rows());
     for row in 0..data.n_rows() {
         let samples = layout
             .iter()
-            .map(|times| times.iter().map(|a| sample(data, row, a.expect("checked above"))).collect())
+            .map(|times| times.iter().map(|&a| sample(data, row, a)).collect())
             .collect::<Result<Vec<Vec<f64>>, _>>()?;
         recordings.push(Recording { id: (row + 1).to_string(), class: data.y[row], samples, first_row: row });
     }
@@ -261,7 +263,8 @@ fn long(data: &Dataset, recording: &str) -> Result<Recordings, RecordingsError> 
                 first_row: row,
             });
         }
-        let current = recordings.last_mut().expect("pushed above");
+        let last = recordings.len() - 1;
+        let current = &mut recordings[last];
         if data.y[row] != current.class {
             return Err(RecordingsError(format!(
                 "{}: data row {}: recording `{}` changes class from `{}` to `{}`; every frame of a recording \
@@ -543,6 +546,12 @@ mod tests {
         let e = from_dataset(&dataset(&["t0", "t1"], &[("t1", &["on"])], &[(&[1.0, 0.0], 0)]), &Layout::Wide)
             .unwrap_err();
         assert!(e.0.contains("column `t1` is not numeric"), "{e}");
+        // A huge time index is a gap, not an allocation.
+        let e = from_dataset(&dataset(&["t0", "t4000000000"], &[], &[(&[1.0, 2.0], 0)]), &Layout::Wide)
+            .unwrap_err();
+        assert!(e.0.contains("channel `x` has no column for sample 1"), "{e}");
+        let e = from_dataset(&dataset(&["t0", "t00"], &[], &[(&[1.0, 2.0], 0)]), &Layout::Wide).unwrap_err();
+        assert!(e.0.contains("columns `t0` and `t00` are both sample 0"), "{e}");
         let e = from_dataset(&dataset(&["t0"], &[], &[]), &Layout::Wide).unwrap_err();
         assert!(e.0.contains("no recordings"), "{e}");
     }

@@ -103,8 +103,7 @@ pub fn cross_validate(
 pub fn in_parallel<T: Send>(n: usize, jobs: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let next = AtomicUsize::new(0);
     let jobs = jobs.clamp(1, n.max(1));
-    let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
-    std::thread::scope(|s| {
+    let mut results: Vec<(usize, T)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..jobs)
             .map(|_| {
                 s.spawn(|| {
@@ -119,18 +118,17 @@ pub fn in_parallel<T: Send>(n: usize, jobs: usize, work: impl Fn(usize) -> T + S
                 })
             })
             .collect();
+        let mut all = Vec::with_capacity(n);
         for h in handles {
             match h.join() {
-                Ok(mine) => {
-                    for (i, r) in mine {
-                        results[i] = Some(r);
-                    }
-                }
+                Ok(mine) => all.extend(mine),
                 Err(payload) => std::panic::resume_unwind(payload),
             }
         }
+        all
     });
-    results.into_iter().map(|r| r.expect("every item ran")).collect()
+    results.sort_unstable_by_key(|&(i, _)| i);
+    results.into_iter().map(|(_, r)| r).collect()
 }
 
 #[cfg(test)]

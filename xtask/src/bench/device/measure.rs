@@ -196,9 +196,7 @@ fn measure_rust(
             f
         }
     };
-    let mut runtime = None;
-    let mut generated = None;
-    for build in [Build::Runtime, Build::Codegen] {
+    let run_one = |build: Build| -> Result<Measure> {
         let elf = build_rust(bench.root, target, &files.dir, &bench.cargo_dir, build, features)?;
         let flash = sizes(&fs::read(&elf)?)?.flash - twin_flash;
         let run = qemu::run(&elf, target.machine, Some(bench.plugin))?;
@@ -207,13 +205,11 @@ fn measure_rust(
         let m = measure(target, &run, host, !codegen, flash)
             .with_context(|| format!("{} {label} on {}", bench.name, target.core))?;
         print_measure(&label, &m);
-        if codegen {
-            generated = Some(m);
-        } else {
-            runtime = Some(m);
-        }
-    }
-    Ok((runtime.expect("measured through the runtime"), generated.expect("measured as generated Rust")))
+        Ok(m)
+    };
+    let runtime = run_one(Build::Runtime)?;
+    let generated = run_one(Build::Codegen)?;
+    Ok((runtime, generated))
 }
 
 /// The generated C in the C harness on `target`, like emlearn's models.
