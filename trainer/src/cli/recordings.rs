@@ -72,17 +72,6 @@ impl Windows {
         )?;
         Ok((self.rows_of(&train), self.rows_of(&test)))
     }
-
-    /// The samples of row `row`'s window, one slice per pipeline channel.
-    pub fn window_samples(&self, row: usize) -> Vec<Vec<i16>> {
-        let recording = &self.recordings.recordings[self.of_recording[row]];
-        let len = if self.pipeline.window == 0 { recording.len() } else { usize::from(self.pipeline.window) };
-        let start = self.starts[row];
-        recordings::samples(recording, &self.pipeline, &self.columns)
-            .into_iter()
-            .map(|c| c[start..start + len].to_vec())
-            .collect()
-    }
 }
 
 /// Reads training recordings from `path` and fits a pipeline to them; with warnings.
@@ -183,11 +172,18 @@ pub(crate) fn predict_windows(
     windows: &Windows,
     n_rows: usize,
 ) -> Result<Vec<usize>> {
-    (0..n_rows)
-        .map(|row| {
-            let samples = windows.window_samples(row);
-            let slices: Vec<&[i16]> = samples.iter().map(Vec::as_slice).collect();
-            model.predict_window(&slices).map_err(|e| anyhow::anyhow!("window {row}: {e}"))
-        })
-        .collect()
+    let mut predictions = Vec::with_capacity(n_rows);
+    let mut row = 0;
+    for recording in &windows.recordings.recordings {
+        // The recording's samples once; each of its windows is a range of them.
+        let samples = recordings::samples(recording, &windows.pipeline, &windows.columns);
+        for range in windows.pipeline.windows(recording.len()) {
+            let slices: Vec<&[i16]> = samples.iter().map(|c| &c[range.clone()]).collect();
+            predictions
+                .push(model.predict_window(&slices).map_err(|e| anyhow::anyhow!("window {row}: {e}"))?);
+            row += 1;
+        }
+    }
+    anyhow::ensure!(row == n_rows, "{row} windows cut, {n_rows} rows expected");
+    Ok(predictions)
 }
