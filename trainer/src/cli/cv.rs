@@ -6,7 +6,6 @@ use std::path::Path;
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
-use ltu::data::encode;
 use ltu::data::split;
 use ltu::data::Dataset;
 use ltu::learn::metrics::{class_figures, mean_std, ClassReport};
@@ -15,7 +14,7 @@ use ltu::model::RowCost;
 
 use super::args::*;
 use super::model::write_figures;
-use super::train::{options_for, training_data, trivial_model_warning};
+use super::train::{training_data, trivial_model_warning};
 
 /// Result of `ltu cv`.
 #[derive(Debug, Serialize)]
@@ -125,8 +124,8 @@ fn fold_figures(
     test_rows: &[usize],
     h: ltu::learn::evaluate::Heldout,
 ) -> Heldout {
-    let train_raw = encode::raw_rows(&h.trained.spec.inputs, &data.subset(train_rows));
-    let test_raw = encode::raw_rows(&h.trained.spec.inputs, &data.subset(test_rows));
+    let train_raw = h.trained.rows(&data.subset(train_rows));
+    let test_raw = h.trained.rows(&data.subset(test_rows));
     Heldout {
         cost: h.trained.spec.row_cost(&test_raw),
         accuracy: h.accuracy,
@@ -170,12 +169,13 @@ pub fn cv(
             ));
         }
     }
-    let options = options_for(learn, &data, windows.as_ref())?;
+    let options = learn.options(&data.schema)?;
     let setup = ltu::learn::evaluate::Setup {
         algo: learn.algo,
         options: &options,
         seed: learn.seed,
         weight_kind: learn.weights.map(Into::into),
+        pipeline: windows.as_ref().map(|w| &w.pipeline),
     };
     let progress = |done: usize, total: usize| progress(done as u64, total as u64);
     let evaluated = ltu::learn::evaluate::cross_validate(&data, &fold_rows, &setup, jobs, &progress);

@@ -222,17 +222,14 @@ pub fn train(
     }
     let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
     ctx.progress = progress;
-    let mut trained = learn::train(
-        learn.algo,
-        &ctx,
-        &options_for(learn, &data, windows.as_ref())?,
-        !learn.no_names && !strip,
-    )
-    .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
+    ctx.pipeline = windows.as_ref().map(|w| w.pipeline.clone());
+    let trained = learn::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names && !strip)
+        .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
+    let rows: Vec<Vec<i32>> = ctx.raw.iter().map(|x| trained.project(x)).collect();
     if let Some(windows) = &windows {
-        attach_pipeline(&mut trained, windows, &ctx)?;
+        check_pipeline(&trained, windows, &rows)?;
     }
-    warnings.extend(model_warnings(&trained, &ctx, learn));
+    warnings.extend(model_warnings(&trained, &ctx, &rows, learn));
     let estimate =
         held_out_estimate(&data, data_path, windows.as_ref(), &trained, learn, estimate, &mut warnings)?;
     warnings.extend(overfit_warning(trained.train_accuracy, estimate.as_ref()));
@@ -269,7 +266,7 @@ pub fn train(
         budget: trained.budget.clone(),
         estimate,
         stats: trained.spec.stats(),
-        cost: trained.spec.row_cost(&ctx.raw),
+        cost: trained.spec.row_cost(&rows),
         seconds: start.elapsed().as_secs_f64(),
         warnings,
     })
@@ -290,57 +287,33 @@ pub(crate) fn training_data(
     Ok((data, None, warnings))
 }
 
-/// The learners' options, with a `--max-bytes` budget that leaves room for the pipeline's table
-/// when the rows are windows (4 bytes per input and at most 13 more).
-pub(crate) fn options_for(
-    learn: &LearnArgs,
-    data: &Dataset,
-    windows: Option<&Windows>,
-) -> Result<learn::Options> {
-    let mut options = learn.options(&data.schema)?;
-    if windows.is_some() {
-        let pipeline_bytes = 4 * data.n_attrs() + 13;
-        if let Some(max) = options.budget.max_bytes.as_mut() {
-            if *max <= pipeline_bytes {
-                anyhow::bail!("--max-bytes {max} leaves no room for a model: its pipeline alone takes up to {pipeline_bytes} bytes ({} window features)", data.n_attrs());
-            }
-            *max -= pipeline_bytes;
-        }
-    }
-    Ok(options)
-}
-
-/// Gives a model trained on windows its pipeline, counts the pipeline in the bytes a device
-/// stores, and checks that the runtime, fed the raw samples of every training window through
-/// [`predict_window`](ltu_runtime::Model::predict_window), predicts what the trainer does.
-fn attach_pipeline(trained: &mut learn::Trained, windows: &Windows, ctx: &Context<'_>) -> Result<()> {
-    trained.spec.pipeline = Some(windows.pipeline.clone());
-    let bytes = trained.spec.to_bytes()?;
-    trained.device_bytes = trained.spec.to_bytes_with(&Host { strip: true, meta: None })?.len();
-    let model = ltu_runtime::Model::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let on_device = super::recordings::predict_windows(&model, windows, ctx.raw.len())?;
-    for (row, (x, device)) in ctx.raw.iter().zip(on_device).enumerate() {
+/// Checks that the runtime, fed the raw samples of every training window through
+/// [`predict_window`](ltu_runtime::Model::predict_window) of the model's own pipeline, predicts
+/// what the trainer does on those windows' features (`rows`, the model's inputs).
+fn check_pipeline(trained: &learn::Trained, windows: &Windows, rows: &[Vec<i32>]) -> Result<()> {
+    let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let on_device = super::recordings::predict_windows(&model, windows, rows.len())?;
+    for (row, (x, device)) in rows.iter().zip(on_device).enumerate() {
         let host = trained.spec.predict(x);
         if host != device {
             anyhow::bail!("the runtime's pipeline disagrees with the trainer on training window {row}: trainer {host}, runtime {device}");
         }
     }
-    trained.bytes = bytes;
     Ok(())
 }
 
 /// Warnings about the trained model: a trivial model, classes it never predicts, units scaled
 /// down to fit the weight kind, an inner cross-validation that chose nothing.
-fn model_warnings(trained: &learn::Trained, ctx: &Context<'_>, learn: &LearnArgs) -> Vec<String> {
+fn model_warnings(
+    trained: &learn::Trained,
+    ctx: &Context<'_>,
+    rows: &[Vec<i32>],
+    learn: &LearnArgs,
+) -> Vec<String> {
     let data = ctx.data;
     let mut warnings = Vec::new();
-    warnings.extend(trivial_model_warning(&trained.spec, &ctx.raw, &data.schema.classes, "the model"));
-    warnings.extend(never_predicted_warning(
-        &trained.spec,
-        &ctx.raw,
-        &data.schema.classes,
-        &data.class_counts(),
-    ));
+    warnings.extend(trivial_model_warning(&trained.spec, rows, &data.schema.classes, "the model"));
+    warnings.extend(never_predicted_warning(&trained.spec, rows, &data.schema.classes, &data.class_counts()));
     if let Some(before) = trained.accuracy_before_rescale {
         warnings.push(format!(
             "{} unit(s) were scaled down to fit {} weights: training accuracy {:.2}% → {:.2}%{}",
@@ -441,7 +414,7 @@ fn test_file_estimate(
         ));
     }
     let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let raw = encode::raw_rows(&trained.spec.inputs, &test_data);
+    let raw = trained.rows(&test_data);
     let mut correct = 0;
     for (x, &y) in raw.iter().zip(&test_data.y) {
         correct += usize::from(model.predict(x).map_err(|e| anyhow::anyhow!("{e}"))? == y);
@@ -468,12 +441,13 @@ fn holdout_estimate(
     };
     match split {
         Ok((fit_rows, test_rows)) => {
-            let options = options_for(learn, data, windows)?;
+            let options = learn.options(&data.schema)?;
             let setup = ltu::learn::evaluate::Setup {
                 algo: learn.algo,
                 options: &options,
                 seed: learn.seed,
                 weight_kind: learn.weights.map(Into::into),
+                pipeline: windows.map(|w| &w.pipeline),
             };
             let h = ltu::learn::evaluate::holdout(data, &fit_rows, &test_rows, &setup)
                 .with_context(|| format!("estimating held-out accuracy on {}", data_path.display()))?;

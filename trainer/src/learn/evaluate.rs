@@ -4,7 +4,6 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::data::encode;
 use crate::data::split::complement;
 use crate::data::Dataset;
 use crate::learn::{self, Algo, Options, Trained};
@@ -22,12 +21,14 @@ pub struct Setup<'a> {
     pub seed: u64,
     /// Requested weight representation (`None`: the learner's choice).
     pub weight_kind: Option<WeightKind>,
+    /// The pipeline whose window features the rows are ([`Context::pipeline`]).
+    pub pipeline: Option<&'a crate::model::Pipeline>,
 }
 
 impl<'a> Setup<'a> {
     /// `algo` with `options`, seed 0 and the learner's weight representation.
     pub fn new(algo: Algo, options: &'a Options) -> Self {
-        Setup { algo, options, seed: 0, weight_kind: None }
+        Setup { algo, options, seed: 0, weight_kind: None, pipeline: None }
     }
 }
 
@@ -64,11 +65,12 @@ pub fn holdout(
     setup: &Setup<'_>,
 ) -> Result<Heldout, EvalError> {
     let train = data.subset(train_rows);
-    let ctx = Context::new(&train, setup.seed, setup.weight_kind);
+    let mut ctx = Context::new(&train, setup.seed, setup.weight_kind);
+    ctx.pipeline = setup.pipeline.cloned();
     let trained = learn::train(setup.algo, &ctx, setup.options, false)?;
     let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(EvalError::Runtime)?;
     let test = data.subset(test_rows);
-    let raw = encode::raw_rows(&trained.spec.inputs, &test);
+    let raw = trained.rows(&test);
     let predictions =
         raw.iter().map(|x| model.predict(x).map_err(EvalError::Runtime)).collect::<Result<Vec<_>, _>>()?;
     let correct = predictions.iter().zip(&test.y).filter(|(p, y)| p == y).count();

@@ -54,6 +54,10 @@ pub struct Context<'a> {
     pub weight_kind: Option<WeightKind>,
     /// Reports progress as (done, total) units of work; a no-op when quiet.
     pub progress: &'a (dyn Fn(u64, u64) + Sync),
+    /// The sensor pipeline whose window features the rows are (input `i` is its feature `i`),
+    /// for rows cut from recordings. Its models keep only the inputs they read
+    /// ([`crate::model::drop_unused_inputs`]) and carry the pipeline with those features.
+    pub pipeline: Option<crate::model::Pipeline>,
 }
 
 impl<'a> Context<'a> {
@@ -61,7 +65,7 @@ impl<'a> Context<'a> {
     pub fn new(data: &'a Dataset, seed: u64, weight_kind: Option<WeightKind>) -> Self {
         let inputs = encode::input_specs(data);
         let raw = encode::raw_rows(&inputs, data);
-        Context { data, inputs, raw, seed, weight_kind, progress: &|_, _| {} }
+        Context { data, inputs, raw, seed, weight_kind, progress: &|_, _| {}, pipeline: None }
     }
 
     /// Class labels of the training rows.

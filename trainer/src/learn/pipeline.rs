@@ -37,6 +37,24 @@ pub struct Trained {
     pub rescaled_units: usize,
     /// Training accuracy before that scaling, when some unit was scaled.
     pub accuracy_before_rescale: Option<f64>,
+    /// The column of the training data each model input reads, in input order: every column,
+    /// unless the model reads window features and kept only those it uses ([`Context::pipeline`]).
+    pub columns: Vec<usize>,
+    /// How the training data's columns were encoded ([`Context::inputs`]): what [`Trained::rows`]
+    /// encodes other data with.
+    pub encoding: Vec<crate::model::InputSpec>,
+}
+
+impl Trained {
+    /// The model's inputs of one row of raw training-data columns.
+    pub fn project(&self, columns: &[i32]) -> Vec<i32> {
+        self.columns.iter().map(|&c| columns[c]).collect()
+    }
+
+    /// The model's inputs of every row of `data` (same columns as the training data).
+    pub fn rows(&self, data: &crate::data::Dataset) -> Vec<Vec<i32>> {
+        encode::raw_rows(&self.encoding, data).iter().map(|x| self.project(x)).collect()
+    }
 }
 
 /// Learns a model with `algo`, then finishes it with [`finish`].
@@ -75,13 +93,14 @@ fn train_within_budget(
     if let Ok((fit_rows, val_rows)) = split {
         let fit_data = data.subset(&fit_rows);
         let val_data = data.subset(&val_rows);
-        let fit_ctx = Context::new(&fit_data, ctx.seed, ctx.weight_kind);
+        let mut fit_ctx = Context::new(&fit_data, ctx.seed, ctx.weight_kind);
+        fit_ctx.pipeline.clone_from(&ctx.pipeline);
         for (i, c) in candidates.iter().enumerate() {
             let Ok(t) = train_one(algo, &fit_ctx, c, with_names) else { continue };
             if !budget.allows(t.device_bytes, t.spec.stats().max_macs) {
                 continue;
             }
-            let raw = encode::raw_rows(&t.spec.inputs, &val_data);
+            let raw = t.rows(&val_data);
             let correct = raw.iter().zip(&val_data.y).filter(|(x, &y)| t.spec.predict(x) == y).count();
             scores[i] = Some(correct as f64 / raw.len().max(1) as f64);
         }
@@ -121,7 +140,8 @@ fn train_within_budget(
 }
 
 /// Reduces a tree model ([`crate::model::reduce_tree`]: the same predictions in fewer nodes),
-/// chooses the weight kind (the requested one, else the smallest integer kind that fits),
+/// keeps only the inputs it reads when they are window features ([`Context::pipeline`]; the
+/// model then carries that pipeline), chooses the weight kind (the requested one, else the smallest integer kind that fits),
 /// rescales units that do not fit, attaches names, exports, reloads the bytes through the
 /// runtime and checks that the runtime predicts exactly what the trainer's reference evaluator
 /// predicts on every training row.
@@ -155,13 +175,21 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
         (spec.rescale(kind), Some(before))
     };
     spec.names = with_names.then(|| encode::names(&ctx.data.schema));
+    let columns = match &ctx.pipeline {
+        Some(pipeline) => {
+            spec.pipeline = Some(pipeline.clone());
+            crate::model::drop_unused_inputs(&mut spec)
+        }
+        None => (0..spec.inputs.len()).collect(),
+    };
     let bytes = spec.to_bytes()?;
     let device_bytes = spec.to_bytes_with(&Host { strip: true, meta: None })?.len();
     let model = ltu_runtime::Model::from_bytes(&bytes).map_err(ExportError::Rejected)?;
     let mut correct = 0;
     for (row, (x, &y)) in ctx.raw.iter().zip(ctx.labels()).enumerate() {
-        let want = spec.predict(x);
-        match model.predict(x) {
+        let x: Vec<i32> = columns.iter().map(|&c| x[c]).collect();
+        let want = spec.predict(&x);
+        match model.predict(&x) {
             Ok(got) if got == want => {}
             other => {
                 return Err(TrainError::Disagreement { row, trainer: want, runtime: format!("{other:?}") });
@@ -183,5 +211,7 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
         train_accuracy,
         rescaled_units,
         accuracy_before_rescale,
+        columns,
+        encoding: ctx.inputs.clone(),
     })
 }

@@ -12,4 +12,4 @@ pub(crate) mod reduce;
 pub use codec::{ExportError, Host};
 pub use ir::*;
 pub use pipeline::{Channel, Pipeline};
-pub use reduce::reduce_tree;
+pub use reduce::{drop_unused_inputs, reduce_tree};

@@ -28,7 +28,7 @@
 
 use std::collections::HashMap;
 
-use crate::model::{InputKind, ModelSpec, Node, Structure};
+use crate::model::{Feature, InputKind, ModelSpec, Node, Structure};
 
 /// What one raw input can be at a node: a superset of the values that reach it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -368,6 +368,79 @@ fn drop_unused_units(spec: &mut ModelSpec) {
     }
 }
 
+/// Drops what no prediction can read, for a model whose inputs the caller computes on demand
+/// (window features of a pipeline): unit terms whose weights are zero in every row, the features
+/// no unit reads, then the inputs no feature or node reads. The rest keep their order, so the
+/// model predicts the same for every raw input restricted to the inputs kept. Returns the old
+/// index of each input kept.
+pub fn drop_unused_inputs(spec: &mut ModelSpec) -> Vec<usize> {
+    for unit in &mut spec.units {
+        let n = unit.terms.len();
+        let live: Vec<bool> = (0..n).map(|j| unit.rows.iter().any(|r| r[j] != 0)).collect();
+        if live.iter().all(|&l| l) {
+            continue;
+        }
+        unit.terms = unit.terms.iter().zip(&live).filter(|(_, &l)| l).map(|(&t, _)| t).collect();
+        for row in &mut unit.rows {
+            let bias = row[n];
+            *row = row[..n].iter().zip(&live).filter(|(_, &l)| l).map(|(&w, _)| w).chain([bias]).collect();
+        }
+    }
+    let mut used = vec![false; spec.features.len()];
+    for unit in &spec.units {
+        unit.terms.iter().for_each(|&t| used[t] = true);
+    }
+    let feature_index = keep(&mut spec.features, &used);
+    for unit in &mut spec.units {
+        unit.terms.iter_mut().for_each(|t| *t = feature_index[*t]);
+    }
+    let mut used = vec![false; spec.inputs.len()];
+    for feature in &spec.features {
+        match feature {
+            Feature::Numeric { attr, .. } | Feature::Equals { attr, .. } | Feature::Greater { attr, .. } => {
+                used[*attr] = true;
+            }
+            Feature::Conjunction(lits) => lits.iter().for_each(|l| used[l.attr] = true),
+        }
+    }
+    if let Structure::Tree(nodes) = &spec.structure {
+        for node in nodes {
+            if let Node::Threshold { attr, .. } | Node::Categorical { attr, .. } = node {
+                used[*attr] = true;
+            }
+        }
+    }
+    let kept: Vec<usize> = (0..used.len()).filter(|&i| used[i]).collect();
+    let index = keep(&mut spec.inputs, &used);
+    for feature in &mut spec.features {
+        match feature {
+            Feature::Numeric { attr, .. } | Feature::Equals { attr, .. } | Feature::Greater { attr, .. } => {
+                *attr = index[*attr];
+            }
+            Feature::Conjunction(lits) => lits.iter_mut().for_each(|l| l.attr = index[l.attr]),
+        }
+    }
+    if let Structure::Tree(nodes) = &mut spec.structure {
+        for node in nodes {
+            if let Node::Threshold { attr, .. } | Node::Categorical { attr, .. } = node {
+                *attr = index[*attr];
+            }
+        }
+    }
+    if let Some(names) = &mut spec.names {
+        let _ = keep(&mut names.inputs, &used);
+        if names.values.len() == used.len() {
+            let _ = keep(&mut names.values, &used);
+        }
+    }
+    if let Some(pipeline) = &mut spec.pipeline {
+        if pipeline.features.len() == used.len() {
+            let _ = keep(&mut pipeline.features, &used);
+        }
+    }
+    kept
+}
+
 /// Keeps the items of `items` whose `used` is set, in order; returns each old index's new one.
 fn keep<T>(items: &mut Vec<T>, used: &[bool]) -> Vec<usize> {
     let mut index = vec![usize::MAX; items.len()];
@@ -452,6 +525,35 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn unused_inputs_dropped_predictions_kept() {
+        use crate::model::{Feature, Unit};
+        let numeric = |attr| Feature::Numeric { attr, offset: 0, mul: 1, shift: 0, max_abs: 1000 };
+        let mut s = spec(vec![
+            Node::Threshold { attr: 2, threshold: 1, left: 1, right: 2 },
+            Node::Class(0),
+            Node::Unit(0),
+        ]);
+        s.inputs.push(InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 });
+        s.features = vec![numeric(0), numeric(3), numeric(1)];
+        // Feature 1 (input 3) has zero weight in both rows; input 1 is read by no feature.
+        s.units =
+            vec![Unit { terms: vec![0, 1], rows: vec![vec![3, 0, -1], vec![-2, 0, 4]], classes: vec![1, 2] }];
+        s.features.truncate(2);
+        let before = s.clone();
+        let kept = drop_unused_inputs(&mut s);
+        assert_eq!(kept, [0, 2]);
+        assert_eq!(s.inputs.len(), 2);
+        assert_eq!(s.units[0].terms, [0]);
+        assert_eq!(s.units[0].rows, [vec![3, -1], vec![-2, 4]]);
+        let mut rng = Rng::new(7);
+        for _ in 0..500 {
+            let x: Vec<i32> = (0..4).map(|_| rng.below(9) as i32 - 4).collect();
+            let projected: Vec<i32> = kept.iter().map(|&i| x[i]).collect();
+            assert_eq!(s.predict(&projected), before.predict(&x), "{x:?}");
+        }
     }
 
     #[test]
