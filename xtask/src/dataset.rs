@@ -42,18 +42,6 @@ impl Recording {
             .map_err(|e| anyhow::anyhow!("window features: {e}"))?;
         Ok(out)
     }
-
-    /// The samples as a sensor delivers them: frame by frame (one sample of every channel),
-    /// little-endian `i16`.
-    pub fn frames_le(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(CHANNELS * SAMPLES * 2);
-        for t in 0..SAMPLES {
-            for c in 0..CHANNELS {
-                out.extend_from_slice(&self.samples[c * SAMPLES + t].to_le_bytes());
-            }
-        }
-        out
-    }
 }
 
 /// Converts one CSV value to sensor counts; `None` if it does not fit an `i16`.
@@ -131,55 +119,6 @@ pub fn features_csv(recordings: &[Recording]) -> Result<String> {
     Ok(out)
 }
 
-/// The TRAIN and TEST splits of the file.
-pub struct Split {
-    /// Rows 1..=N_TRAIN.
-    pub train: Vec<Recording>,
-    /// The remaining rows.
-    pub test: Vec<Recording>,
-}
-
-/// Loads `data/basicmotions.csv` and splits it.
-pub fn load_split(root: &Path) -> Result<Split> {
-    let mut train = load(&root.join("data/basicmotions.csv"))?;
-    let test = train.split_off(N_TRAIN);
-    Ok(Split { train, test })
-}
-
-/// Files written by [`write_features`].
-pub struct FeatureFiles {
-    /// Features of the TRAIN recordings.
-    pub train_csv: std::path::PathBuf,
-    /// Features of the TEST recordings.
-    pub test_csv: std::path::PathBuf,
-    /// Raw TEST recordings, frame-major little-endian `i16`, back to back.
-    pub test_recordings: std::path::PathBuf,
-}
-
-/// `cargo xtask features`: writes the features CSVs and the raw test recordings to `out`.
-pub fn write_features(split: &Split, out: &Path) -> Result<FeatureFiles> {
-    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let files = FeatureFiles {
-        train_csv: out.join("features-train.csv"),
-        test_csv: out.join("features-test.csv"),
-        test_recordings: out.join("recordings-test.bin"),
-    };
-    write(&files.train_csv, features_csv(&split.train)?.as_bytes())?;
-    write(&files.test_csv, features_csv(&split.test)?.as_bytes())?;
-    write(&files.test_recordings, &recordings_bin(&split.test))?;
-    Ok(files)
-}
-
-/// Recordings back to back, each frame-major little-endian `i16` (the firmware's `recordings.bin`).
-pub fn recordings_bin(recordings: &[Recording]) -> Vec<u8> {
-    recordings.iter().flat_map(Recording::frames_le).collect()
-}
-
-/// Writes a file, naming it in the error.
-pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,16 +160,5 @@ mod tests {
         assert!(e.contains("line 2, column 1") && e.contains("i16"), "{e}");
         let e = parse(&format!("{}\n{}\n", header(), row("x"))).unwrap_err().to_string();
         assert!(e.contains("`x` is not a number"), "{e}");
-    }
-
-    #[test]
-    fn frames_are_interleaved_by_time() {
-        let samples: Vec<i16> = (0..(CHANNELS * SAMPLES) as i16).collect();
-        let r = Recording { samples, class: "x".into() };
-        let bytes = r.frames_le();
-        let first: Vec<i16> =
-            bytes[..CHANNELS * 2].chunks(2).map(|b| i16::from_le_bytes([b[0], b[1]])).collect();
-        assert_eq!(first, [0, 100, 200, 300, 400, 500]);
-        assert_eq!(bytes.len(), CHANNELS * SAMPLES * 2);
     }
 }

@@ -4,13 +4,13 @@
 //! This file only parses the command line and dispatches. Where each command lives:
 //!
 //! - `firmware/`: the firmware example — building it (`mod.rs`), the QEMU runner (`qemu.rs`), what
-//!   an image costs (`cost.rs`), its generated inputs (`inputs.rs`), `features` and `demo`
+//!   an image costs (`cost.rs`), its generated inputs (`inputs.rs`), `demo`
 //!   (`demo.rs`), `qemu` (`checks.rs`) and the cargo runner `run-elf` (`run_elf.rs`).
 //! - `bench/`: `compare` and `bench-device`, each split into running and measuring, then
 //!   rendering the report; `python.rs` is the Python side both use.
 //! - `test.rs`: `cargo xtask test`, everything CI checks.
 //! - Shared helpers: `cmd` (running programs), `steps` (named pass/fail steps), `prereq`
-//!   (toolchains and packages), `dataset` (the BasicMotions recordings).
+//!   (toolchains and packages), `dataset` (bench-device's `basicmotions-window` features of `data/basicmotions.csv`).
 
 mod bench;
 mod cmd;
@@ -37,9 +37,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Convert data/basicmotions.csv to i16 sensor counts and window features (target/basicmotions/)
-    Features,
-    /// Features, training, host predictions, then the firmware under QEMU predicting on-chip
+    /// Train on raw recordings (ltu train --recordings), predict on the host, then run the firmware under QEMU predicting on-chip from the raw samples
     Demo {
         /// Firmware target to run
         #[arg(long, default_value = "thumbv7m-none-eabi")]
@@ -74,7 +72,6 @@ enum Cmd {
 fn main() -> ExitCode {
     let root = root();
     let result = match Cli::parse().command {
-        Cmd::Features => demo::run_features(&root).map(|()| ExitCode::SUCCESS),
         Cmd::Demo { target } => demo::run(&root, &target).map(|()| ExitCode::SUCCESS),
         Cmd::Qemu { target } => checks::run(&root, &target),
         Cmd::Test => Ok(test::run(&root)),

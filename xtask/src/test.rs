@@ -6,7 +6,7 @@ use std::process::{Command, ExitCode};
 
 use crate::firmware::{checks, demo};
 use crate::steps::Steps;
-use crate::{cmd, dataset, firmware, prereq};
+use crate::{cmd, firmware, prereq};
 
 /// Runs every check and returns the exit code of the whole.
 pub fn run(root: &Path) -> ExitCode {
@@ -84,8 +84,7 @@ pub fn run(root: &Path) -> ExitCode {
         ]))
     });
     steps.run("firmware inputs are current (retrain and compare)", || {
-        let split = dataset::load_split(root)?;
-        demo::check_committed(root, &firmware::model_dir(root), &split)
+        demo::check_committed(root, &firmware::model_dir(root))
     });
     if ready {
         checks::all(root, &firmware::TARGETS, &mut steps);

@@ -129,16 +129,18 @@ impl Stat {
 
     /// The statistic of checked samples; total (no error, no panic, no overflow).
     pub(super) fn of(self, xs: Samples<'_>) -> Feature {
+        // Each statistic runs the cheapest pass that gives it: a mean needs no squares, an
+        // extreme no sums. The finishing arithmetic is `Sums`'s either way.
         match self {
-            Stat::Mean => Sums::of(xs).mean(),
-            Stat::Spread => Sums::of(xs).spread(),
-            Stat::Energy => Sums::of(xs).energy(),
-            Stat::Min => Sums::of(xs).min,
-            Stat::Max => Sums::of(xs).max,
-            Stat::PeakToPeak => Sums::of(xs).peak_to_peak(),
+            Stat::Mean => Sums::of_sum(xs).mean(),
+            Stat::Spread => Sums::of_moments(xs).spread(),
+            Stat::Energy => Sums::of_sum_sq(xs).energy(),
+            Stat::Min => xs.fold(i32::MAX, i32::min),
+            Stat::Max => xs.fold(i32::MIN, i32::max),
+            Stat::PeakToPeak => xs.fold(i32::MIN, i32::max) - xs.fold(i32::MAX, i32::min),
             Stat::MeanAbsDiff => mean_abs_diff(xs),
             Stat::Slope => slope(xs),
-            Stat::Crossings => crossings(xs, Sums::of(xs).mean()),
+            Stat::Crossings => crossings(xs, Sums::of_sum(xs).mean()),
         }
     }
 }
@@ -186,6 +188,17 @@ impl<'a> Samples<'a> {
         Samples { parts: [a, b] }
     }
 
+    /// `f` folded over the samples in order, each widened to `i32`.
+    fn fold(self, init: i32, f: impl Fn(i32, i32) -> i32) -> i32 {
+        let mut acc = init;
+        for part in self.parts {
+            for &x in part {
+                acc = f(acc, i32::from(x));
+            }
+        }
+        acc
+    }
+
     /// The first sample.
     fn first(&self) -> i32 {
         let [a, b] = self.parts;
@@ -225,6 +238,37 @@ impl Sums {
         s
     }
 
+    /// Only `n` and `Σx`, for [`Sums::mean`]: no squares, no extremes.
+    fn of_sum(xs: Samples<'_>) -> Self {
+        let sum = xs.fold(0, |acc, x| acc + x);
+        Sums { n: xs.len() as u32, sum, sum_sq: 0, min: 0, max: 0 }
+    }
+
+    /// Only `n`, `Σx` and `Σx²`, for [`Sums::spread`]: no extremes.
+    fn of_moments(xs: Samples<'_>) -> Self {
+        let (mut sum, mut sum_sq) = (0i32, 0u64);
+        for part in xs.parts {
+            for &x in part {
+                let x = i32::from(x);
+                sum += x;
+                sum_sq += u64::from((x * x).unsigned_abs());
+            }
+        }
+        Sums { n: xs.len() as u32, sum, sum_sq, min: 0, max: 0 }
+    }
+
+    /// Only `n` and `Σx²`, for [`Sums::energy`].
+    fn of_sum_sq(xs: Samples<'_>) -> Self {
+        let mut sum_sq = 0u64;
+        for part in xs.parts {
+            for &x in part {
+                let x = i32::from(x);
+                sum_sq += u64::from((x * x).unsigned_abs());
+            }
+        }
+        Sums { n: xs.len() as u32, sum: 0, sum_sq, min: 0, max: 0 }
+    }
+
     /// `floor(Σx / n)`.
     pub(super) fn mean(&self) -> Feature {
         // n ≥ 1 (Samples is never empty), so div_euclid is floor division.
@@ -245,11 +289,6 @@ impl Sums {
     /// `floor(Σx² / n)`.
     pub(super) fn energy(&self) -> Feature {
         (self.sum_sq / u64::from(self.n)) as Feature
-    }
-
-    /// `max − min`.
-    pub(super) fn peak_to_peak(&self) -> Feature {
-        self.max - self.min
     }
 }
 

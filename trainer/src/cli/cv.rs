@@ -176,6 +176,7 @@ pub fn cv(
         seed: learn.seed,
         weight_kind: learn.weights.map(Into::into),
         pipeline: windows.as_ref().map(|w| &w.pipeline),
+        window_len: windows.as_ref().map_or(0, super::recordings::Windows::longest),
     };
     let progress = |done: usize, total: usize| progress(done as u64, total as u64);
     let evaluated = ltu::learn::evaluate::cross_validate(&data, &fold_rows, &setup, jobs, &progress);

@@ -37,6 +37,13 @@ impl Windows {
         Ok((data, Windows { pipeline, recordings, of_recording, starts, columns }))
     }
 
+    /// Samples in the longest window: what a device must hold, and the length the extraction's
+    /// cost is counted for.
+    pub fn longest(&self) -> usize {
+        let len = |r: &recordings::Recording| self.pipeline.windows(r.len()).iter().map(|w| w.len()).max();
+        self.recordings.recordings.iter().filter_map(len).max().unwrap_or(0)
+    }
+
     /// Class of each recording.
     pub fn recording_labels(&self) -> Vec<usize> {
         self.recordings.labels()
@@ -116,27 +123,9 @@ pub(crate) fn for_model(
     options: LoadOptions,
     pipeline: &Pipeline,
 ) -> Result<(Dataset, Windows, Vec<String>)> {
-    if pipeline.channels.iter().any(|c| c.name.is_empty()) {
-        bail!("the model has no channel names (trained with --no-names or --strip), so recordings cannot be matched to it");
-    }
     let (data, mut warnings) = data::load_with_warnings(path, &options)?;
-    let layout = match &pipeline.recording {
-        Some(recording) => Layout::Long { recording: recording.clone() },
-        None => Layout::Wide,
-    };
-    let recordings = recordings::from_dataset(&data, &layout)?;
-    let mut columns = Vec::with_capacity(pipeline.channels.len());
-    for channel in &pipeline.channels {
-        let Some(c) = recordings.channels.iter().position(|n| *n == channel.name) else {
-            bail!(
-                "{}: no channel `{}` (the model's channels: {})",
-                path.display(),
-                channel.name,
-                pipeline.channels.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
-            );
-        };
-        columns.push(c);
-    }
+    let recordings = recordings::from_dataset(&data, &recordings::layout_of(pipeline))?;
+    let columns = recordings::channel_columns(&recordings, pipeline)?;
     warnings.extend(short_recordings_warning(&recordings, pipeline));
     let (data, windows) = Windows::new(recordings, pipeline.clone(), columns)?;
     Ok((data, windows, warnings))

@@ -107,6 +107,8 @@ pub struct TrainReport {
     /// essential work (`ModelSpec::essential_work`, Cortex-M3 instructions a minimal evaluator
     /// needs; docs/DEVICE.md measures the runtime and `ltu codegen` against it).
     pub cost: RowCost,
+    /// What computing the model's window statistics costs per window (models with a pipeline).
+    pub extraction: Option<ltu::model::Extraction>,
     /// Wall-clock training time.
     pub seconds: f64,
     /// Decisions the user may not expect (also printed on standard error).
@@ -173,6 +175,14 @@ impl fmt::Display for TrainReport {
             self.cost.mean_essential_work,
             self.cost.max_essential_work
         )?;
+        if let Some(e) = &self.extraction {
+            write!(
+                f,
+                "\nwindow statistics  {} per window of {} samples: {} multiply-accumulates, about {} Cortex-M3 \
+                 instructions (budgets count both; classification comes on top)",
+                e.statistics, e.window, e.macs, e.instructions
+            )?;
+        }
         // A learner that chose its settings by inner cross-validation lists the candidates,
         // the winner first (ndl, hsi).
         let candidates = match &self.learner {
@@ -223,6 +233,7 @@ pub fn train(
     let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
     ctx.progress = progress;
     ctx.pipeline = windows.as_ref().map(|w| w.pipeline.clone());
+    ctx.window_len = windows.as_ref().map_or(0, Windows::longest);
     let trained = learn::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names && !strip)
         .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
     let rows: Vec<Vec<i32>> = ctx.raw.iter().map(|x| trained.project(x)).collect();
@@ -267,6 +278,7 @@ pub fn train(
         estimate,
         stats: trained.spec.stats(),
         cost: trained.spec.row_cost(&rows),
+        extraction: trained.extraction,
         seconds: start.elapsed().as_secs_f64(),
         warnings,
     })
@@ -448,6 +460,7 @@ fn holdout_estimate(
                 seed: learn.seed,
                 weight_kind: learn.weights.map(Into::into),
                 pipeline: windows.map(|w| &w.pipeline),
+                window_len: windows.map_or(0, Windows::longest),
             };
             let h = ltu::learn::evaluate::holdout(data, &fit_rows, &test_rows, &setup)
                 .with_context(|| format!("estimating held-out accuracy on {}", data_path.display()))?;

@@ -427,6 +427,43 @@ pub fn feature_name(pipeline: &Pipeline, f: &WindowFeature) -> String {
     format!("{channel}_{rest}")
 }
 
+/// The layout a pipeline's recordings are read in: long when it names a recording column.
+pub fn layout_of(pipeline: &Pipeline) -> Layout {
+    match &pipeline.recording {
+        Some(recording) => Layout::Long { recording: recording.clone() },
+        None => Layout::Wide,
+    }
+}
+
+/// The channel of `recordings` that each pipeline channel reads, matched by name; extra channels
+/// in the file are not read.
+///
+/// # Errors
+/// [`RecordingsError`] if the pipeline has no channel names (a model written with `--strip` or
+/// `--no-names`) or the file lacks one of its channels.
+pub fn channel_columns(recordings: &Recordings, pipeline: &Pipeline) -> Result<Vec<usize>, RecordingsError> {
+    if pipeline.channels.iter().any(|c| c.name.is_empty()) {
+        return Err(RecordingsError(
+            "the model has no channel names (trained with --no-names or --strip), so recordings cannot be matched to it"
+                .into(),
+        ));
+    }
+    pipeline
+        .channels
+        .iter()
+        .map(|channel| {
+            recordings.channels.iter().position(|n| *n == channel.name).ok_or_else(|| {
+                RecordingsError(format!(
+                    "{}: no channel `{}` (the model's channels: {})",
+                    recordings.source,
+                    channel.name,
+                    pipeline.channels.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+                ))
+            })
+        })
+        .collect()
+}
+
 /// A recording's channels as samples at the pipeline's scales, in the pipeline's channel order;
 /// `columns[c]` is the recording channel that pipeline channel `c` reads.
 pub fn samples(recording: &Recording, pipeline: &Pipeline, columns: &[usize]) -> Vec<Vec<Sample>> {

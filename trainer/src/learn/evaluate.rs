@@ -23,12 +23,14 @@ pub struct Setup<'a> {
     pub weight_kind: Option<WeightKind>,
     /// The pipeline whose window features the rows are ([`Context::pipeline`]).
     pub pipeline: Option<&'a crate::model::Pipeline>,
+    /// Samples in the longest window ([`Context::window_len`]).
+    pub window_len: usize,
 }
 
 impl<'a> Setup<'a> {
     /// `algo` with `options`, seed 0 and the learner's weight representation.
     pub fn new(algo: Algo, options: &'a Options) -> Self {
-        Setup { algo, options, seed: 0, weight_kind: None, pipeline: None }
+        Setup { algo, options, seed: 0, weight_kind: None, pipeline: None, window_len: 0 }
     }
 }
 
@@ -67,6 +69,7 @@ pub fn holdout(
     let train = data.subset(train_rows);
     let mut ctx = Context::new(&train, setup.seed, setup.weight_kind);
     ctx.pipeline = setup.pipeline.cloned();
+    ctx.window_len = setup.window_len;
     let trained = learn::train(setup.algo, &ctx, setup.options, false)?;
     let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(EvalError::Runtime)?;
     let test = data.subset(test_rows);

@@ -58,6 +58,9 @@ pub struct Context<'a> {
     /// for rows cut from recordings. Its models keep only the inputs they read
     /// ([`crate::model::drop_unused_inputs`]) and carry the pipeline with those features.
     pub pipeline: Option<crate::model::Pipeline>,
+    /// Samples in the longest window of the rows, for the cost of [`Context::pipeline`]'s
+    /// extraction ([`crate::model::Pipeline::extraction`]).
+    pub window_len: usize,
 }
 
 impl<'a> Context<'a> {
@@ -65,7 +68,7 @@ impl<'a> Context<'a> {
     pub fn new(data: &'a Dataset, seed: u64, weight_kind: Option<WeightKind>) -> Self {
         let inputs = encode::input_specs(data);
         let raw = encode::raw_rows(&inputs, data);
-        Context { data, inputs, raw, seed, weight_kind, progress: &|_, _| {}, pipeline: None }
+        Context { data, inputs, raw, seed, weight_kind, progress: &|_, _| {}, pipeline: None, window_len: 0 }
     }
 
     /// Class labels of the training rows.

@@ -40,12 +40,21 @@ pub struct Trained {
     /// The column of the training data each model input reads, in input order: every column,
     /// unless the model reads window features and kept only those it uses ([`Context::pipeline`]).
     pub columns: Vec<usize>,
+    /// What computing the model's window statistics costs per window, for a model with a
+    /// pipeline ([`Context::pipeline`]).
+    pub extraction: Option<crate::model::Extraction>,
     /// How the training data's columns were encoded ([`Context::inputs`]): what [`Trained::rows`]
     /// encodes other data with.
     pub encoding: Vec<crate::model::InputSpec>,
 }
 
 impl Trained {
+    /// Multiply-accumulates of one prediction on the device, worst case: the model's on its most
+    /// expensive path plus those of computing its window statistics. What `--max-macs` bounds.
+    pub fn device_macs(&self) -> u64 {
+        self.spec.stats().max_macs + self.extraction.map_or(0, |e| e.macs)
+    }
+
     /// The model's inputs of one row of raw training-data columns.
     pub fn project(&self, columns: &[i32]) -> Vec<i32> {
         self.columns.iter().map(|&c| columns[c]).collect()
@@ -95,9 +104,10 @@ fn train_within_budget(
         let val_data = data.subset(&val_rows);
         let mut fit_ctx = Context::new(&fit_data, ctx.seed, ctx.weight_kind);
         fit_ctx.pipeline.clone_from(&ctx.pipeline);
+        fit_ctx.window_len = ctx.window_len;
         for (i, c) in candidates.iter().enumerate() {
             let Ok(t) = train_one(algo, &fit_ctx, c, with_names) else { continue };
-            if !budget.allows(t.device_bytes, t.spec.stats().max_macs) {
+            if !budget.allows(t.device_bytes, t.device_macs()) {
                 continue;
             }
             let raw = t.rows(&val_data);
@@ -115,7 +125,7 @@ fn train_within_budget(
     let mut last_error = None;
     for &i in &order {
         match train_one(algo, ctx, &candidates[i], with_names) {
-            Ok(mut t) if budget.allows(t.device_bytes, t.spec.stats().max_macs) => {
+            Ok(mut t) if budget.allows(t.device_bytes, t.device_macs()) => {
                 t.budget = Some(BudgetChoice {
                     candidates: candidates.len(),
                     chosen: i,
@@ -202,6 +212,7 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
     // unit dense (over every standard feature, zero weights included, which the runtime
     // multiplies too) where that takes fewer bytes than listing its terms.
     let spec = ModelSpec::from_model(&model);
+    let extraction = spec.pipeline.as_ref().map(|p| p.extraction(ctx.window_len));
     Ok(Trained {
         report: None,
         budget: None,
@@ -211,6 +222,7 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
         train_accuracy,
         rescaled_units,
         accuracy_before_rescale,
+        extraction,
         columns,
         encoding: ctx.inputs.clone(),
     })

@@ -159,7 +159,8 @@ pub struct Budget {
     /// Most bytes of the model file a device stores: without its host block (names, input scales,
     /// metadata), as `ltu train --strip` writes it.
     pub max_bytes: Option<usize>,
-    /// Most multiply-accumulates of one prediction on its worst path.
+    /// Most multiply-accumulates of one prediction on its worst path, plus those of computing
+    /// its window statistics for a model with a pipeline.
     pub max_macs: Option<u64>,
 }
 

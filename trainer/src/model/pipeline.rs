@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use ltu_runtime::window::{Sample, WindowFeature};
+use ltu_runtime::window::{Sample, Stat, WindowFeature};
 
 /// One channel of the samples: its name and how its values become counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +56,79 @@ impl Pipeline {
     pub fn scale_for(max_abs: f64) -> i8 {
         (-9..=9i8).rev().find(|&k| max_abs * 10f64.powi(i32::from(k)) <= 32767.0).unwrap_or(-9)
     }
+}
+
+/// What computing a model's window statistics costs per window: the extraction that comes before
+/// [`crate::model::ModelSpec::essential_work`]'s classification on the device.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Extraction {
+    /// Window statistics computed per window (each model input once).
+    pub statistics: usize,
+    /// Samples per window the figures assume (the longest training window for whole recordings).
+    pub window: usize,
+    /// Multiply-accumulates: one per sample that spread, energy and slope read (they square or
+    /// weight every sample); the other statistics multiply nothing.
+    pub macs: u64,
+    /// Cortex-M3 instructions by [`stat_work`]'s cost model.
+    pub instructions: u64,
+}
+
+impl Pipeline {
+    /// The cost of computing every statistic of the pipeline over a window of `window` samples.
+    pub fn extraction(&self, window: usize) -> Extraction {
+        let mut cost = Extraction { statistics: self.features.len(), window, macs: 0, instructions: 0 };
+        for f in &self.features {
+            let n = segment_len(f, window);
+            if matches!(f.stat, Stat::Spread | Stat::Energy | Stat::Slope) {
+                cost.macs += n as u64;
+            }
+            cost.instructions += stat_work(f.stat, n);
+        }
+        cost
+    }
+}
+
+/// Samples in the segment `f` reads of a window of `n` samples (at least 1; see
+/// [`WindowFeature`]'s segments).
+fn segment_len(f: &WindowFeature, n: usize) -> usize {
+    let (i, k) = (usize::from(f.segment), usize::from(f.segments.max(1)));
+    let start = i * n / k;
+    ((i + 1) * n / k).max(start + 1) - start
+}
+
+// The cost model's constants: (fixed, per sample) Cortex-M3 instructions of each kernel.
+const MEAN_FIXED: u64 = 40;
+const MEAN_PER_SAMPLE: u64 = 5;
+const SPREAD_FIXED: u64 = 140;
+const SPREAD_PER_SAMPLE: u64 = 12;
+const ENERGY_FIXED: u64 = 60;
+const ENERGY_PER_SAMPLE: u64 = 7;
+const EXTREME_FIXED: u64 = 30;
+const EXTREME_PER_SAMPLE: u64 = 5;
+const MAD_FIXED: u64 = 50;
+const MAD_PER_SAMPLE: u64 = 7;
+const SLOPE_FIXED: u64 = 110;
+const SLOPE_PER_SAMPLE: u64 = 8;
+const CROSSINGS_FIXED: u64 = 30;
+const CROSSINGS_PER_SAMPLE: u64 = 7;
+
+/// Cortex-M3 instructions `ltu_runtime::window` spends on statistic `stat` of `n` samples
+/// (`opt-level = "s"`): a fixed part (the call, the segment bounds, the final division or square
+/// root) plus the instructions of its inner loop per sample, read from the loops' machine code and
+/// checked against the firmware example's QEMU counts (docs/SENSORS.md). A yardstick like
+/// [`crate::model::ModelSpec::essential_work`], not a promise for every core.
+pub fn stat_work(stat: Stat, n: usize) -> u64 {
+    let (fixed, per_sample) = match stat {
+        Stat::Mean => (MEAN_FIXED, MEAN_PER_SAMPLE),
+        Stat::Spread => (SPREAD_FIXED, SPREAD_PER_SAMPLE),
+        Stat::Energy => (ENERGY_FIXED, ENERGY_PER_SAMPLE),
+        Stat::Min | Stat::Max => (EXTREME_FIXED, EXTREME_PER_SAMPLE),
+        Stat::PeakToPeak => (EXTREME_FIXED, 2 * EXTREME_PER_SAMPLE),
+        Stat::MeanAbsDiff => (MAD_FIXED, MAD_PER_SAMPLE),
+        Stat::Slope => (SLOPE_FIXED, SLOPE_PER_SAMPLE),
+        Stat::Crossings => (MEAN_FIXED + CROSSINGS_FIXED, MEAN_PER_SAMPLE + CROSSINGS_PER_SAMPLE),
+    };
+    fixed + per_sample * n as u64
 }
 
 #[cfg(test)]

@@ -111,7 +111,7 @@ impl fmt::Display for Report {
         writeln!(f, "{} ({}, QEMU {}):", t.core, t.triple, t.machine)?;
         writeln!(
             f,
-            "  instructions per feature extraction (6 channels x 100 samples): {}",
+            "  instructions per window for the statistics the model reads (6 channels x 100 samples): {}",
             Spread::of(&self.cost.features)
         )?;
         writeln!(f, "  instructions per classification: {}", Spread::of(&self.cost.classify))?;

@@ -1,33 +1,28 @@
-//! `cargo xtask features` and `cargo xtask demo`: from raw sensor recordings to window features, a
-//! trained model, the host's predictions, and the firmware predicting the same on-chip.
+//! `cargo xtask demo`: from raw sensor recordings to a model with its sensor pipeline (`ltu train
+//! --recordings`), the host's predictions on the TEST recordings, and the firmware predicting the
+//! same on-chip from the raw samples.
 
 use std::fs;
 use std::path::Path;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use crate::dataset::{self, Split, N_FEATURES};
 use crate::firmware;
 use crate::firmware::checks;
-use crate::firmware::inputs::{self, host_predictions, load_model, Inputs};
+use crate::firmware::inputs::{self, host_predictions, load_model, test_windows, Inputs};
 use crate::steps::Steps;
 use crate::{cmd, prereq};
 
-/// Where `cargo xtask features` and `demo` write, relative to the repository root.
+/// Where `cargo xtask demo` trains, relative to the repository root.
 pub const OUT_DIR: &str = "target/basicmotions";
+/// The recordings the model learns from: the archive's TRAIN split.
+pub const TRAIN_CSV: &str = "data/basicmotions_train.csv";
+/// The `ltu train` options of the firmware's model, after the data file.
+pub const TRAIN_OPTIONS: [&str; 6] =
+    ["--recordings", "--algo", "fringe", "--window-features", "mean,spread,energy,min,max", "--quiet"];
 
-/// `cargo xtask features`: the features of both splits and the raw test recordings.
-///
-/// # Errors
-/// The recordings do not load or the files cannot be written.
-pub fn run_features(root: &Path) -> Result<()> {
-    let split = dataset::load_split(root)?;
-    features(root, &split)?;
-    Ok(())
-}
-
-/// `cargo xtask demo`: features, training and host predictions, then the firmware for `triple`
-/// under QEMU predicting the same.
+/// `cargo xtask demo`: training and host predictions, then the firmware for `triple` under QEMU
+/// predicting the same.
 ///
 /// # Errors
 /// An unknown target, missing prerequisites, or a failing step.
@@ -39,10 +34,9 @@ pub fn run(root: &Path, triple: &str) -> Result<()> {
         prereq::qemu_and_gcc()
     });
     ensure!(ok, "prerequisites missing");
-    let ok = steps.run("features, training and host predictions", || {
-        let s = dataset::load_split(root)?;
-        let inputs = generate(root, &s, OUT_DIR)?;
-        summarize(&inputs.model, &s)?;
+    let ok = steps.run("training and host predictions", || {
+        let inputs = generate(root, OUT_DIR)?;
+        summarize(root, &inputs.model)?;
         let dir = firmware::model_dir(root);
         inputs.write(&dir)?;
         println!(
@@ -58,55 +52,32 @@ pub fn run(root: &Path, triple: &str) -> Result<()> {
     Ok(())
 }
 
-/// Trains the model with the `ltu` CLI: the one step that depends on the trainer's interface.
-pub fn train(root: &Path, train_csv: &str, model_out: &str) -> Result<()> {
-    cmd::run(cmd::cargo(root).args([
-        "run",
-        "--release",
-        "-p",
-        "ltu",
-        "--",
-        "train",
-        train_csv,
-        "--algo",
-        "ptree",
-        "-o",
-        model_out,
-    ]))
+/// Trains the model with the `ltu` CLI, as a user would: the one step that depends on the
+/// trainer's interface.
+pub fn train(root: &Path, model_out: &str) -> Result<()> {
+    cmd::run(
+        cmd::cargo(root)
+            .args(["run", "--release", "-p", "ltu", "--", "train", TRAIN_CSV])
+            .args(TRAIN_OPTIONS)
+            .args(["-o", model_out]),
+    )
 }
 
-/// `cargo xtask features`: writes the features of both splits and the raw test recordings.
-pub fn features(root: &Path, split: &Split) -> Result<dataset::FeatureFiles> {
-    let files = dataset::write_features(split, &root.join(OUT_DIR))?;
-    println!(
-        "{} TRAIN and {} TEST recordings -> {} features each ({} channels x {:?})",
-        split.train.len(),
-        split.test.len(),
-        N_FEATURES,
-        dataset::CHANNELS,
-        ltu_runtime::window::FEATURE_NAMES
-    );
-    for path in [&files.train_csv, &files.test_csv, &files.test_recordings] {
-        println!("wrote {}", path.strip_prefix(root).unwrap_or(path).display());
-    }
-    Ok(files)
-}
-
-/// Features, training and host predictions into `out` (relative to `root`); returns the inputs.
-pub fn generate(root: &Path, split: &Split, out: &str) -> Result<Inputs> {
-    features(root, split)?;
+/// Training and host predictions into `out` (relative to `root`); returns the inputs.
+pub fn generate(root: &Path, out: &str) -> Result<Inputs> {
     let model_path = format!("{out}/model.ltu");
     fs::create_dir_all(root.join(out)).with_context(|| format!("creating {out}"))?;
-    train(root, &format!("{OUT_DIR}/features-train.csv"), &model_path)?;
+    train(root, &model_path)?;
     let model = fs::read(root.join(&model_path)).with_context(|| format!("reading {model_path}"))?;
-    Inputs::for_model(model, &split.test)
+    Inputs::for_model(root, model)
 }
 
-/// Prints the model's size and its accuracy on both splits, as the runtime computes it.
-pub fn summarize(model_bytes: &[u8], split: &Split) -> Result<()> {
+/// Prints the model's size, what it reads and its accuracy on the TEST recordings, as the
+/// runtime computes it from their raw samples.
+pub fn summarize(root: &Path, model_bytes: &[u8]) -> Result<()> {
     let model = load_model(model_bytes)?;
     println!(
-        "model: {} bytes, {:?}, {} inputs, {} classes, {} units, {:?} weights",
+        "model: {} bytes, {:?}, {} window statistics read, {} classes, {} units, {:?} weights",
         model_bytes.len(),
         model.kind(),
         model.n_inputs(),
@@ -115,30 +86,35 @@ pub fn summarize(model_bytes: &[u8], split: &Split) -> Result<()> {
         model.weight_kind()
     );
     let Some(names) = model.names() else {
-        println!("the model carries no class names: accuracy not computed");
+        println!("the model carries no names: accuracy not computed");
         return Ok(());
     };
-    for (split_name, recs) in [("TRAIN", &split.train), ("TEST", &split.test)] {
-        let predicted = host_predictions(&model, recs)?;
-        let right = recs.iter().zip(&predicted).filter(|(r, &p)| names.class(p.into()) == r.class).count();
-        println!(
-            "accuracy on {split_name}: {right}/{} = {:.1}%",
-            recs.len(),
-            100.0 * right as f64 / recs.len() as f64
-        );
-    }
+    let read: Vec<&str> = (0..model.n_inputs()).map(|i| names.input(i)).collect();
+    println!("it reads {}", read.join(", "));
+    let windows = test_windows(root, &model)?;
+    let predicted = host_predictions(&model, &windows)?;
+    let data = ltu::data::load(&root.join(inputs::TEST_CSV), &ltu::data::LoadOptions::default())?;
+    let truth: Vec<&str> = data.y.iter().map(|&y| data.schema.classes[y].as_str()).collect();
+    ensure!(truth.len() == predicted.len(), "{} labels for {} windows", truth.len(), predicted.len());
+    let right = truth.iter().zip(&predicted).filter(|(t, &p)| **t == names.class(usize::from(p))).count();
+    println!(
+        "accuracy on {}: {right}/{} = {:.1}%",
+        inputs::TEST_CSV,
+        truth.len(),
+        100.0 * right as f64 / truth.len() as f64
+    );
     Ok(())
 }
 
 /// Checks that the committed firmware inputs are what the pipeline produces today: retrains into
 /// `target/` and compares bytes.
-pub fn check_committed(root: &Path, committed_dir: &Path, split: &Split) -> Result<()> {
+pub fn check_committed(root: &Path, committed_dir: &Path) -> Result<()> {
     let committed = Inputs::read(committed_dir)?;
-    let fresh = generate(root, split, &format!("{OUT_DIR}/check"))?;
+    let fresh = generate(root, &format!("{OUT_DIR}/check"))?;
     let differ = fresh.differences(&committed);
     if !differ.is_empty() {
         bail!(
-            "{} in {} differ from what data/basicmotions.csv, the trainer and the runtime give today; \
+            "{} in {} differ from what {TRAIN_CSV}, the trainer and the runtime give today; \
              run `cargo xtask demo` and commit the files",
             differ.join(", "),
             committed_dir.strip_prefix(root).unwrap_or(committed_dir).display()

@@ -1,26 +1,37 @@
 //! The firmware's generated inputs (`firmware-example/model/`): the model file, the TEST
-//! recordings, the host's predictions on them and their window features as Rust source.
+//! recordings at the model's sample scales, the host's predictions on them and the model inputs
+//! the pipeline computes from them, as Rust source.
 
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
 use anyhow::{anyhow, ensure, Context, Result};
+use ltu::data::recordings;
+use ltu_runtime::window::{compute_into, WindowFeature};
 use ltu_runtime::Model;
 
-use crate::dataset::{self, Recording, N_FEATURES};
+/// The recordings the firmware classifies: the archive's TEST split.
+pub const TEST_CSV: &str = "data/basicmotions_test.csv";
+/// Sensor channels the firmware samples (`CHANNELS` in `firmware-example/src/main.rs`).
+pub const CHANNELS: usize = 6;
+/// Samples per window (`WINDOW` there).
+pub const WINDOW: usize = 100;
+
+/// One window: the samples of each channel, oldest first.
+pub type Window = Vec<Vec<i16>>;
 
 /// The firmware's generated inputs, as committed under `firmware-example/model/`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Inputs {
     /// `model.ltu`: the model file.
     pub model: Vec<u8>,
-    /// `recordings.bin`: the TEST recordings, frame-major little-endian `i16`.
+    /// `recordings.bin`: the TEST windows, frame-major little-endian `i16`.
     pub recordings: Vec<u8>,
-    /// `expected.bin`: the host's predicted class index for each TEST recording.
+    /// `expected.bin`: the host's predicted class index for each TEST window.
     pub expected: Vec<u8>,
-    /// `rows.rs`: the window features of each TEST recording as Rust source, for the bench
-    /// example (`cargo run --release --example bench` measures the committed model on them).
+    /// `rows.rs`: the model inputs of each TEST window as Rust source, for the bench example
+    /// (`cargo run --release --example bench` measures the committed model on them).
     pub rows: Vec<u8>,
 }
 
@@ -28,12 +39,14 @@ pub struct Inputs {
 pub const FILES: [&str; 4] = ["model.ltu", "recordings.bin", "expected.bin", "rows.rs"];
 
 impl Inputs {
-    /// Computes the recordings and the host's predictions for a model file.
-    pub fn for_model(model: Vec<u8>, test: &[Recording]) -> Result<Inputs> {
-        let expected = host_predictions(&load_model(&model)?, test)?;
-        let features = test.iter().map(Recording::features).collect::<Result<Vec<_>>>()?;
-        let rows = rows_rs(&features).into_bytes();
-        Ok(Inputs { model, recordings: dataset::recordings_bin(test), expected, rows })
+    /// The TEST windows, the host's predictions and the model's inputs for a model file.
+    pub fn for_model(root: &Path, model: Vec<u8>) -> Result<Inputs> {
+        let loaded = load_model(&model)?;
+        let windows = test_windows(root, &loaded)?;
+        let expected = host_predictions(&loaded, &windows)?;
+        let rows = windows.iter().map(|w| model_inputs(&loaded, w)).collect::<Result<Vec<_>>>()?;
+        let recordings = windows.iter().flat_map(|w| frames_le(w)).collect();
+        Ok(Inputs { model, recordings, expected, rows: rows_rs(&rows).into_bytes() })
     }
 
     fn parts(&self) -> [&[u8]; 4] {
@@ -44,7 +57,8 @@ impl Inputs {
     pub fn write(&self, dir: &Path) -> Result<()> {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for (name, bytes) in FILES.iter().zip(self.parts()) {
-            dataset::write(&dir.join(name), bytes)?;
+            let path = dir.join(name);
+            fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
         }
         Ok(())
     }
@@ -74,26 +88,76 @@ impl Inputs {
     }
 }
 
-/// Loads and checks a model file for the BasicMotions features.
+/// Loads a model file and checks it fits the firmware: a pipeline of [`CHANNELS`] channels whose
+/// windows are [`WINDOW`] samples (or whole recordings, which are that long).
 pub fn load_model(bytes: &[u8]) -> Result<Model<'_>> {
     let model = Model::from_bytes(bytes).map_err(|e| anyhow!("the runtime rejects the model: {e}"))?;
+    let pipeline =
+        model.pipeline().context("the model has no sensor pipeline (train it with --recordings)")?;
     ensure!(
-        model.n_inputs() == N_FEATURES,
-        "the model reads {} inputs, the window features are {N_FEATURES}",
-        model.n_inputs()
+        pipeline.n_channels() == CHANNELS,
+        "the model's pipeline reads {} channels, the firmware samples {CHANNELS}",
+        pipeline.n_channels()
+    );
+    ensure!(
+        matches!(pipeline.window(), 0 | WINDOW),
+        "the model's windows are {} samples, the firmware's {WINDOW}",
+        pipeline.window()
     );
     ensure!(model.n_classes() <= 256, "{} classes do not fit expected.bin's bytes", model.n_classes());
     Ok(model)
 }
 
-/// The runtime's prediction for each recording, as on the chip.
-pub fn host_predictions(model: &Model, recordings: &[Recording]) -> Result<Vec<u8>> {
-    recordings
+/// The windows of the TEST recordings as the model's pipeline cuts them, at its sample scales
+/// (the trainer library reads them exactly as `ltu eval` does).
+pub fn test_windows(root: &Path, model: &Model<'_>) -> Result<Vec<Window>> {
+    let spec = ltu::model::ModelSpec::from_model(model);
+    let pipeline = spec.pipeline.context("the model has no sensor pipeline")?;
+    let path = root.join(TEST_CSV);
+    let data = ltu::data::load(&path, &ltu::data::LoadOptions::default())?;
+    let recs = recordings::from_dataset(&data, &recordings::layout_of(&pipeline))?;
+    let columns = recordings::channel_columns(&recs, &pipeline)?;
+    let mut windows = Vec::new();
+    for recording in &recs.recordings {
+        let samples = recordings::samples(recording, &pipeline, &columns);
+        for range in pipeline.windows(recording.len()) {
+            ensure!(
+                range.len() == WINDOW,
+                "{TEST_CSV}: recording {} gives a window of {} samples, the firmware's are {WINDOW}",
+                recording.id,
+                range.len()
+            );
+            windows.push(samples.iter().map(|c| c[range.clone()].to_vec()).collect());
+        }
+    }
+    Ok(windows)
+}
+
+/// The samples as a sensor delivers them: frame by frame (one sample of every channel),
+/// little-endian `i16`.
+fn frames_le(window: &Window) -> Vec<u8> {
+    (0..WINDOW).flat_map(|t| window.iter().flat_map(move |c| c[t].to_le_bytes())).collect()
+}
+
+/// The model's inputs of one window: every statistic its pipeline lists, by the runtime.
+fn model_inputs(model: &Model<'_>, window: &Window) -> Result<Vec<i32>> {
+    let pipeline = model.pipeline().context("the model has no sensor pipeline")?;
+    let features: Vec<WindowFeature> = (0..model.n_inputs()).filter_map(|i| pipeline.feature(i)).collect();
+    let channels: Vec<&[i16]> = window.iter().map(Vec::as_slice).collect();
+    let mut out = vec![0; features.len()];
+    compute_into(&features, &channels, &mut out).map_err(|e| anyhow!("window statistics: {e}"))?;
+    Ok(out)
+}
+
+/// The runtime's prediction for each window through the model's pipeline, as on the chip.
+pub fn host_predictions(model: &Model<'_>, windows: &[Window]) -> Result<Vec<u8>> {
+    windows
         .iter()
         .enumerate()
-        .map(|(i, r)| {
+        .map(|(i, w)| {
+            let channels: Vec<&[i16]> = w.iter().map(Vec::as_slice).collect();
             let class =
-                model.predict(&r.features()?).map_err(|e| anyhow!("predict on test recording {i}: {e}"))?;
+                model.predict_window(&channels).map_err(|e| anyhow!("predict on test window {i}: {e}"))?;
             u8::try_from(class).context("class index above 255")
         })
         .collect()
@@ -138,15 +202,15 @@ mod tests {
         let root = root();
         let dir = firmware::model_dir(&root);
         let committed = Inputs::read(&dir).unwrap();
-        let split = dataset::load_split(&root).unwrap();
-        let fresh = Inputs::for_model(committed.model.clone(), &split.test).unwrap();
+        let fresh = Inputs::for_model(&root, committed.model.clone()).unwrap();
         assert_eq!(
             fresh.differences(&committed),
             Vec::<&str>::new(),
             "run `cargo xtask demo` and commit {}",
             dir.display()
         );
-        assert_eq!(committed.expected.len(), split.test.len());
+        assert_eq!(committed.expected.len(), 40, "the 40 TEST recordings of {TEST_CSV}");
+        assert_eq!(committed.recordings.len(), 40 * WINDOW * CHANNELS * 2);
     }
 
     #[test]
