@@ -87,10 +87,12 @@ use heapless::HistoryBuf;
 
 mod feature;
 mod stat;
+mod stream;
 
 pub use feature::{compute_into, WindowFeature, MAX_SEGMENTS};
 use stat::{Samples, Sums};
 pub use stat::{Stat, SLOPE_SHIFT};
+pub use stream::Stream;
 
 /// One raw sensor reading, e.g. ADC counts.
 pub type Sample = i16;
@@ -140,6 +142,13 @@ pub enum WindowError {
     SegmentInvalid,
     /// A string is not a [`WindowFeature`] name.
     NameInvalid,
+    /// A [`Stream`] was asked to serve more features than its capacity `F`.
+    TooManyFeatures,
+    /// A model's pipeline has a different number of channels than the [`Stream`]'s `C`.
+    ChannelCountMismatch,
+    /// A model's pipeline has a different window length than the [`Stream`]'s `N` (or takes the
+    /// whole recording as one window, which cannot stream).
+    WindowLengthMismatch,
 }
 
 /// `Result` with a [`WindowError`].
@@ -156,6 +165,9 @@ impl fmt::Display for WindowError {
             WindowError::SegmentsInvalid => "window feature segments must be between 1 and MAX_SEGMENTS",
             WindowError::SegmentInvalid => "window feature segment must be less than its segments",
             WindowError::NameInvalid => "not a window feature name (ch{c}_{stat} or ch{c}_{stat}_s{i}of{k})",
+            WindowError::TooManyFeatures => "more features than the stream has room for",
+            WindowError::ChannelCountMismatch => "pipeline channel count differs from the stream's",
+            WindowError::WindowLengthMismatch => "pipeline window length differs from the stream's",
         })
     }
 }
