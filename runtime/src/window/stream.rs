@@ -15,7 +15,7 @@ use super::{Feature, Result, Sample, SensorWindows, SlidingWindow, Stat, WindowE
 /// | statistic                        | kept as                         | at window time                 |
 /// |----------------------------------|---------------------------------|--------------------------------|
 /// | `mean`, `spread`, `energy`       | `Σx`, `Σx²`                     | O(1): the same rounding as [`Stat`] |
-/// | `mean_abs_diff`                  | `Σ|x[t+1] − x[t]|`              | O(1)                           |
+/// | `mean_abs_diff`                  | `Σ abs(x[t+1] − x[t])`          | O(1)                           |
 /// | `slope`                          | `Σ(2t − L + 1)·x` (and `Σx`)    | O(1)                           |
 /// | `crossings`                      | `Σx` (for the mean)             | one pass over the segment      |
 /// | `min`, `max`, `peak_to_peak`     | nothing                         | one pass over the segment      |
@@ -565,6 +565,172 @@ mod tests {
         assert_eq!(core::mem::size_of::<Tracked>(), 8);
         assert_eq!(core::mem::size_of::<Segment>(), 32);
         assert!(size <= windows + 10 * 8 + 10 * 32 + 2 * word + 8, "{size}");
+    }
+
+    /// Streams fed to models: predictions equal [`Model::predict_window`](crate::Model::predict_window).
+    #[cfg(all(feature = "pipeline", feature = "tree"))]
+    mod model {
+        extern crate std;
+
+        use std::vec;
+        use std::vec::Vec as StdVec;
+
+        use proptest::prelude::*;
+
+        use super::{feature, Sample, Stat, Stream, WindowError, WindowFeature};
+        use crate::format::{
+            self, node_kind, InputRec, ModelRepr, NodeRec, PipelineRepr, StructureRepr, WeightKind,
+        };
+        use crate::{Error, Model};
+
+        /// A model file: a chain of threshold tests, test `j` on input `j` (feature `j` of a
+        /// pipeline of `channels` channels, windows of `window` samples, hop `hop`): at most
+        /// `thresholds[j]` decides class `j % 4`, above it goes on to test `j + 1`; past the last
+        /// test, class `m % 4`. Without a pipeline if `channels` is 0.
+        fn chain(
+            features: &[WindowFeature],
+            thresholds: &[i32],
+            channels: u16,
+            window: u16,
+            hop: u16,
+        ) -> StdVec<u8> {
+            let m = features.len() as u16;
+            let mut nodes = StdVec::new();
+            for (j, &value) in (0..m).zip(thresholds) {
+                let test = NodeRec { kind: node_kind::THRESHOLD, a: j, value, b: 2 * j + 1, c: 2 * j + 2 };
+                let leaf = NodeRec { kind: node_kind::CLASS, a: j % 4, value: 0, b: 0, c: 0 };
+                nodes.extend(test.to_bytes());
+                nodes.extend(leaf.to_bytes());
+            }
+            nodes.extend(NodeRec { kind: node_kind::CLASS, a: m % 4, value: 0, b: 0, c: 0 }.to_bytes());
+            let inputs: StdVec<u8> =
+                features.iter().flat_map(|_| InputRec { n_values: 0 }.to_bytes()).collect();
+            let recs: StdVec<u8> =
+                features.iter().flat_map(|f| [f.channel, f.stat.code(), f.segments, f.segment]).collect();
+            let repr = ModelRepr {
+                n_classes: 4,
+                weight_kind: WeightKind::I8,
+                inputs: &inputs,
+                scales: &[],
+                features: &[],
+                literals: &[],
+                units: &[],
+                term_features: &[],
+                weights: &[],
+                unit_classes: &[],
+                structure: StructureRepr::Tree { nodes: &nodes, children: &[] },
+                pipeline: (channels > 0).then_some(PipelineRepr {
+                    n_channels: channels,
+                    window,
+                    hop,
+                    features: &recs,
+                }),
+                host: None,
+            };
+            let mut out = vec![0u8; 64 + nodes.len() + inputs.len() + recs.len()];
+            let n = format::encode(&repr, &mut out).unwrap();
+            out.truncate(n);
+            out
+        }
+
+        /// The windows of `frames` ending at frame `end` (exclusive), one slice per channel.
+        fn windows<const C: usize>(frames: &[[Sample; C]], end: usize, n: usize) -> StdVec<StdVec<Sample>> {
+            (0..C).map(|c| frames[end - n..end].iter().map(|f| f[c]).collect()).collect()
+        }
+
+        #[test]
+        fn for_pipeline_checks_the_model() {
+            let features = [WindowFeature::whole(0, Stat::Mean), WindowFeature::whole(1, Stat::Slope)];
+            let bytes = chain(&features, &[0, 0], 2, 8, 4);
+            let model = Model::from_bytes(&bytes).unwrap();
+            let pipeline = model.pipeline().unwrap();
+            let stream = Stream::<2, 8, 2>::for_pipeline(&pipeline).unwrap();
+            assert_eq!(stream.features().collect::<StdVec<_>>(), features);
+            assert_eq!(
+                Stream::<3, 8, 2>::for_pipeline(&pipeline).err(),
+                Some(WindowError::ChannelCountMismatch)
+            );
+            assert_eq!(
+                Stream::<2, 9, 2>::for_pipeline(&pipeline).err(),
+                Some(WindowError::WindowLengthMismatch)
+            );
+            assert_eq!(Stream::<2, 8, 1>::for_pipeline(&pipeline).err(), Some(WindowError::TooManyFeatures));
+            let whole_recording = chain(&features, &[0, 0], 2, 0, 0);
+            let model = Model::from_bytes(&whole_recording).unwrap();
+            assert_eq!(
+                Stream::<2, 8, 2>::for_pipeline(&model.pipeline().unwrap()).err(),
+                Some(WindowError::WindowLengthMismatch)
+            );
+        }
+
+        #[test]
+        fn predict_stream_checks_the_stream() {
+            let features = [WindowFeature::whole(0, Stat::Mean), WindowFeature::whole(1, Stat::Slope)];
+            let bytes = chain(&features, &[0, 0], 2, 4, 2);
+            let model = Model::from_bytes(&bytes).unwrap();
+            let mut stream = Stream::<2, 4, 2>::for_pipeline(&model.pipeline().unwrap()).unwrap();
+            // Not full yet.
+            assert_eq!(model.predict_stream(&stream), Err(Error::PredictWindow));
+            for t in 0..4 {
+                stream.push_frame([t, -t]);
+            }
+            // Mean 1 > 0, slope -256 <= 0: class 1.
+            assert_eq!(model.predict_stream(&stream), Ok(1));
+            // Other features, other order, other shapes, no pipeline: refused.
+            let mut swapped = Stream::<2, 4, 2>::new(&[features[1], features[0]], 2).unwrap();
+            let mut fewer = Stream::<2, 4, 2>::new(&features[..1], 2).unwrap();
+            let mut longer = Stream::<2, 5, 2>::new(&features, 2).unwrap();
+            let mut wider = Stream::<3, 4, 2>::new(&features, 2).unwrap();
+            for t in 0..5 {
+                swapped.push_frame([t, t]);
+                fewer.push_frame([t, t]);
+                longer.push_frame([t, t]);
+                wider.push_frame([t, t, t]);
+            }
+            assert_eq!(model.predict_stream(&swapped), Err(Error::PredictWindow));
+            assert_eq!(model.predict_stream(&fewer), Err(Error::PredictWindow));
+            assert_eq!(model.predict_stream(&longer), Err(Error::PredictWindow));
+            assert_eq!(model.predict_stream(&wider), Err(Error::PredictWindow));
+            let plain = chain(&features, &[0, 0], 0, 0, 0);
+            assert_eq!(Model::from_bytes(&plain).unwrap().predict_stream(&stream), Err(Error::PredictWindow));
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+
+            #[test]
+            fn predictions_equal_predict_window(
+                frames in proptest::collection::vec(any::<[Sample; 2]>(), 24..120),
+                features in proptest::collection::vec(feature(), 1..10),
+                nudges in proptest::collection::vec(-1i32..=1, 10),
+                hop_seed in any::<u16>(),
+            ) {
+                const N: usize = 23;
+                let hop = 1 + hop_seed % N as u16;
+                // Thresholds at the features' values on the first window, so the chain splits
+                // both ways on the windows that follow.
+                let first = windows(&frames, N, N);
+                let thresholds: StdVec<i32> = features
+                    .iter()
+                    .zip(&nudges)
+                    .map(|(f, nudge)| f.compute(&first[usize::from(f.channel)]).unwrap().saturating_add(*nudge))
+                    .collect();
+                let bytes = chain(&features, &thresholds, 2, N as u16, hop);
+                let model = Model::from_bytes(&bytes).unwrap();
+                let mut stream = Stream::<2, N, 10>::for_pipeline(&model.pipeline().unwrap()).unwrap();
+                let mut predicted = 0;
+                for (t, &frame) in frames.iter().enumerate() {
+                    if stream.push_frame(frame) {
+                        let held = windows(&frames, t + 1, N);
+                        let slices: StdVec<&[Sample]> = held.iter().map(StdVec::as_slice).collect();
+                        let want = model.predict_window(&slices).unwrap();
+                        prop_assert_eq!(model.predict_stream(&stream), Ok(want));
+                        predicted += 1;
+                    }
+                }
+                prop_assert_eq!(predicted, 1 + (frames.len() - N) / usize::from(hop));
+            }
+        }
     }
 
     proptest! {
