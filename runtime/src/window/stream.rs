@@ -133,10 +133,9 @@ const fn has_sums(stat: Stat) -> bool {
     !matches!(stat, Stat::Min | Stat::Max | Stat::PeakToPeak)
 }
 
-/// Sample `j` (0 = oldest) of a window, read in place from the ring buffer's two halves; 0
-/// past the end (never asked: the callers stay below `N` of a full window).
-fn at<const N: usize>(window: &SlidingWindow<N>, j: usize) -> i32 {
-    let (older, newer) = window.buf.as_slices();
+/// Sample `j` (0 = oldest) of a window, read in place from the ring buffer's two halves
+/// `(older, newer)`; 0 past the end (never asked: the callers stay below `N` of a full window).
+fn at((older, newer): (&[Sample], &[Sample]), j: usize) -> i32 {
     let x = match j.checked_sub(older.len()) {
         None => older.get(j),
         Some(k) => newer.get(k),
@@ -177,6 +176,7 @@ impl Segment {
     fn slide<const N: usize>(&mut self, window: &SlidingWindow<N>, new: Sample) {
         let (start, end) = (usize::from(self.start), usize::from(self.end));
         let len = (end - start) as i64; // 1..=N
+        let window = window.buf.as_slices();
         let leaving = at(window, start);
         let entering = if end < N { at(window, end) } else { i32::from(new) };
         // Uses the sum before the move.
