@@ -15,7 +15,7 @@ use crate::format::{node_kind, NodeRec};
 use crate::format::{HostChannelRec, HostInputRec, HostRepr};
 use crate::input::Input;
 #[cfg(feature = "pipeline")]
-use crate::window::{Sample, WindowFeature, MAX_WINDOW_LEN};
+use crate::window::{Sample, Stream, WindowFeature, MAX_WINDOW_LEN};
 
 /// What kind of structure a model has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -584,6 +584,47 @@ impl<'a> Model<'a> {
             return Err(Error::PredictWindow);
         }
         prediction
+    }
+
+    /// Predicts the class of the current window of a [`Stream`] made for this model's pipeline
+    /// ([`Stream::for_pipeline`]): equal to [`predict_window`](Self::predict_window) of the
+    /// windows the stream holds, but the summing statistics come from its running sums in O(1),
+    /// and only the inputs the evaluation path reads are finished.
+    ///
+    /// ```
+    /// # use ltu_runtime::{window::Stream, Model, Result};
+    /// # fn demo(model: &Model<'_>, frames: &[[i16; 2]]) -> Result<Option<usize>> {
+    /// let pipeline = model.pipeline().expect("a model with a sensor pipeline");
+    /// // 2 channels, windows of 64 samples, up to 16 inputs: checked against the pipeline.
+    /// let mut stream = Stream::<2, 64, 16>::for_pipeline(&pipeline).expect("fits the model");
+    /// let mut last = None;
+    /// for &frame in frames {
+    ///     if stream.push_frame(frame) {
+    ///         last = Some(model.predict_stream(&stream)?);
+    ///     }
+    /// }
+    /// # Ok(last)
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::PredictWindow`] if the model has no pipeline, the stream does not serve exactly
+    /// the pipeline's features in order with its channel count and window length (checked on
+    /// every call: one comparison of 4 bytes per input), or its windows are not full yet.
+    #[cfg(feature = "pipeline")]
+    pub fn predict_stream<const C: usize, const N: usize, const F: usize>(
+        &self,
+        stream: &Stream<C, N, F>,
+    ) -> Result<usize> {
+        let pipeline = self.pipeline().ok_or(Error::PredictWindow)?;
+        let mut served = stream.features();
+        let same_features = served.len() == self.n_inputs()
+            && (0..self.n_inputs()).all(|i| pipeline.feature(i) == served.next());
+        let fits = pipeline.n_channels() == C && pipeline.window() == N && same_features;
+        if !fits || !stream.is_full() {
+            return Err(Error::PredictWindow);
+        }
+        self.predict_with(|i| stream.value(i))
     }
 
     /// Predicts the class of one example.

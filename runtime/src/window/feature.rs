@@ -98,12 +98,18 @@ impl WindowFeature {
     pub(super) fn compute_parts(&self, older: &[Sample], newer: &[Sample]) -> Result<Feature> {
         self.check_segment()?;
         let window = Samples::new(older, newer)?;
-        let n = window.len();
+        let (start, end) = self.bounds(window.len());
+        Ok(self.stat.of(window.range(start, end)))
+    }
+
+    /// The segment's samples `[start, end)` in a window of `n` samples (see [Segments](Self#segments)),
+    /// for `1 ≤ n ≤ MAX_WINDOW_LEN` and checked segments: `start < end ≤ n`.
+    pub(super) fn bounds(&self, n: usize) -> (usize, usize) {
         let (i, k) = (usize::from(self.segment), usize::from(self.segments));
         // i < k ≤ 16 and n ≤ 4096: no overflow; start ≤ n − 1 because i < k.
         let start = i * n / k;
         let end = ((i + 1) * n / k).max(start + 1);
-        Ok(self.stat.of(window.range(start, end)))
+        (start, end)
     }
 }
 

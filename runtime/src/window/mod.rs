@@ -77,6 +77,35 @@
 //! assert_eq!(&features[5..], &[-6, 1, 31, -7, -4]); // mean -5.5 floors to -6
 //! # Ok::<(), ltu_runtime::window::WindowError>(())
 //! ```
+//!
+//! Windows usually overlap (`hop < N`), and recomputing a feature over the whole window at
+//! every hop costs `N` samples of work per feature. A [`Stream`] serves a fixed list of
+//! [`WindowFeature`]s (a model's inputs: [`Stream::for_pipeline`]) from running sums instead:
+//! per segment `Σx`, `Σx²`, `Σ abs(x[t+1] − x[t])` and the slope's moment `Σ(2t − L + 1)·x`,
+//! each updated in O(1) per frame by the sample that leaves the segment and the one that enters
+//! it. `mean`, `spread`, `energy`, `mean_abs_diff` and `slope` then cost O(1) per window;
+//! `min`, `max`, `peak_to_peak` and `crossings` one pass over their segment, when asked. The
+//! values equal [`WindowFeature::compute`] of the same window exactly, and
+//! [`Model::predict_stream`](crate::Model::predict_stream) asks for just the inputs the
+//! evaluation path reads.
+//!
+//! ```
+//! use ltu_runtime::window::{Stat, Stream, WindowFeature};
+//!
+//! // Energy of channel 0 and slope of channel 1's last quarter; windows of 16, hop 4.
+//! let features = ["ch0_energy", "ch1_slope_s3of4"].map(|n| n.parse::<WindowFeature>().unwrap());
+//! let mut stream = Stream::<2, 16, 2>::new(&features, 4)?;
+//! for t in 0..100i16 {
+//!     if stream.push_frame([t % 4, -2 * t]) {
+//!         assert_eq!(stream.value(0), Some((0 + 1 + 4 + 9) / 4)); // mean square of 0, 1, 2, 3
+//!         assert_eq!(stream.value(1), Some(-2 << 8)); // -2 counts per sample
+//!     }
+//! }
+//! // The values are those of the window the stream holds, computed from scratch.
+//! let ch0: Vec<i16> = stream.windows().channel(0).unwrap().iter().collect();
+//! assert_eq!(stream.value(0), Some(WindowFeature::whole(0, Stat::Energy).compute(&ch0)?));
+//! # Ok::<(), ltu_runtime::window::WindowError>(())
+//! ```
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -87,10 +116,12 @@ use heapless::HistoryBuf;
 
 mod feature;
 mod stat;
+mod stream;
 
 pub use feature::{compute_into, WindowFeature, MAX_SEGMENTS};
 use stat::{Samples, Sums};
 pub use stat::{Stat, SLOPE_SHIFT};
+pub use stream::Stream;
 
 /// One raw sensor reading, e.g. ADC counts.
 pub type Sample = i16;
@@ -140,6 +171,13 @@ pub enum WindowError {
     SegmentInvalid,
     /// A string is not a [`WindowFeature`] name.
     NameInvalid,
+    /// A [`Stream`] was asked to serve more features than its capacity `F`.
+    TooManyFeatures,
+    /// A model's pipeline has a different number of channels than the [`Stream`]'s `C`.
+    ChannelCountMismatch,
+    /// A model's pipeline has a different window length than the [`Stream`]'s `N` (or takes the
+    /// whole recording as one window, which cannot stream).
+    WindowLengthMismatch,
 }
 
 /// `Result` with a [`WindowError`].
@@ -156,6 +194,9 @@ impl fmt::Display for WindowError {
             WindowError::SegmentsInvalid => "window feature segments must be between 1 and MAX_SEGMENTS",
             WindowError::SegmentInvalid => "window feature segment must be less than its segments",
             WindowError::NameInvalid => "not a window feature name (ch{c}_{stat} or ch{c}_{stat}_s{i}of{k})",
+            WindowError::TooManyFeatures => "more features than the stream has room for",
+            WindowError::ChannelCountMismatch => "pipeline channel count differs from the stream's",
+            WindowError::WindowLengthMismatch => "pipeline window length differs from the stream's",
         })
     }
 }

@@ -290,6 +290,15 @@ impl Sums {
     pub(super) fn energy(&self) -> Feature {
         (self.sum_sq / u64::from(self.n)) as Feature
     }
+
+    /// The sums of `n` samples whose sum is `sum` and sum of squares `sum_sq`, kept elsewhere
+    /// (the running sums of a [`Stream`](super::Stream)), for [`mean`](Self::mean),
+    /// [`spread`](Self::spread) and [`energy`](Self::energy). `min` and `max` are left at the
+    /// identities of an empty fold (`i32::MAX`, `i32::MIN`): they are not known and not read.
+    /// The caller guarantees `1 ≤ n ≤ MAX_WINDOW_LEN` and that the sums are exact.
+    pub(super) fn from_running(n: u32, sum: i32, sum_sq: u64) -> Self {
+        Sums { n, sum, sum_sq, min: i32::MAX, max: i32::MIN }
+    }
 }
 
 /// `floor(Σ|x[t+1] − x[t]| / (n − 1))`, 0 for one sample. The sum is at most
@@ -305,7 +314,12 @@ fn mean_abs_diff(xs: Samples<'_>) -> Feature {
         }
     }
     // The first sample's difference to itself added 0.
-    match xs.len() as u32 - 1 {
+    mean_abs_diff_of(total, xs.len())
+}
+
+/// `floor(total / (n − 1))` for `total = Σ|x[t+1] − x[t]|` over `n` samples, 0 for one sample.
+pub(super) fn mean_abs_diff_of(total: u32, n: usize) -> Feature {
+    match n as u32 - 1 {
         0 => 0,
         gaps => (total / gaps) as Feature,
     }
@@ -329,6 +343,15 @@ fn slope(xs: Samples<'_>) -> Feature {
             weight += 2;
         }
     }
+    slope_of(moment, n)
+}
+
+/// `floor(2^SLOPE_SHIFT · 6 · moment / (n·(n² − 1)))` for `moment = Σ(2t − n + 1)·x` over `n`
+/// samples, 0 for one sample (see [`slope`] for the bounds).
+pub(super) fn slope_of(moment: i64, n: i64) -> Feature {
+    if n < 2 {
+        return 0;
+    }
     let numerator = moment * (6 << SLOPE_SHIFT);
     let denominator = n * (n * n - 1);
     // Positive denominator: div_euclid is floor division.
@@ -336,7 +359,7 @@ fn slope(xs: Samples<'_>) -> Feature {
 }
 
 /// Number of consecutive pairs where one sample is `> mean` and the other `≤ mean`.
-fn crossings(xs: Samples<'_>, mean: Feature) -> Feature {
+pub(super) fn crossings(xs: Samples<'_>, mean: Feature) -> Feature {
     let mut prev_high = xs.first() > mean;
     let mut count: i32 = 0;
     for part in xs.parts {
