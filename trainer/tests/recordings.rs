@@ -60,6 +60,13 @@ fn wide_layout_train_eval_inspect_predict() {
         ],
     );
     assert_eq!(t["n"], 50, "one window per recording: {t}");
+    // What computing the kept statistics costs per window, counted by the budgets.
+    assert_eq!(t["extraction"]["window"], 150, "{t}");
+    assert!(
+        t["extraction"]["statistics"].as_u64().unwrap() >= 1
+            && t["extraction"]["instructions"].as_u64().unwrap() > 0,
+        "{t}"
+    );
     let accuracy = t["estimate"]["accuracy"].as_f64().unwrap();
     assert!(accuracy >= 0.9, "GunPoint test split: {accuracy}");
     let e = json(d, &["eval", "gp.ltu", &test, "--json"]);
