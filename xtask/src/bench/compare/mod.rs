@@ -110,7 +110,7 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     if !series.is_empty() {
         println!("ltu: {} recordings sets x {} algorithms, test splits", series.len(), algos.len());
     }
-    let series_runs = series::run_ltu(&series, algos, jobs, ltu_started);
+    let series_runs = series::run_ltu(&series, algos, jobs);
     if !series.is_empty() {
         write_json(&out_dir.join("ltu-recordings.json"), &series::ltu_json(&series, algos, &series_runs))?;
     }

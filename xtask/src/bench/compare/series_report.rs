@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use anyhow::Result;
 use ltu::learn::Algo;
 
-use crate::bench::compare::measure::{problem, Outcome};
+use crate::bench::compare::measure::{Outcome, LTU_DEADLINE};
 use crate::bench::compare::results::pct;
 use crate::bench::compare::series::{Series, SeriesPeer, SeriesPeerRun, SeriesRun};
 
@@ -71,9 +71,10 @@ pub fn section(w: &mut String, res: &SeriesResults) -> Result<Vec<String>> {
          also checked against the trainer's). Bytes: what a device stores (the model with its pipeline \
          table, no host block: `ltu train --strip`), not the evaluator's code; MACs: mean multiply-accumulates \
          per test window, besides the window statistics. Time: training, export and scoring the test windows, \
-         {} learner-set pairs at a time.",
+         {} learner-set pairs at a time; a pair not started within {} s of the first is skipped and listed.",
         s0.pipeline.features.len() / s0.pipeline.channels.len().max(1),
-        res.jobs
+        res.jobs,
+        LTU_DEADLINE.as_secs()
     )?;
     writeln!(w)?;
     writeln!(
@@ -313,10 +314,13 @@ fn set_section(
                 set.pipeline.features.len(),
                 seconds(*t)
             )?,
-            other => {
-                let why = problem(std::slice::from_ref(other)).unwrap_or_default();
+            Outcome::Failed(e) => {
                 writeln!(w, "| ltu {algo} | no result | | | | | |")?;
-                problems.push(format!("ltu {algo}: {why}"));
+                problems.push(format!("ltu {algo} failed: {}", e.replace('\n', " ")));
+            }
+            Outcome::Skipped(why) => {
+                writeln!(w, "| ltu {algo} | no result | | | | | |")?;
+                problems.push(format!("ltu {algo}: skipped by {why}"));
             }
         }
     }
@@ -335,8 +339,11 @@ fn set_section(
         )?;
     }
     writeln!(w)?;
-    for p in problems {
-        writeln!(w, "- {p}")?;
+    if !problems.is_empty() {
+        for p in problems {
+            writeln!(w, "- {p}")?;
+        }
+        writeln!(w)?;
     }
     Ok(())
 }
