@@ -100,3 +100,25 @@ pub fn select(quick: bool, names: &[String]) -> Result<Vec<&'static Spec>> {
     }
     Ok(chosen)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_exists_and_quick_runs_a_recordings_set() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        for spec in DATASETS {
+            let files = match spec.files {
+                Files::Cv(file) => vec![file],
+                Files::Split { train, test } | Files::Recordings { train, test, .. } => vec![train, test],
+            };
+            for file in files {
+                assert!(root.join("data").join(file).is_file(), "{}: no data/{file}", spec.name);
+            }
+        }
+        let quick = select(true, &[]).unwrap();
+        assert!(quick.iter().any(|s| s.is_recordings()), "--quick runs no recordings set");
+        assert_eq!(tabular_count() + 4, DATASETS.len());
+    }
+}
