@@ -24,6 +24,9 @@ For each fold this script
     the tree has more inputs than emlearn's int8 feature index holds, the size is estimated
     from emlearn 0.23's layout instead and the output says so.
 
+With --recordings (target/compare/recordings.json), also the peers of the sensor-recording
+sets, defined and run by bench/series_peers.py, under `recordings` in the output.
+
 Output: one JSON object (see `main`), written to --out.
 """
 
@@ -47,6 +50,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits  # a scikit-learn dependency
+
+import series_peers  # beside this script: the peers of the sensor-recording sets
 
 try:
     import emlearn
@@ -209,6 +214,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--folds", required=True, help="folds JSON written by cargo xtask compare")
     ap.add_argument("--out", required=True, help="where to write the results JSON")
+    ap.add_argument("--recordings", help="recordings JSON written by cargo xtask compare (sensor sets)")
     args = ap.parse_args()
     with open(args.folds) as f:
         spec = json.load(f)
@@ -226,6 +232,10 @@ def main():
             print(f"  peers on {ds['name']}: {len(ds['folds'])} folds in {time.perf_counter() - start:.1f} s "
                   f"(CART {100 * np.mean([f['accuracy'] for f in result['folds']]):.2f}%, {accs})",
                   flush=True)
+        recordings = None
+        if args.recordings:
+            with open(args.recordings) as f:
+                recordings = series_peers.run(json.load(f))
     out = {
         "python": platform.python_version(),
         "numpy": np.__version__,
@@ -236,6 +246,7 @@ def main():
         # The exact settings: scikit-learn's repr lists every parameter that differs from its default.
         "peers": [{"key": key, "label": label, "classifier": one_line(make())} for key, label, make in PEERS],
         "datasets": results,
+        "recordings": recordings,
     }
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use anyhow::{Context as _, Result};
 use ltu::learn::Algo;
 
-use crate::bench::compare::datasets::DATASETS;
+use crate::bench::compare::datasets::tabular_count;
 use crate::bench::compare::measure::Outcome;
 use crate::bench::compare::results::{mean, paired, pct, Paired, Results};
 
@@ -164,7 +164,7 @@ fn goal_table(
             "**A partial run** ({} of {} datasets, {} of {} learners): the lines below check the goal on \
              these only.",
             prepared.len(),
-            DATASETS.len(),
+            tabular_count(),
             algos.len(),
             Algo::ALL.len()
         )?;

@@ -118,6 +118,9 @@ pub fn prepare(root: &Path, spec: &Spec) -> Result<Prepared> {
                 notes,
             })
         }
+        Files::Recordings { .. } => {
+            anyhow::bail!("{} is a recordings set: `series::prepare` reads it", spec.name)
+        }
     }
 }
 

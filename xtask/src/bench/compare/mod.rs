@@ -8,6 +8,10 @@
 //! loaded and the exact folds to `target/compare/folds.json`, run `bench/peers.py` in a venv
 //! under `target/` on those folds, and render both result sets into one Markdown report.
 //!
+//! The sensor-recording sets (`series`) take their own path: the archive's train/test split, the
+//! default window pipeline, the recordings written to `target/compare/recordings.json` for the
+//! peers of `bench/series_peers.py`, and their own section and goals in the report.
+//!
 //! Nothing is hidden: an algorithm that is not implemented, fails, panics, or runs out of its
 //! time budget on a dataset is listed as such, and comparisons use only the folds that ran.
 
@@ -17,6 +21,8 @@ mod measure;
 mod peers;
 mod render;
 mod results;
+mod series;
+mod series_report;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,6 +35,7 @@ use serde_json::Value;
 use crate::bench::compare::datasets::select;
 use crate::bench::compare::measure::{folds_json, ltu_json, prepare, run_ltu};
 use crate::bench::compare::render::{command_line, git_state, render, RunInfo};
+use crate::bench::compare::series_report::SeriesResults;
 use crate::bench::python::ensure_venv;
 use crate::cmd;
 
@@ -84,31 +91,47 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
 
     let (python, mut env_notes) = ensure_venv(root)?;
 
-    let prepared = specs.iter().map(|s| prepare(root, s)).collect::<Result<Vec<_>>>()?;
+    let (series_specs, table_specs): (Vec<_>, Vec<_>) = specs.into_iter().partition(|s| s.is_recordings());
+    let prepared = table_specs.iter().map(|s| prepare(root, s)).collect::<Result<Vec<_>>>()?;
+    let series = series_specs.iter().map(|s| series::prepare(root, s)).collect::<Result<Vec<_>>>()?;
     let folds_path = out_dir.join("folds.json");
     write_json(&folds_path, &folds_json(&prepared))?;
+    let recordings_path = out_dir.join("recordings.json");
+    if !series.is_empty() {
+        write_json(&recordings_path, &series::recordings_json(&series))?;
+    }
 
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let algos: &[Algo] = if args.algos.is_empty() { Algo::ALL } else { &args.algos };
     println!("ltu: {} datasets x {} algorithms, {jobs} folds at a time", prepared.len(), algos.len());
     let ltu_started = Instant::now();
     let outcomes = run_ltu(&prepared, algos, jobs);
-    let ltu_seconds = ltu_started.elapsed().as_secs_f64();
     write_json(&out_dir.join("ltu.json"), &ltu_json(&prepared, algos, &outcomes))?;
+    if !series.is_empty() {
+        println!("ltu: {} recordings sets x {} algorithms, test splits", series.len(), algos.len());
+    }
+    let series_runs = series::run_ltu(&series, algos, jobs);
+    if !series.is_empty() {
+        write_json(&out_dir.join("ltu-recordings.json"), &series::ltu_json(&series, algos, &series_runs))?;
+    }
+    let ltu_seconds = ltu_started.elapsed().as_secs_f64();
 
     println!("peers: scikit-learn CART (and its emlearn size), logistic regression, MLP, random forest on the same folds");
     let peers_path = out_dir.join("peers.json");
     let peers_started = Instant::now();
     // emlearn compiles its C models under `tmp/` of the working directory: keep that in target/.
-    cmd::run(
-        Command::new(&python)
-            .current_dir(&out_dir)
-            .arg(root.join("bench/peers.py"))
-            .arg("--folds")
-            .arg(&folds_path)
-            .arg("--out")
-            .arg(&peers_path),
-    )?;
+    let mut peers_cmd = Command::new(&python);
+    peers_cmd
+        .current_dir(&out_dir)
+        .arg(root.join("bench/peers.py"))
+        .arg("--folds")
+        .arg(&folds_path)
+        .arg("--out")
+        .arg(&peers_path);
+    if !series.is_empty() {
+        peers_cmd.arg("--recordings").arg(&recordings_path);
+    }
+    cmd::run(&mut peers_cmd)?;
     let peers_seconds = peers_started.elapsed().as_secs_f64();
     let text =
         std::fs::read_to_string(&peers_path).with_context(|| format!("reading {}", peers_path.display()))?;
@@ -130,14 +153,24 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
         commit,
         dirty,
     };
-    let (report, goal_lines) = render(&prepared, algos, &outcomes, &peers, &run)?;
+    let (series_peers, series_peer_runs) =
+        if series.is_empty() { (Vec::new(), Vec::new()) } else { series::peer_runs(&peers, &series)? };
+    let series_results = SeriesResults {
+        series: &series,
+        algos,
+        runs: &series_runs,
+        peers: &series_peers,
+        peer_runs: &series_peer_runs,
+        jobs,
+    };
+    let (report, goal_lines) = render(&prepared, algos, &outcomes, &peers, &run, &series_results)?;
     let out = match &args.out {
         Some(p) => p.clone(),
         None if full => root.join(REPORT),
         None => out_dir.join("BENCHMARKS.md"),
     };
     std::fs::write(&out, report).with_context(|| format!("writing {}", out.display()))?;
-    println!("goals (accuracy against logistic regression, the MLP and CART):");
+    println!("goals (accuracy against logistic regression, the MLP and CART; on the recordings, the peers):");
     for g in goal_lines {
         println!("  {}", g.replace("**", ""));
     }

@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::bench::compare::goals::goals;
 use crate::bench::compare::measure::{problem, Outcome, Prepared, LTU_DEADLINE, PAIR_BUDGET, SEED};
 use crate::bench::compare::results::{mean, paired, pct, peer_stats, Results};
+use crate::bench::compare::series_report::{self, SeriesResults};
 
 /// What the report says about the run itself.
 pub struct RunInfo {
@@ -129,19 +130,26 @@ pub fn render(
     outcomes: &[Vec<Vec<Outcome>>],
     peers: &Value,
     run: &RunInfo,
+    series: &SeriesResults,
 ) -> Result<(String, Vec<String>)> {
     let res = Results::new(prepared, algos, outcomes, peers)?;
     let mut r = String::new();
     let w = &mut r;
     header(w, &res, peers, run)?;
     method(w, &res, peers, run)?;
-    summary_section(w, &res)?;
-    let goal_lines = goals(w, &res, run.full)?;
-    // Per dataset.
-    writeln!(w, "## Per dataset")?;
-    writeln!(w)?;
-    for d in 0..prepared.len() {
-        dataset_section(w, &res, d)?;
+    let mut goal_lines = Vec::new();
+    if !prepared.is_empty() {
+        summary_section(w, &res)?;
+        goal_lines = goals(w, &res, run.full)?;
+        // Per dataset.
+        writeln!(w, "## Per dataset")?;
+        writeln!(w)?;
+        for d in 0..prepared.len() {
+            dataset_section(w, &res, d)?;
+        }
+    }
+    if !series.series.is_empty() {
+        goal_lines.extend(series_report::section(w, series)?);
     }
     caveats(w, run)?;
     Ok((r, goal_lines))
