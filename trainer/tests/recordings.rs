@@ -209,3 +209,20 @@ fn recordings_errors() {
     let other = write(d, "other.csv", "y_t0,y_t1,class\n1,2,1\n3,4,2\n");
     fails(d, &["eval", "gp.ltu", other.to_str().unwrap()], "no channel `x`");
 }
+
+/// `--max-macs` counts the multiply-accumulates of computing the window statistics too: the
+/// model kept fits the budget with its extraction.
+#[test]
+fn budget_counts_extraction() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let train = data("gunpoint_train.csv");
+    let args = ["train", &train, "--recordings", "--categorical", "class", "-o", "gp.ltu", "--json"];
+    let free = json(d, &[&args[..], &["--algo", "ndl"]].concat());
+    let free_macs = free["max_macs"].as_u64().unwrap() + free["extraction"]["macs"].as_u64().unwrap();
+    let budget = 300;
+    assert!(free_macs > budget, "the unconstrained model must exceed the budget: {free}");
+    let t = json(d, &[&args[..], &["--algo", "ndl", "--max-macs", "300"]].concat());
+    let macs = t["max_macs"].as_u64().unwrap() + t["extraction"]["macs"].as_u64().unwrap();
+    assert!(macs <= budget, "{macs} multiply-accumulates with extraction: {t}");
+}
