@@ -6,7 +6,7 @@
 //! Models are trained through the CLI with learners `fringe`, `ptree` and `sparse`, with the
 //! default window features and with lists that use every statistic and segments (down to
 //! segments of one sample), over whole recordings (`codegen --window`) and over windows shorter
-//! than a recording. The generated Rust is compiled with overflow checks; the C with
+//! than a recording, in the wide and the long layout. The generated Rust is compiled with overflow checks; the C with
 //! `-std=c99 -pedantic -Wall -Wextra -Werror` and the undefined-behaviour sanitizer, by gcc and
 //! (where installed) clang.
 
@@ -54,9 +54,11 @@ struct Case {
     codegen_args: &'static [&'static str],
     window: usize,
     hop: usize,
+    /// The long layout's recording column; `None`: the wide layout.
+    recording: Option<&'static str>,
 }
 
-const CASES: [Case; 7] = [
+const CASES: [Case; 8] = [
     Case {
         train: "gunpoint_train.csv",
         test: "gunpoint_test.csv",
@@ -65,6 +67,7 @@ const CASES: [Case; 7] = [
         codegen_args: &["--window", "150"],
         window: 150,
         hop: 150,
+        recording: None,
     },
     Case {
         train: "gunpoint_train.csv",
@@ -74,6 +77,7 @@ const CASES: [Case; 7] = [
         codegen_args: &[],
         window: 40,
         hop: 10,
+        recording: None,
     },
     Case {
         train: "gunpoint_train.csv",
@@ -83,6 +87,7 @@ const CASES: [Case; 7] = [
         codegen_args: &["--hop", "4"],
         window: 10,
         hop: 4,
+        recording: None,
     },
     Case {
         train: "basicmotions_train.csv",
@@ -92,6 +97,7 @@ const CASES: [Case; 7] = [
         codegen_args: &["--window", "100", "--hop", "25"],
         window: 100,
         hop: 25,
+        recording: None,
     },
     Case {
         train: "basicmotions_train.csv",
@@ -101,6 +107,7 @@ const CASES: [Case; 7] = [
         codegen_args: &[],
         window: 30,
         hop: 7,
+        recording: None,
     },
     Case {
         train: "basicmotions_train.csv",
@@ -110,6 +117,7 @@ const CASES: [Case; 7] = [
         codegen_args: &[],
         window: 50,
         hop: 50,
+        recording: None,
     },
     Case {
         train: "gunpoint_train.csv",
@@ -119,6 +127,18 @@ const CASES: [Case; 7] = [
         codegen_args: &[],
         window: 64,
         hop: 16,
+        recording: None,
+    },
+    // The long layout: 12 channels, recordings of 7 to 29 frames classified whole when trained.
+    Case {
+        train: "japanese-vowels_train.csv",
+        test: "japanese-vowels_test.csv",
+        algo: "ptree",
+        train_args: &["--recording", "recording"],
+        codegen_args: &["--window", "7", "--hop", "2"],
+        window: 7,
+        hop: 2,
+        recording: Some("recording"),
     },
 ];
 
@@ -129,7 +149,11 @@ type Sequence = Vec<Vec<i16>>;
 fn test_sequences(file: &str, pipeline: &Pipeline) -> Vec<Sequence> {
     let options = LoadOptions { categorical: vec!["class".into()], ..LoadOptions::default() };
     let data = data::load(Path::new(&data_path(file)), &options).unwrap();
-    let recs = recordings::from_dataset(&data, &Layout::Wide).unwrap();
+    let layout = match &pipeline.recording {
+        Some(recording) => Layout::Long { recording: recording.clone() },
+        None => Layout::Wide,
+    };
+    let recs = recordings::from_dataset(&data, &layout).unwrap();
     let columns: Vec<usize> = pipeline
         .channels
         .iter()
@@ -288,7 +312,10 @@ fn generated_pipeline_agrees_with_predict_window() {
     for (m, case) in CASES.iter().enumerate() {
         let model_file = format!("m{m}.ltu");
         let train = data_path(case.train);
-        let mut args = vec!["train", &train, "--recordings", "--categorical", "class", "--algo", case.algo];
+        let mut args = vec!["train", &train, "--categorical", "class", "--algo", case.algo];
+        if case.recording.is_none() {
+            args.push("--recordings");
+        }
         args.extend(case.train_args);
         args.extend(["--no-estimate", "-o", &model_file]);
         ltu(d, &args);
@@ -309,6 +336,7 @@ fn generated_pipeline_agrees_with_predict_window() {
         let bytes = std::fs::read(d.join(&model_file)).unwrap();
         let model = ltu_runtime::Model::from_bytes(&bytes).unwrap();
         let pipeline = ModelSpec::from_model(&model).pipeline.expect("a pipeline model");
+        assert_eq!(pipeline.recording.as_deref(), case.recording, "case {m}: layout");
         let rust_src = std::fs::read_to_string(d.join(&rs)).unwrap();
         assert!(
             rust_src.contains(&format!("pub const WINDOW: usize = {};", case.window))

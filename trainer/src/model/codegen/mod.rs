@@ -16,6 +16,12 @@
 //! (accumulators are `i32` where `|b| + Σ|w|·max|f|` fits, else `i64`), and every array index is a
 //! constant below `N_INPUTS`, so the compiler checks it and no panic path remains.
 //!
+//! For a model trained on recordings, [`source_with`] given a [`Window`] (and [`source`] for a
+//! model whose pipeline fixes one) also emits the sensor pipeline: `classify_window` over one
+//! window of raw samples per channel and a streaming `Stream` (in C `ltu_classify_window`,
+//! `struct ltu_stream` and `ltu_push`), which return what `ltu_runtime::Model::predict_window`
+//! returns for the same window. The `pipeline` module documents what they compute and how.
+//!
 //! What the code does, per structure:
 //! - every feature is computed at most once per prediction, and only where it is needed: in the
 //!   leaf that reads it, or before the first list entry that reads it;
