@@ -328,12 +328,16 @@ impl Gen<'_> {
         let max = any(&[Stat::Max, Stat::PeakToPeak]);
         let crossings = plan.uses(Stat::Crossings, 1);
         let ordered = min || max || crossings;
+        // The stream's updates read the ring buffer at their segments' bounds.
+        let ring = ordered || plan.segments.iter().any(|s| s.needs.stream() != Needs::default());
         let h = &mut self.out;
         if c {
-            h.push_str(
-                "/* The slot of window position i (< 2 * LTU_WINDOW) in a ring buffer. */\n\
-                 static inline uint32_t ltu_ring(uint32_t i)\n{\n    return i >= LTU_WINDOW ? i - LTU_WINDOW : i;\n}\n\n",
-            );
+            if ring {
+                h.push_str(
+                    "/* The slot of window position i (< 2 * LTU_WINDOW) in a ring buffer. */\n\
+                     static inline uint32_t ltu_ring(uint32_t i)\n{\n    return i >= LTU_WINDOW ? i - LTU_WINDOW : i;\n}\n\n",
+                );
+            }
             if mean || slope {
                 h.push_str(
                     "/* floor(a / b) for b > 0 (C's / truncates toward zero). */\n\
@@ -640,6 +644,9 @@ impl Gen<'_> {
         };
         self.assign_inputs(plan, &place, "    ");
         if c {
+            if !assigns {
+                self.out.push_str("    (void)samples;\n");
+            }
             self.out.push_str("    return (int)ltu_predict(x);\n}\n\n");
         } else {
             if !assigns {

@@ -45,6 +45,7 @@ impl Gen<'_> {
              if v > max as i64 {\n        max\n    } else if v < -(max as i64) {\n        -max\n    } else {\n        v as i32\n    }\n}\n\n\
              /// One raw input as `i32`.\n\
              #[inline(always)]\n\
+             #[allow(dead_code)]\n\
              fn v<T: Into<i32>>(x: T) -> i32 {\n    x.into()\n}\n\n",
         );
     }
