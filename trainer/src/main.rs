@@ -117,8 +117,14 @@ enum Command {
     },
     /// Write a model as Rust or C source that predicts exactly what the runtime predicts, for
     /// firmware that compiles its model in (no loader, no model file, a fraction of the cost).
+    ///
+    /// For a model trained on recordings (`train --recordings`) the source also holds its sensor
+    /// pipeline for windows of a fixed length: `classify_window` (C: `ltu_classify_window`) over
+    /// one window of raw `i16` samples per channel, and `Stream` (C: `struct ltu_stream`,
+    /// `ltu_push`) that takes one frame at a time and classifies every hop frames, both equal to
+    /// the runtime's `Model::predict_window`.
     #[command(
-        after_help = "Examples:\n  ltu codegen iris.ltu -o src/model.rs          # then `mod model;` and model::predict(&inputs)\n  ltu codegen iris.ltu --lang c -o model.c      # int32_t ltu_predict(const int32_t *x)"
+        after_help = "Examples:\n  ltu codegen iris.ltu -o src/model.rs          # then `mod model;` and model::predict(&inputs)\n  ltu codegen iris.ltu --lang c -o model.c      # int32_t ltu_predict(const int32_t *x)\n  ltu codegen gunpoint.ltu --window 150 -o src/model.rs   # also classify_window(&samples), Stream::push(&frame)"
     )]
     Codegen {
         /// Model file.
@@ -130,6 +136,14 @@ enum Command {
         /// standard output (the default; the report then goes to standard error).
         #[arg(short, long, value_name = "PATH", default_value = "-")]
         output: PathBuf,
+        /// Samples per window of the generated pipeline, for a model whose pipeline reads whole
+        /// recordings (trained without --window); a model trained with --window has its own.
+        #[arg(long, value_name = "N")]
+        window: Option<u16>,
+        /// Frames from one window the generated stream classifies to the next (default: the
+        /// model's hop, or the window).
+        #[arg(long, value_name = "N")]
+        hop: Option<u16>,
     },
     /// Show a model's structure, size and worst-case cost.
     #[command(after_help = "Example:\n  ltu inspect iris.ltu --dot > iris.dot")]
@@ -262,12 +276,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             clap_complete::generate(shell, &mut Cli::command(), "ltu", &mut script);
             emit(&String::from_utf8(script)?)
         }
-        Command::Codegen { model, lang, output } => {
+        Command::Codegen { model, lang, output, window, hop } => {
             let lang = match lang {
                 LangArg::Rust => ltu::model::codegen::Lang::Rust,
                 LangArg::C => ltu::model::codegen::Lang::C,
             };
-            let report = commands::codegen(&model, lang, &output)?;
+            let report = commands::codegen(&model, lang, &output, window, hop)?;
             if output.as_os_str() == "-" {
                 // The source went to stdout; the report must not corrupt it.
                 warn(&report.warnings);

@@ -1195,6 +1195,7 @@ fn codegen_writes_rust_and_c_source() {
     assert!(ltu_runtime::Model::from_bytes(&std::fs::read(d.join("m.ltu")).unwrap()).is_ok(), "model intact");
     write(d, "junk.ltu", b"not a model");
     fails(d, &["codegen", "junk.ltu"], "not a valid ltu model");
+    fails(d, &["codegen", "m.ltu", "--window", "10"], "this one has no pipeline");
 }
 
 /// `ltu train --json` carries the learner's own report: what pruning, boosting or list building

@@ -90,7 +90,25 @@ fn wide_layout_train_eval_inspect_predict() {
     let c = ltu(d, &["codegen", "gp.ltu", "--lang", "c", "-o", "gp.c"]);
     assert!(c.status.success());
     let err = String::from_utf8_lossy(&c.stderr);
-    assert!(err.contains("warning: the model computes its inputs from raw samples"), "{err}");
+    assert!(
+        err.contains("warning: the model computes its inputs from raw samples")
+            && err.contains("give --window N"),
+        "{err}"
+    );
+    // With a window the pipeline is compiled in, and nothing is left to warn about.
+    let c = ltu(d, &["codegen", "gp.ltu", "--lang", "c", "--window", "150", "--hop", "50", "-o", "gp_w.c"]);
+    assert!(c.status.success() && !String::from_utf8_lossy(&c.stderr).contains("warning"));
+    let source = std::fs::read_to_string(d.join("gp_w.c")).unwrap();
+    for needle in
+        ["#define LTU_WINDOW 150", "#define LTU_HOP 50", "int ltu_classify_window(", "int ltu_push("]
+    {
+        assert!(source.contains(needle), "{needle}");
+    }
+    let report = json(d, &["codegen", "gp.ltu", "--window", "150", "-o", "gp.rs", "--json"]);
+    assert!(report["entry_point"].as_str().unwrap().contains("classify_window"), "{report}");
+    fails(d, &["codegen", "gp.ltu", "--hop", "5"], "--hop needs --window");
+    fails(d, &["codegen", "gp.ltu", "--window", "150", "--hop", "151"], "the hop must be 1 to");
+    fails(d, &["codegen", "gp.ltu", "--window", "5000"], "a window must hold 1 to 4096 samples");
 }
 
 /// The long layout (Japanese vowels: 12 channels, recordings of 7 to 29 frames), the
@@ -141,6 +159,11 @@ fn windows_hops_features_and_cv_by_recording() {
     let i = json(d, &["inspect", "w.ltu", "--json"]);
     assert_eq!(i["pipeline"]["inputs"].as_array().unwrap().len(), 6);
     assert_eq!(i["pipeline"]["inputs"][3], "x_mean_s3of4");
+    // Its generated pipeline reads windows of its own length; another would change its inputs.
+    fails(d, &["codegen", "w.ltu", "--window", "40"], "trained on windows of 50 samples");
+    let c = ltu(d, &["codegen", "w.ltu", "--lang", "c", "--window", "50", "-o", "w.c"]);
+    assert!(c.status.success() && !String::from_utf8_lossy(&c.stderr).contains("warning"));
+    assert!(std::fs::read_to_string(d.join("w.c")).unwrap().contains("#define LTU_HOP 25"));
     // The budget counts the pipeline's table.
     let b = json(
         d,

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 
 use super::load::LoadedModel;
@@ -21,7 +21,7 @@ pub struct CodegenReport {
     /// Bytes of source.
     pub source_bytes: usize,
     /// The generated entry point.
-    pub entry_point: &'static str,
+    pub entry_point: String,
     /// Decisions the user may not expect (also printed on standard error).
     pub warnings: Vec<String>,
 }
@@ -37,46 +37,96 @@ impl fmt::Display for CodegenReport {
 }
 
 /// `ltu codegen`: the model as Rust or C source that predicts exactly what the runtime predicts
-/// (see [`ltu::model::codegen`]).
+/// (see [`ltu::model::codegen`]); for a model with a pipeline and a fixed window (its own, or
+/// `window`), the pipeline too, classifying every `hop` frames (default: the model's hop, or the
+/// window).
 ///
 /// # Errors
-/// Unreadable or invalid model, or an output path that may not be written (see [`Output`]).
-pub fn codegen(model_path: &Path, lang: ltu::model::codegen::Lang, output: &Path) -> Result<CodegenReport> {
+/// Unreadable or invalid model, an output path that may not be written (see [`Output`]), or
+/// `window`/`hop` that do not apply: given for a model without a pipeline, a `window` other than
+/// the model's own, a `hop` without a window, or values out of range.
+pub fn codegen(
+    model_path: &Path,
+    lang: ltu::model::codegen::Lang,
+    output: &Path,
+    window: Option<u16>,
+    hop: Option<u16>,
+) -> Result<CodegenReport> {
     let out = Output::resolve(output, &[model_path])?;
     let loaded = LoadedModel::open(model_path)?;
     let about = model_path
         .file_name()
         .map_or_else(|| model_path.display().to_string(), |n| n.to_string_lossy().into_owned());
     let spec = loaded.spec();
-    let source = ltu::model::codegen::source(&spec, &about, lang);
-    // The generated code evaluates the model, not its pipeline: say what it expects instead.
-    let warnings = spec
-        .pipeline
-        .iter()
-        .map(|p| {
+    let fixed = match &spec.pipeline {
+        None if window.is_some() || hop.is_some() => {
+            bail!("--window and --hop apply to a model trained on recordings, and this one has no pipeline")
+        }
+        None => None,
+        Some(p) => pipeline_window(p, window, hop)?,
+    };
+    let source = ltu::model::codegen::source_with(&spec, &about, lang, fixed);
+    // Without a fixed window the generated code evaluates the model, not its pipeline: say what
+    // it expects instead.
+    let warnings = match (&spec.pipeline, fixed) {
+        (Some(p), None) => {
             let names: Vec<String> =
                 p.features.iter().map(|f| ltu::data::recordings::feature_name(p, f)).collect();
-            format!(
-                "the model computes its inputs from raw samples, but the generated code takes the window \
-                 statistics themselves, in this order: {}; compute them with ltu_runtime::window \
-                 (WindowFeature::compute) or load the model with ltu_runtime and call predict_window",
+            vec![format!(
+                "the model computes its inputs from raw samples of whole recordings, so the generated code \
+                 takes the window statistics themselves, in this order: {}; give --window N to compile the \
+                 pipeline in for windows of N samples, or load the model with ltu_runtime and call \
+                 predict_window",
                 names.join(", ")
-            )
-        })
-        .collect();
-    out.write(source.as_bytes())?;
-    let (lang, entry_point) = match lang {
-        ltu::model::codegen::Lang::Rust => {
-            ("rust", "pub fn predict<T: Copy + Into<i32>>(x: &[T; N_INPUTS]) -> usize")
+            )]
         }
-        ltu::model::codegen::Lang::C => ("c", "int32_t ltu_predict(const int32_t *x)"),
+        _ => Vec::new(),
     };
+    out.write(source.as_bytes())?;
+    let rust = ltu::model::codegen::Lang::Rust;
+    let mut entry_point = match lang {
+        ltu::model::codegen::Lang::Rust => {
+            "pub fn predict<T: Copy + Into<i32>>(x: &[T; N_INPUTS]) -> usize".to_string()
+        }
+        ltu::model::codegen::Lang::C => "int32_t ltu_predict(const int32_t *x)".to_string(),
+    };
+    if fixed.is_some() {
+        entry_point.push_str(if lang == rust {
+            "; pub fn classify_window(samples: &[[i16; WINDOW]; N_CHANNELS]) -> usize; \
+             Stream::push(&mut self, frame: &[i16; N_CHANNELS]) -> Option<usize>"
+        } else {
+            "; int ltu_classify_window(const int16_t samples[LTU_N_CHANNELS][LTU_WINDOW]); \
+             int ltu_push(struct ltu_stream *s, const int16_t frame[LTU_N_CHANNELS])"
+        });
+    }
     Ok(CodegenReport {
         model: model_path.display().to_string(),
-        lang,
+        lang: if lang == rust { "rust" } else { "c" },
         output: out.describe(),
         source_bytes: source.len(),
         entry_point,
         warnings,
     })
+}
+
+/// The window the generated pipeline reads: the pipeline's own (a `window` must agree with it),
+/// else `window`; `None` for whole recordings without `window`.
+fn pipeline_window(
+    p: &ltu::model::Pipeline,
+    window: Option<u16>,
+    hop: Option<u16>,
+) -> Result<Option<ltu::model::codegen::Window>> {
+    let len = match (p.window, window) {
+        (0, None) if hop.is_some() => {
+            bail!("--hop needs --window: the model's pipeline reads whole recordings")
+        }
+        (0, None) => return Ok(None),
+        (0, Some(w)) => w,
+        (own, Some(w)) if w != own => {
+            bail!("the model was trained on windows of {own} samples; --window {w} would change its inputs")
+        }
+        (own, _) => own,
+    };
+    let hop = hop.unwrap_or(if p.window == 0 { len } else { p.hop });
+    ltu::model::codegen::Window::new(usize::from(len), usize::from(hop)).map(Some).map_err(|e| anyhow!("{e}"))
 }

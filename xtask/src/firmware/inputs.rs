@@ -45,7 +45,7 @@ impl Inputs {
         let windows = test_windows(root, &loaded)?;
         let expected = host_predictions(&loaded, &windows)?;
         let rows = windows.iter().map(|w| model_inputs(&loaded, w)).collect::<Result<Vec<_>>>()?;
-        let recordings = windows.iter().flat_map(|w| frames_le(w)).collect();
+        let recordings = windows.iter().flat_map(frames_le).collect();
         Ok(Inputs { model, recordings, expected, rows: rows_rs(&rows).into_bytes() })
     }
 

@@ -16,6 +16,12 @@
 //! (accumulators are `i32` where `|b| + Σ|w|·max|f|` fits, else `i64`), and every array index is a
 //! constant below `N_INPUTS`, so the compiler checks it and no panic path remains.
 //!
+//! For a model trained on recordings, [`source_with`] given a [`Window`] (and [`source`] for a
+//! model whose pipeline fixes one) also emits the sensor pipeline: `classify_window` over one
+//! window of raw samples per channel and a streaming `Stream` (in C `ltu_classify_window`,
+//! `struct ltu_stream` and `ltu_push`), which return what `ltu_runtime::Model::predict_window`
+//! returns for the same window. The `pipeline` module documents what they compute and how.
+//!
 //! What the code does, per structure:
 //! - every feature is computed at most once per prediction, and only where it is needed: in the
 //!   leaf that reads it, or before the first list entry that reads it;
@@ -31,7 +37,10 @@ use crate::model::{Feature, LiteralOp, ModelSpec, Node, Structure, Unit};
 use c::Clamped;
 
 mod c;
+mod pipeline;
 mod rust;
+
+pub use pipeline::{inputs_read, Window};
 
 /// The language of the generated source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,9 +66,20 @@ pub fn c_source(spec: &ModelSpec, about: &str) -> String {
     source(spec, about, Lang::C)
 }
 
-/// The model as source in `lang`.
+/// The model as source in `lang`, with its sensor pipeline when the model has one with a fixed
+/// window ([`Window::of_pipeline`]).
 pub fn source(spec: &ModelSpec, about: &str, lang: Lang) -> String {
-    let mut g = Gen { spec, lang, out: String::new(), helpers: String::new(), n_helpers: 0 };
+    let window = spec.pipeline.as_ref().and_then(Window::of_pipeline);
+    source_with(spec, about, lang, window)
+}
+
+/// The model as source in `lang`; for a model with a pipeline and a `window`, followed by the
+/// pipeline for windows of that length (see the `pipeline` section of the generated code:
+/// `classify_window` and `Stream`, in C `ltu_classify_window`, `struct ltu_stream`,
+/// `ltu_stream_init` and `ltu_push`). `window` is not read for a model without a pipeline.
+pub fn source_with(spec: &ModelSpec, about: &str, lang: Lang, window: Option<Window>) -> String {
+    let window = window.filter(|_| spec.pipeline.is_some());
+    let mut g = Gen { spec, lang, window, out: String::new(), helpers: String::new(), n_helpers: 0 };
     match &spec.structure {
         Structure::Linear(u) => {
             g.open_predict();
@@ -126,16 +146,24 @@ pub fn source(spec: &ModelSpec, about: &str, lang: Lang) -> String {
             }
         }
     }
+    if let Some(window) = window {
+        g.pipeline(window);
+    }
     let code = std::mem::take(&mut g.out);
     g.header(about);
     g.out.push_str(&g.helpers.clone());
     g.out.push_str(&code);
+    if lang == Lang::C {
+        g.out.push_str("\n#endif /* LTU_DECLARATIONS_ONLY */\n");
+    }
     g.out
 }
 
 struct Gen<'a> {
     spec: &'a ModelSpec,
     lang: Lang,
+    /// The window of the pipeline to emit, if any.
+    window: Option<Window>,
     out: String,
     /// C only: one function per categorical group of a unit row (the `match` of the Rust code).
     helpers: String,
