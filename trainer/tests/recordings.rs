@@ -249,3 +249,44 @@ fn budget_counts_extraction() {
     let macs = t["max_macs"].as_u64().unwrap() + t["extraction"]["macs"].as_u64().unwrap();
     assert!(macs <= budget, "{macs} multiply-accumulates with extraction: {t}");
 }
+
+/// `predict` reads recordings without a class column (the last column holds samples); `eval`
+/// needs one, and scores a file of a single class.
+#[test]
+fn unlabelled_and_single_class_recordings() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let train = data("gunpoint_train.csv");
+    json(
+        d,
+        &[
+            "train",
+            &train,
+            "--recordings",
+            "--algo",
+            "fringe",
+            "--categorical",
+            "class",
+            "-o",
+            "gp.ltu",
+            "--json",
+        ],
+    );
+    let text = std::fs::read_to_string(data("gunpoint_test.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let drop_class = |l: &&str| l.rsplit_once(',').unwrap().0.to_string();
+    let unlabelled: Vec<String> = lines[..4].iter().map(drop_class).collect();
+    let unlabelled = write(d, "unlabelled.csv", &(unlabelled.join("\n") + "\n"));
+    let p = ltu(d, &["predict", "gp.ltu", unlabelled.to_str().unwrap()]);
+    assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
+    let out = String::from_utf8_lossy(&p.stdout);
+    assert_eq!(out.lines().count(), 4, "a header and 3 windows: {out}");
+    fails(d, &["eval", "gp.ltu", unlabelled.to_str().unwrap()], "no class column to score against");
+    let first_class = lines[1].rsplit_once(',').unwrap().1;
+    let one: Vec<&str> = std::iter::once(lines[0])
+        .chain(lines[1..].iter().copied().filter(|l| l.ends_with(&format!(",{first_class}"))))
+        .collect();
+    let one = write(d, "one.csv", &(one.join("\n") + "\n"));
+    let e = json(d, &["eval", "gp.ltu", one.to_str().unwrap(), "--json"]);
+    assert!(e["n"].as_u64().unwrap() > 10 && e["accuracy"].as_f64().unwrap() > 0.5, "{e}");
+}

@@ -153,7 +153,8 @@ fn eval_recordings(
     data_path: &Path,
     args: &ReadArgs,
 ) -> Result<EvalReport> {
-    let (data, windows, mut warnings) = super::recordings::for_model(data_path, args.options(), pipeline)?;
+    let (data, windows, mut warnings) =
+        super::recordings::for_model(data_path, args.options(), pipeline, true)?;
     let model = loaded.model();
     let predictions = super::recordings::predict_windows(&model, &windows, data.n_rows())?;
     let classes = loaded.schema()?.classes;
@@ -330,7 +331,8 @@ pub fn predict(model_path: &Path, data_path: &Path, args: &PredictArgs) -> Resul
             if args.id.is_some() {
                 bail!("--id applies to tables of features: a model with a pipeline names each window by its recording and first sample");
             }
-            let (data, windows, w) = super::recordings::for_model(data_path, args.data.options(), &pipeline)?;
+            let (data, windows, w) =
+                super::recordings::for_model(data_path, args.data.options(), &pipeline, false)?;
             warnings.extend(w);
             // The window statistics, as the runtime computes them from the samples.
             let raw: Vec<Vec<i32>> =

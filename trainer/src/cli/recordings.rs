@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{bail, Result};
 
 use ltu::data::recordings::{self, Family, Layout, PipelineOptions, Recordings};
-use ltu::data::{self, split, Dataset, LoadOptions};
+use ltu::data::{self, split, Dataset, Labels, LoadOptions};
 use ltu::model::Pipeline;
 
 use super::args::RecordingArgs;
@@ -113,16 +113,33 @@ pub(crate) fn for_training(
 }
 
 /// Reads recordings from `path` through a model's pipeline: the channels by name, the layout the
-/// model was trained on; with warnings.
+/// model was trained on; with warnings. With `labelled`, the file must have a class column
+/// (`eval`), which may hold a single class; otherwise (`predict`) a file whose last column holds
+/// samples has none, and every window gets class 0 of one unnamed class.
 ///
 /// # Errors
-/// The file cannot be read as recordings, lacks a channel of the pipeline, or the model has no
-/// channel names.
+/// The file cannot be read as recordings, lacks a channel of the pipeline or (`labelled`) a
+/// class column, or the model has no channel names.
 pub(crate) fn for_model(
     path: &Path,
     options: LoadOptions,
     pipeline: &Pipeline,
+    labelled: bool,
 ) -> Result<(Dataset, Windows, Vec<String>)> {
+    let unlabelled = LoadOptions { labels: Labels::Absent, ..options.clone() };
+    let last_holds_samples = options.target.is_none() && {
+        let (all, _) = data::load_with_warnings(path, &unlabelled)?;
+        all.schema.attributes.last().is_some_and(|a| recordings::holds_samples(&a.name, pipeline))
+    };
+    let options = match (last_holds_samples, labelled) {
+        (true, true) => bail!(
+            "{}: no class column to score against (the last column holds samples); eval needs the \
+             recordings' classes, predict does not",
+            path.display()
+        ),
+        (true, false) => unlabelled,
+        (false, _) => LoadOptions { labels: Labels::Evaluation, ..options },
+    };
     let (data, mut warnings) = data::load_with_warnings(path, &options)?;
     let recordings = recordings::from_dataset(&data, &recordings::layout_of(pipeline))?;
     let columns = recordings::channel_columns(&recordings, pipeline)?;

@@ -389,7 +389,7 @@ fn test_recordings_estimate(
     learn: &LearnArgs,
     warnings: &mut Vec<String>,
 ) -> Result<Estimate> {
-    let (test_data, windows, w) = recordings::for_model(test, learn.data.read.options(), pipeline)?;
+    let (test_data, windows, w) = recordings::for_model(test, learn.data.read.options(), pipeline, true)?;
     warnings.extend(w);
     let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
     let predictions = recordings::predict_windows(&model, &windows, test_data.n_rows())?;

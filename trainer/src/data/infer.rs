@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::text::{look, Cell, Declared, Look, RawTable};
 use super::{
     column_index, count_missing_words, first_index, missing_class, read_number, target_column, AttrKind,
-    Attribute, DataError, Dataset, LoadOptions, Schema, Vocabulary, MAX_INTEGER_CODED_CLASSES,
+    Attribute, DataError, Dataset, Labels, LoadOptions, Schema, Vocabulary, MAX_INTEGER_CODED_CLASSES,
 };
 
 /// Reads `table` (from `source`) into a dataset as `opts` says, inferring the attribute types,
@@ -29,14 +29,20 @@ pub(super) fn build(
         let kind = column.read(columns.read_as(table, c), &mut x, warnings)?;
         attributes.push(Attribute { name: table.columns[c].name.clone(), kind });
     }
-    let (classes, y) =
-        read_classes(source, table, columns.target, columns.as_categorical[columns.target], warnings)?;
+    let (classes, y) = match columns.target {
+        Some(target) => {
+            let single_ok = opts.labels == Labels::Evaluation;
+            read_classes(source, table, target, columns.as_categorical[target], single_ok, warnings)?
+        }
+        None => (vec![String::new()], vec![0; n_rows]),
+    };
     Ok(Dataset { schema: Schema { attributes, classes }, x, y, source: source.to_string() })
 }
 
 /// The columns `opts` chooses: the target, the attributes, and the type overrides.
 struct Columns {
-    target: usize,
+    /// The class column; `None` with [`Labels::Absent`].
+    target: Option<usize>,
     /// Attribute columns, in file order.
     attributes: Vec<usize>,
     as_numeric: Vec<bool>,
@@ -69,8 +75,19 @@ impl Columns {
 /// against the header, refusing unknown names, contradictions, and a table left with no
 /// attribute.
 fn choose_columns(source: &str, table: &RawTable<'_>, opts: &LoadOptions) -> Result<Columns, DataError> {
-    let target = target_column(source, table, opts)?;
     let n_cols = table.columns.len();
+    // Without a class column, `target` is one past the last column: no column is it.
+    let target = match opts.labels {
+        Labels::Absent if opts.target.is_some() => {
+            return Err(DataError::ConflictingOptions {
+                path: source.to_string(),
+                name: opts.target.clone().unwrap_or_default(),
+                reason: "is named as the class column of a file read without one",
+            });
+        }
+        Labels::Absent => n_cols,
+        Labels::Training | Labels::Evaluation => target_column(source, table, opts)?,
+    };
     let mut ignored = vec![false; n_cols];
     for name in &opts.ignore {
         ignored[column_index(source, table, "--ignore", name)?] = true;
@@ -99,10 +116,10 @@ fn choose_columns(source: &str, table: &RawTable<'_>, opts: &LoadOptions) -> Res
         name: table.columns[c].name.clone(),
         reason,
     };
-    if ignored[target] {
+    if ignored.get(target) == Some(&true) {
         return Err(conflict(target, "is the target (class) column and is also in --ignore"));
     }
-    if as_numeric[target] {
+    if as_numeric.get(target) == Some(&true) {
         return Err(conflict(
             target,
             "is the target (class) column, which is always categorical, but is in --numeric",
@@ -125,7 +142,7 @@ fn choose_columns(source: &str, table: &RawTable<'_>, opts: &LoadOptions) -> Res
             columns: n_cols,
         });
     }
-    Ok(Columns { target, attributes, as_numeric, as_categorical })
+    Ok(Columns { target: (target < n_cols).then_some(target), attributes, as_numeric, as_categorical })
 }
 
 /// One attribute column being read: file column `c` into column `j` of the row-major `x`.
@@ -231,14 +248,15 @@ impl<'t, 'a> Column<'_, 't, 'a> {
 
 /// Reads the class column `target`: the class names (ARFF nominal ones first, in declared
 /// order, then in order of first appearance) and each row's class index. A missing label, a
-/// single class, or a column of numbers that is not named categorical (or declared) is an
-/// error; integer codes (up to [`MAX_INTEGER_CODED_CLASSES`]) are read as labels with a
+/// single class (unless `single_ok`), or a column of numbers that is not named categorical (or
+/// declared) is an error; integer codes (up to [`MAX_INTEGER_CODED_CLASSES`]) are read as labels with a
 /// warning.
 fn read_classes(
     source: &str,
     table: &RawTable<'_>,
     target: usize,
     named_categorical: bool,
+    single_ok: bool,
     warnings: &mut Vec<String>,
 ) -> Result<(Vec<String>, Vec<usize>), DataError> {
     let target_col = &table.columns[target];
@@ -269,7 +287,8 @@ fn read_classes(
     if !named_categorical && !declared_classes {
         check_numeric_classes(source, table, target, &classes, warnings)?;
     }
-    if let [only] = present[..] {
+    if let ([only], false) = (&present[..], single_ok) {
+        let only = *only;
         return Err(DataError::SingleClass {
             path: source.to_string(),
             name: target_col.name.clone(),

@@ -343,6 +343,22 @@ pub struct LoadOptions {
     /// Columns to read as categories even if every value is a number (for
     /// numeric codes such as monks' `a1..a6`).
     pub categorical: Vec<String>,
+    /// What [`load`] expects of the class column.
+    pub labels: Labels,
+}
+
+/// What [`load`] expects of the class column ([`LoadOptions::labels`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Labels {
+    /// Training data: a class column with at least two classes.
+    #[default]
+    Training,
+    /// Evaluation data: a class column, which may hold a single class.
+    Evaluation,
+    /// No class column: every column (but `ignore`d ones) is an attribute, and every row gets
+    /// class 0 of one class named `""`. For predicting on unlabelled files; `target` must not be
+    /// given.
+    Absent,
 }
 
 /// What [`load_with_schema`] had to do to fit a file onto a schema. None of

@@ -435,6 +435,17 @@ pub fn layout_of(pipeline: &Pipeline) -> Layout {
     }
 }
 
+/// Whether the column `name` holds samples of one of the pipeline's channels in its layout (a
+/// wide `<channel>_t<i>` or `t<i>` column, or a long layout's channel column): so a file whose
+/// last column is one has no class column.
+pub fn holds_samples(name: &str, pipeline: &Pipeline) -> bool {
+    let is_channel = |c: &str| pipeline.channels.iter().any(|ch| ch.name == c);
+    match pipeline.recording {
+        Some(_) => is_channel(name),
+        None => sample_column(name).is_some_and(|(channel, _)| is_channel(&channel)),
+    }
+}
+
 /// The channel of `recordings` that each pipeline channel reads, matched by name; extra channels
 /// in the file are not read.
 ///
@@ -536,6 +547,23 @@ mod tests {
             y: rows.iter().map(|(_, y)| *y).collect(),
             source: "rec.csv".into(),
         }
+    }
+
+    #[test]
+    fn sample_columns_of_a_pipeline() {
+        let channel = |name: &str| crate::model::Channel { name: name.into(), scale_exp: 0 };
+        let mut p = Pipeline {
+            channels: vec![channel("x")],
+            window: 0,
+            hop: 0,
+            features: Vec::new(),
+            recording: None,
+        };
+        assert!(holds_samples("t149", &p) && !holds_samples("class", &p) && !holds_samples("y_t3", &p));
+        p.channels = vec![channel("accel"), channel("gyro")];
+        assert!(holds_samples("gyro_t0", &p) && !holds_samples("t0", &p));
+        p.recording = Some("recording".into());
+        assert!(holds_samples("gyro", &p) && !holds_samples("gyro_t0", &p) && !holds_samples("label", &p));
     }
 
     #[test]
