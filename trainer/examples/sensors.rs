@@ -21,9 +21,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ltu::data::recordings::{self, Layout, PipelineOptions, Recordings};
-use ltu::data::{self, encode, Dataset, LoadOptions};
+use ltu::data::{self, Dataset, LoadOptions};
 use ltu::learn::{self, Algo, Context, Options};
-use ltu::model::{Feature, Host, ModelSpec, Node, Pipeline, Structure};
+use ltu::model::{Feature, ModelSpec, Node, Pipeline, Structure};
 
 /// A learner that has not finished training after this many seconds on a set is stopped.
 const CAP_SECONDS: u64 = 120;
@@ -66,6 +66,8 @@ struct Run {
     inputs_used: usize,
     /// Mean distinct inputs the runtime computed per test window.
     inputs_computed: f64,
+    /// Cortex-M3 instructions of computing the kept statistics per window (the cost model).
+    extraction: f64,
     train_accuracy: f64,
     train_seconds: f64,
 }
@@ -108,14 +110,15 @@ fn run_one(set: &str, layout: &Layout, algo: Algo) -> Run {
     };
     let columns: Vec<usize> = (0..train.channels.len()).collect();
     let (windows, _) = recordings::windows_dataset(&train, &pipeline, &columns).expect("windows");
-    let ctx = Context::new(&windows, 0, None);
+    // As `ltu train --recordings`: the model keeps the statistics it reads, in its pipeline.
+    let mut ctx = Context::new(&windows, 0, None);
+    ctx.pipeline = Some(pipeline.clone());
+    ctx.window_len = train.recordings.iter().map(|r| r.len()).max().unwrap_or(0);
     let start = Instant::now();
-    let mut trained = learn::train(algo, &ctx, &Options::default(), true).expect("train");
+    let trained = learn::train(algo, &ctx, &Options::default(), true).expect("train");
     let train_seconds = start.elapsed().as_secs_f64();
-    trained.spec.pipeline = Some(pipeline.clone());
-    let bytes = trained.spec.to_bytes().expect("encode");
-    let device_bytes = trained.spec.to_bytes_with(&Host { strip: true, meta: None }).expect("encode").len();
-    let model = ltu_runtime::Model::from_bytes(&bytes).expect("the runtime loads the model");
+    let kept = trained.spec.pipeline.clone().expect("the model carries its pipeline");
+    let model = ltu_runtime::Model::from_bytes(&trained.bytes).expect("the runtime loads the model");
     let classes = trained.spec.names.as_ref().expect("names").classes.clone();
 
     // The test recordings through the runtime, channels and classes matched by name.
@@ -127,7 +130,7 @@ fn run_one(set: &str, layout: &Layout, algo: Algo) -> Run {
         .collect();
     // The trainer's own prediction of each test window, to check the device against.
     let (test_windows, _) = recordings::windows_dataset(&test, &pipeline, &test_columns).expect("windows");
-    let raw = encode::raw_rows(&trained.spec.inputs, &test_windows);
+    let raw = trained.rows(&test_windows);
     let (mut correct, mut n, mut computed) = (0usize, 0usize, 0usize);
     for recording in &test.recordings {
         let samples = recordings::samples(recording, &pipeline, &test_columns);
@@ -139,7 +142,7 @@ fn run_one(set: &str, layout: &Layout, algo: Algo) -> Run {
             let again = model
                 .predict_with(|i| {
                     read.insert(i);
-                    let f = pipeline.features.get(i)?;
+                    let f = kept.features.get(i)?;
                     f.compute(slices[usize::from(f.channel)]).ok()
                 })
                 .expect("predict_with");
@@ -152,7 +155,8 @@ fn run_one(set: &str, layout: &Layout, algo: Algo) -> Run {
     }
     Run {
         accuracy: correct as f64 / n as f64,
-        device_bytes,
+        device_bytes: trained.device_bytes,
+        extraction: trained.extraction.map_or(0.0, |e| e.instructions as f64),
         inputs_used: inputs_used(&trained.spec),
         inputs_computed: computed as f64 / n as f64,
         train_accuracy: trained.train_accuracy,
@@ -218,6 +222,7 @@ fn run_child(set: &str, algo: Algo) -> Result<Run, String> {
                 inputs_computed: f[3],
                 train_accuracy: f[4],
                 train_seconds: f[5],
+                extraction: f[6],
             });
         }
         if start.elapsed() > Duration::from_secs(CAP_SECONDS) {
@@ -240,8 +245,14 @@ fn main() {
         let algo: Algo = args[3].parse().expect("algo");
         let r = run_one(&args[2], &layout, algo);
         println!(
-            "RESULT\t{}\t{}\t{}\t{}\t{}\t{}",
-            r.accuracy, r.device_bytes, r.inputs_used, r.inputs_computed, r.train_accuracy, r.train_seconds
+            "RESULT\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            r.accuracy,
+            r.device_bytes,
+            r.inputs_used,
+            r.inputs_computed,
+            r.train_accuracy,
+            r.train_seconds,
+            r.extraction
         );
         return;
     }
@@ -294,7 +305,7 @@ fn main() {
                     );
                     cells.push(pct(r.accuracy));
                     detail.push(format!(
-                        "| {set} | {} | {} | {} | {} | {} of {} | {:.1} | {:.1} |",
+                        "| {set} | {} | {} | {} | {} | {} of {} | {:.1} | {:.0} | {:.1} |",
                         algo.name(),
                         pct(r.accuracy),
                         pct(r.train_accuracy),
@@ -302,6 +313,7 @@ fn main() {
                         r.inputs_used,
                         pipeline.features.len(),
                         r.inputs_computed,
+                        r.extraction,
                         r.train_seconds
                     ));
                 }
@@ -309,7 +321,7 @@ fn main() {
                     println!("  {:8} {why} (wall {wall:.1} s)", algo.name());
                     cells.push("no result".to_string());
                     notes.push(format!("{} on {set}: {why}.", algo.name()));
-                    detail.push(format!("| {set} | {} | {why} | | | | | |", algo.name()));
+                    detail.push(format!("| {set} | {} | {why} | | | | | | |", algo.name()));
                 }
             }
         }
@@ -348,12 +360,14 @@ fn main() {
          pipeline, no host block: `--strip`), the inputs the model refers to (a non-zero weight or a \
          tree test) of the pipeline's inputs, the mean number of inputs the runtime computed per \
          test window (it computes an input when the evaluation path reads it; a unit stored dense \
-         reads all of its standard features), and training time in seconds.\n\n",
+         reads all of its standard features), what computing the statistics the model keeps costs \
+         per window by `ltu train`'s Cortex-M3 cost model (`ltu::model::stat_work`; the firmware \
+         example measures one model on QEMU), and training time in seconds.\n\n",
     );
     table.push_str(
-        "| set | learner | test % | train % | device bytes | inputs used | computed / window | train s |\n",
+        "| set | learner | test % | train % | device bytes | inputs used | computed / window | extraction, M3 instructions / window | train s |\n",
     );
-    table.push_str("|---|---|---|---|---|---|---|---|\n");
+    table.push_str("|---|---|---|---|---|---|---|---|---|\n");
     for row in &detail {
         table.push_str(row);
         table.push('\n');
