@@ -137,6 +137,14 @@ pub fn render(
     let w = &mut r;
     header(w, &res, peers, run)?;
     method(w, &res, peers, run)?;
+    if !series.series.is_empty() {
+        writeln!(
+            w,
+            "The sensor-recording sets are trained and tested on their archive split, against their own \
+             peers: [their section](#sensor-recordings-archive-test-splits)."
+        )?;
+        writeln!(w)?;
+    }
     let mut goal_lines = Vec::new();
     if !prepared.is_empty() {
         summary_section(w, &res)?;

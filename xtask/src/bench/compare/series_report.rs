@@ -61,7 +61,7 @@ pub fn section(w: &mut String, res: &SeriesResults) -> Result<Vec<String>> {
     writeln!(w)?;
     writeln!(
         w,
-        "The four time-series sets of [SENSORS.md](SENSORS.md), on the archive's own split: trained on the \
+        "The time-series sets of [SENSORS.md](SENSORS.md), on the archive's own split: trained on the \
          training recordings, scored on the test recordings. ltu: every learner trained as `ltu train FILE \
          --recordings` trains it, through the library (`ltu::data::recordings`): the default pipeline (the whole \
          recording one window; every statistic of the whole window, and the mean, spread, energy, minimum and \
@@ -81,8 +81,8 @@ pub fn section(w: &mut String, res: &SeriesResults) -> Result<Vec<String>> {
         w,
         "Peers, measured in the same run by `bench/series_peers.py` (called by `bench/peers.py`, same venv, one \
          thread) on the same recordings, each with scikit-learn's defaults except what is named: {}. Raw samples \
-         are every channel's samples one after the other, each recording cut to the shortest one's length \
-         (japanese-vowels: 7 frames). The k-segment statistics are the mean, the population standard \
+         are every channel's samples one after the other, each recording cut to the length of the set's \
+         shortest recording (train or test; below, per set). The k-segment statistics are the mean, the population standard \
          deviation, the mean square, the minimum and the maximum of each of k equal segments of each channel \
          (`numpy.array_split`'s segments; in a recording shorter than k, the empty last segments repeat its last \
          sample). Microcontroller-sized, for the goals: {}.",
@@ -288,10 +288,12 @@ fn set_section(
     peer_runs: &[SeriesPeerRun],
 ) -> Result<()> {
     writeln!(w, "### {} (recordings)", set.name)?;
+    let shortest = set.train.length_range().0.min(set.test.length_range().0);
     writeln!(w)?;
     writeln!(
         w,
-        "Train on `{}` ({} recordings), test on `{}` ({}); {} channel(s), {} classes; {} pipeline inputs.",
+        "Train on `{}` ({} recordings), test on `{}` ({}); {} channel(s), {} classes; {} pipeline inputs; \
+         the raw peers read the first {shortest} samples of each channel.",
         set.train_file,
         set.train.recordings.len(),
         set.test_file,
