@@ -303,9 +303,18 @@ impl Gen<'_> {
         );
         for (g, s) in plan.segments.iter().enumerate() {
             let Needs { sum, sq, ad, mo } = s.needs.stream();
-            let fields = [(sum, "int32_t sum"), (sq, "uint64_t sq"), (ad, "uint32_t ad"), (mo, "int64_t mo")];
-            for (_, f) in fields.iter().filter(|(on, _)| *on) {
-                let _ = writeln!(self.out, "    {f}{g};");
+            let fields = [
+                (sum, "int32_t sum", "sum of x"),
+                (sq, "uint64_t sq", "sum of x^2"),
+                (ad, "uint32_t ad", "sum of |x[t+1] - x[t]|"),
+                (mo, "int64_t mo", "sum of (2t - n + 1) * x[t]"),
+            ];
+            for (_, f, what) in fields.iter().filter(|(on, _, _)| *on) {
+                let _ = writeln!(
+                    self.out,
+                    "    {f}{g}; /* {what}, channel {}, samples [{}, {}) */",
+                    s.channel, s.start, s.end
+                );
             }
         }
         self.out.push_str(
@@ -742,16 +751,28 @@ impl Gen<'_> {
             }
             update.push_str("    }\n");
         }
-        let fields: Vec<(String, &str, &str)> = plan
+        // (field, type, what it sums)
+        let fields: Vec<(String, &str, String)> = plan
             .segments
             .iter()
             .enumerate()
             .flat_map(|(g, s)| {
                 let Needs { sum, sq, ad, mo } = s.needs.stream();
-                [(sum, "sum", "i32"), (sq, "sq", "u64"), (ad, "ad", "u32"), (mo, "mo", "i64")]
-                    .into_iter()
-                    .filter(|f| f.0)
-                    .map(move |(_, name, ty)| (format!("{name}{g}"), name, ty))
+                [
+                    (sum, "sum", "i32", "Σx"),
+                    (sq, "sq", "u64", "Σx²"),
+                    (ad, "ad", "u32", "Σ|x[t+1] − x[t]|"),
+                    (mo, "mo", "i64", "Σ(2t − n + 1)·x[t]"),
+                ]
+                .into_iter()
+                .filter(|f| f.0)
+                .map(move |(_, name, ty, what)| {
+                    (
+                        format!("{name}{g}"),
+                        ty,
+                        format!("{what} of channel {}, samples [{}, {})", s.channel, s.start, s.end),
+                    )
+                })
             })
             .collect();
         let assigns = !plan.used.is_empty();
@@ -793,8 +814,8 @@ impl Gen<'_> {
              /// Frames held, up to `WINDOW`.\n    filled: usize,\n    \
              /// Frames since the last window, up to `HOP`.\n    since: usize,\n",
         );
-        for (f, _, ty) in &fields {
-            let _ = writeln!(self.out, "    {f}: {ty},");
+        for (f, ty, what) in &fields {
+            let _ = writeln!(self.out, "    /// {what}.\n    {f}: {ty},");
         }
         self.out.push_str(
             "}\n\n\
