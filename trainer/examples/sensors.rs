@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 use ltu::data::recordings::{self, Layout, PipelineOptions, Recordings};
 use ltu::data::{self, Dataset, LoadOptions};
 use ltu::learn::{self, Algo, Context, Options};
-use ltu::model::{Feature, ModelSpec, Node, Pipeline, Structure};
+use ltu::model::{stat_macs, stat_work, Feature, ModelSpec, Node, Pipeline, Structure};
+use ltu_runtime::window::Stat;
 
 /// A learner that has not finished training after this many seconds on a set is stopped.
 const CAP_SECONDS: u64 = 120;
@@ -378,8 +379,25 @@ fn main() {
     table.push_str(&format!(
         "\nWhole run: {seconds:.0} s (release build, each learner capped at {CAP_SECONDS} s).\n"
     ));
+    table.push_str(&stat_costs());
     println!("\n{table}");
     write_doc(&table);
+}
+
+/// The extraction cost model per statistic (`ltu::model::stat_work`): Cortex-M3 instructions for
+/// a segment of 25 and of 100 samples, the part per sample, and multiply-accumulates per sample.
+fn stat_costs() -> String {
+    let mut out = String::from(
+        "\nThe cost model `ltu train` counts extraction with (`ltu::model::stat_work`), per statistic \
+         over a segment of `n` samples: Cortex-M3 instructions, and multiply-accumulates.\n\n\
+         | statistic | n = 25 | n = 100 | per sample | multiply-accumulates per sample |\n|---|---|---|---|---|\n",
+    );
+    for stat in Stat::ALL {
+        let (w25, w100) = (stat_work(stat, 25), stat_work(stat, 100));
+        let macs = stat_macs(stat, 1);
+        out.push_str(&format!("| `{stat}` | {w25} | {w100} | {} | {macs} |\n", (w100 - w25) / 75));
+    }
+    out
 }
 
 /// Replaces the text between the markers of docs/SENSORS.md with `table`.

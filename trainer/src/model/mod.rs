@@ -11,5 +11,5 @@ pub(crate) mod reduce;
 
 pub use codec::{ExportError, Host};
 pub use ir::*;
-pub use pipeline::{stat_work, Channel, Extraction, Pipeline};
+pub use pipeline::{stat_macs, stat_work, Channel, Extraction, Pipeline};
 pub use reduce::{drop_unused_inputs, reduce_tree};

@@ -79,12 +79,20 @@ impl Pipeline {
         let mut cost = Extraction { statistics: self.features.len(), window, macs: 0, instructions: 0 };
         for f in &self.features {
             let n = segment_len(f, window);
-            if matches!(f.stat, Stat::Spread | Stat::Energy | Stat::Slope) {
-                cost.macs += n as u64;
-            }
+            cost.macs += stat_macs(f.stat, n);
             cost.instructions += stat_work(f.stat, n);
         }
         cost
+    }
+}
+
+/// Multiply-accumulates of statistic `stat` over `n` samples: one per sample for spread and
+/// energy (each sample squared) and slope (each sample weighted by its time), none otherwise.
+pub fn stat_macs(stat: Stat, n: usize) -> u64 {
+    if matches!(stat, Stat::Spread | Stat::Energy | Stat::Slope) {
+        n as u64
+    } else {
+        0
     }
 }
 
