@@ -358,6 +358,11 @@ fn drop_unused_units(spec: &mut ModelSpec) {
             *u = unit_index[*u];
         }
     }
+    drop_unused_features(spec);
+}
+
+/// Drops the features no unit reads; the rest keep their order.
+fn drop_unused_features(spec: &mut ModelSpec) {
     let mut used = vec![false; spec.features.len()];
     for unit in &spec.units {
         unit.terms.iter().for_each(|&t| used[t] = true);
@@ -386,14 +391,7 @@ pub fn drop_unused_inputs(spec: &mut ModelSpec) -> Vec<usize> {
             *row = row[..n].iter().zip(&live).filter(|(_, &l)| l).map(|(&w, _)| w).chain([bias]).collect();
         }
     }
-    let mut used = vec![false; spec.features.len()];
-    for unit in &spec.units {
-        unit.terms.iter().for_each(|&t| used[t] = true);
-    }
-    let feature_index = keep(&mut spec.features, &used);
-    for unit in &mut spec.units {
-        unit.terms.iter_mut().for_each(|t| *t = feature_index[*t]);
-    }
+    drop_unused_features(spec);
     let mut used = vec![false; spec.inputs.len()];
     for feature in &spec.features {
         match feature {

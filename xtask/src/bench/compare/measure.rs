@@ -215,15 +215,17 @@ fn one_fold(p: &Prepared, algo: Algo, f: usize) -> Outcome {
     match result {
         Ok(Ok(h)) => Outcome::Done { accuracy: h.accuracy, bytes: h.trained.bytes.len(), seconds },
         Ok(Err(e)) => Outcome::Failed(format!("{e:#}")),
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "(no message)".into());
-            Outcome::Failed(format!("panicked: {msg}"))
-        }
+        Err(payload) => Outcome::Failed(format!("panicked: {}", panic_message(payload.as_ref()))),
     }
+}
+
+/// The message of a caught panic (its `&str` or `String` payload).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into())
 }
 
 /// One line for the console.

@@ -19,7 +19,7 @@ use ltu::model::{Host, Pipeline};
 use serde_json::{json, Value};
 
 use crate::bench::compare::datasets::{Files, Spec};
-use crate::bench::compare::measure::{Outcome, LTU_DEADLINE, SEED};
+use crate::bench::compare::measure::{panic_message, Outcome, LTU_DEADLINE, SEED};
 
 /// A recordings set as loaded: its training and test recordings, the pipeline fitted to the
 /// training recordings, and the training windows' feature rows.
@@ -121,14 +121,7 @@ pub fn run_ltu(series: &[Series], algos: &[Algo], jobs: usize) -> Vec<Vec<Series
             match result {
                 Ok(Ok(run)) => run,
                 Ok(Err(e)) => failed(format!("{e:#}")),
-                Err(payload) => {
-                    let msg = payload
-                        .downcast_ref::<&str>()
-                        .map(|s| (*s).to_string())
-                        .or_else(|| payload.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "(no message)".into());
-                    failed(format!("panicked: {msg}"))
-                }
+                Err(payload) => failed(format!("panicked: {}", panic_message(payload.as_ref()))),
             }
         };
         let _lock = console.lock().unwrap();
