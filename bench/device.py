@@ -19,6 +19,13 @@ For each dataset this script
     measured rows as a C header and the C model's host predictions for them.
 
 Output (--out): one JSON object, see `main`. C sources go under --work.
+
+With --pipeline the input is instead the window statistics of the sensor pipeline section: the
+integer features of the TRAIN and TEST windows (every whole-window statistic of every channel, as
+bench/c/window_peer.c computes them on the device) with their class indices. The script trains
+RandomForestClassifier(n_estimators=10, max_depth=10, random_state=0) on the TRAIN features as they
+are (integers, no scaling: the device computes them), writes emlearn's C (inline, dtype int32_t)
+and reports its host predictions and accuracy on the TEST windows (`pipeline_peer`).
 """
 
 import argparse
@@ -147,11 +154,39 @@ def one_dataset(ds, work):
     }
 
 
+def pipeline_peer(data, work):
+    """emlearn's forest on the window statistics: its C source and its host predictions."""
+    x_train = np.array(data["train_x"], dtype=np.int64)
+    y_train = np.array(data["train_y"], dtype=int)
+    x_test = np.array(data["test_x"], dtype=np.int64)
+    y_test = np.array(data["test_y"], dtype=int)
+    est = peers()["RF10"]().fit(x_train, y_train)
+    cmodel = emlearn.convert(est, method="inline", dtype="int32_t")
+    os.makedirs(work, exist_ok=True)
+    src = os.path.join(work, "peer_model.c")
+    with open(src, "w") as f:
+        f.write(cmodel.save(name="model", include_proba=False))
+    c = np.asarray(cmodel.predict(x_test))
+    sk = est.predict(x_test)
+    print(
+        f"  RF10 on the window statistics: TEST accuracy scikit-learn {100 * np.mean(sk == y_test):.1f}%, "
+        f"emlearn C {100 * np.mean(c == y_test):.1f}%",
+        flush=True,
+    )
+    return {
+        "source": src,
+        "host_predictions": [int(v) for v in c],
+        "sklearn_accuracy": float(np.mean(sk == y_test)),
+        "emlearn_accuracy": float(np.mean(c == y_test)),
+    }
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--pipeline", action="store_true", help="--data holds window statistics (see above)")
     args = ap.parse_args()
     with open(args.data) as f:
         data = json.load(f)
@@ -163,8 +198,11 @@ def main():
             "emlearn": getattr(emlearn, "__version__", "unknown"),
         },
         "emlearn_include": emlearn.includedir,
-        "datasets": [one_dataset(ds, args.work) for ds in data["datasets"]],
     }
+    if args.pipeline:
+        result["pipeline"] = pipeline_peer(data, args.work)
+    else:
+        result["datasets"] = [one_dataset(ds, args.work) for ds in data["datasets"]]
     with open(args.out, "w") as f:
         json.dump(result, f)
     return 0

@@ -39,6 +39,12 @@ fn main() {
         println!("cargo:rustc-cfg=ltu_bench_codegen");
     }
     println!("cargo:rerun-if-env-changed=LTU_BENCH_CODEGEN");
+    // The pipeline example's streaming variant: frame by frame instead of window by window.
+    println!("cargo:rustc-check-cfg=cfg(ltu_bench_stream)");
+    if env::var_os("LTU_BENCH_STREAM").is_some_and(|v| v == "1") {
+        println!("cargo:rustc-cfg=ltu_bench_stream");
+    }
+    println!("cargo:rerun-if-env-changed=LTU_BENCH_STREAM");
     println!("cargo:rerun-if-changed=memory");
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -11,11 +11,26 @@
  * generated C), N_ROWS, N_FEATURES and `static const row_t ROWS[N_ROWS][N_FEATURES]`.
  * `model_predict` (emlearn's entry point) lives in its own translation unit (the model's, or null.c for the twin used to
  * measure flash), so the call is a real call and nothing is folded across the markers.
+ *
+ * Built with -DBENCH_WINDOWS, the rows are windows of raw samples and the call goes from samples to
+ * a class: `windows.h` (generated) defines N_WINDOWS, N_CHANNELS, WINDOW and
+ * `static const int16_t WINDOWS[N_WINDOWS][N_CHANNELS][WINDOW]`, and each region is one call of
+ * `window_classify` (the sensor pipeline section of `cargo xtask bench-device`).
  */
 #include <stdint.h>
+#ifdef BENCH_WINDOWS
+#include "windows.h"
+
+int32_t window_classify(const int16_t samples[N_CHANNELS][WINDOW]);
+#define N_CALLS N_WINDOWS
+#define CALL(i) window_classify(WINDOWS[i])
+#else
 #include "rows.h"
 
 int32_t model_predict(const row_t *features, int32_t features_length);
+#define N_CALLS N_ROWS
+#define CALL(i) model_predict(ROWS[i], N_FEATURES)
+#endif
 
 #define PAINT_BYTES 8192u
 #define PATTERN 0xC5A3E1D7u
@@ -94,11 +109,11 @@ __attribute__((noinline)) static uint32_t stack_used(uint32_t floor, uint32_t ca
 int main(void)
 {
     char buf[16];
-    for (uint32_t i = 0; i < N_ROWS; i++) {
+    for (uint32_t i = 0; i < N_CALLS; i++) {
         uint32_t floor = paint();
         uint32_t caller_sp = sp_now();
         __asm__ volatile("mov r11, r11" ::: "memory");
-        int32_t c = model_predict(ROWS[i], N_FEATURES);
+        int32_t c = CALL(i);
         __asm__ volatile("mov r10, r10" ::: "memory");
         uint32_t used = stack_used(floor, caller_sp);
         put("p ");

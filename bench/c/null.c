@@ -8,3 +8,12 @@ int32_t model_predict(const void *features, int32_t features_length)
     (void)features_length;
     return 0;
 }
+
+#ifdef BENCH_WINDOWS
+/* The pipeline twin: no statistics, no model. */
+int32_t window_classify(const void *samples)
+{
+    (void)samples;
+    return 0;
+}
+#endif
