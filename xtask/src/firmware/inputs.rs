@@ -111,9 +111,15 @@ pub fn load_model(bytes: &[u8]) -> Result<Model<'_>> {
 /// The windows of the TEST recordings as the model's pipeline cuts them, at its sample scales
 /// (the trainer library reads them exactly as `ltu eval` does).
 pub fn test_windows(root: &Path, model: &Model<'_>) -> Result<Vec<Window>> {
+    Ok(windows_of(root, model, TEST_CSV)?.into_iter().map(|(w, _)| w).collect())
+}
+
+/// The windows of the recordings in `csv` (relative to `root`) as the model's pipeline cuts
+/// them, at its sample scales, each with its recording's class name.
+pub fn windows_of(root: &Path, model: &Model<'_>, csv: &str) -> Result<Vec<(Window, String)>> {
     let spec = ltu::model::ModelSpec::from_model(model);
     let pipeline = spec.pipeline.context("the model has no sensor pipeline")?;
-    let path = root.join(TEST_CSV);
+    let path = root.join(csv);
     let data = ltu::data::load(&path, &ltu::data::LoadOptions::default())?;
     let recs = recordings::from_dataset(&data, &recordings::layout_of(&pipeline))?;
     let columns = recordings::channel_columns(&recs, &pipeline)?;
@@ -123,11 +129,12 @@ pub fn test_windows(root: &Path, model: &Model<'_>) -> Result<Vec<Window>> {
         for range in pipeline.windows(recording.len()) {
             ensure!(
                 range.len() == WINDOW,
-                "{TEST_CSV}: recording {} gives a window of {} samples, the firmware's are {WINDOW}",
+                "{csv}: recording {} gives a window of {} samples, the firmware's are {WINDOW}",
                 recording.id,
                 range.len()
             );
-            windows.push(samples.iter().map(|c| c[range.clone()].to_vec()).collect());
+            let class = recs.classes.get(recording.class).cloned().unwrap_or_default();
+            windows.push((samples.iter().map(|c| c[range.clone()].to_vec()).collect(), class));
         }
     }
     Ok(windows)
@@ -135,7 +142,7 @@ pub fn test_windows(root: &Path, model: &Model<'_>) -> Result<Vec<Window>> {
 
 /// The samples as a sensor delivers them: frame by frame (one sample of every channel),
 /// little-endian `i16`.
-fn frames_le(window: &Window) -> Vec<u8> {
+pub fn frames_le(window: &Window) -> Vec<u8> {
     (0..WINDOW).flat_map(|t| window.iter().flat_map(move |c| c[t].to_le_bytes())).collect()
 }
 

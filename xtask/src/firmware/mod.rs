@@ -66,6 +66,8 @@ pub struct BuildOptions<'a> {
     pub null_twin: bool,
     /// Build the bench example over the generated Rust source `model.rs` (`LTU_BENCH_CODEGEN=1`).
     pub codegen: bool,
+    /// Build the pipeline example's streaming variant (`LTU_BENCH_STREAM=1`).
+    pub stream: bool,
     /// Build the runtime with only these model kinds (`--no-default-features --features ...`,
     /// what [`ltu_runtime::Model::features_needed`] lists); `None`: every kind.
     pub runtime_features: Option<&'a [&'a str]>,
@@ -87,7 +89,11 @@ pub fn build(root: &Path, target: Target, options: &BuildOptions) -> Result<Path
     if let Some(features) = options.runtime_features {
         cargo.args(["--no-default-features", "--features", &features.join(",")]);
     }
-    for (var, on) in [("LTU_BENCH_NULL", options.null_twin), ("LTU_BENCH_CODEGEN", options.codegen)] {
+    for (var, on) in [
+        ("LTU_BENCH_NULL", options.null_twin),
+        ("LTU_BENCH_CODEGEN", options.codegen),
+        ("LTU_BENCH_STREAM", options.stream),
+    ] {
         if on {
             cargo.env(var, "1");
         } else {

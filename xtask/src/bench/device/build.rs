@@ -37,6 +37,7 @@ pub fn build_rust(
         target_dir: Some(cargo_dir),
         example: Some("bench"),
         null_twin: build == Build::Null,
+        stream: false,
         codegen: build == Build::Codegen,
         runtime_features: (build == Build::Runtime).then_some(features),
     };
@@ -66,13 +67,15 @@ fn memory_x(root: &Path, target: Target) -> PathBuf {
     firmware::dir(root).join("memory").join(file)
 }
 
-/// Builds the C bench firmware around one model source (`None`: the twin, `null.c`).
+/// Builds the C bench firmware around one model source (`None`: the twin, `null.c`), with the
+/// preprocessor `defines` (`BENCH_WINDOWS`: windows of raw samples instead of rows).
 pub fn build_c(
     root: &Path,
     target: Target,
     include: &Path,
     rows_dir: &Path,
     model: Option<&Path>,
+    defines: &[&str],
     out: &Path,
 ) -> Result<()> {
     let c = root.join("bench/c");
@@ -83,6 +86,7 @@ pub fn build_c(
     let mut gcc = Command::new("arm-none-eabi-gcc");
     gcc.args(c_flags(target))
         .args(["-Os", "-std=gnu11", "-ffunction-sections", "-fdata-sections", "-fno-common", "-w"])
+        .args(defines.iter().map(|d| format!("-D{d}")))
         .arg("-I")
         .arg(include)
         .arg("-I")

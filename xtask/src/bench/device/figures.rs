@@ -2,6 +2,7 @@
 
 use anyhow::{bail, ensure, Result};
 
+use crate::bench::device::pipeline::PipelineReport;
 use crate::firmware::qemu::{print_log, Run};
 use crate::firmware::Target;
 
@@ -58,6 +59,8 @@ pub struct Report {
     pub datasets: Vec<(&'static str, usize, usize, Vec<Entry>)>,
     pub versions: Vec<(String, String)>,
     pub quick: bool,
+    /// The sensor pipeline section, when measured.
+    pub pipeline: Option<PipelineReport>,
 }
 
 /// Reads a bench run: regions (loading first for ltu), `p <class> <stack>` lines, `done`.

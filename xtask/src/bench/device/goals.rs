@@ -3,6 +3,8 @@
 use std::fmt::Write as _;
 
 use crate::bench::device::figures::{mean, pct, Entry, Measure, Report};
+use crate::bench::device::pipeline::{per_sample, PipelineReport, WindowEntry};
+use crate::firmware::inputs::CHANNELS;
 use crate::firmware::TARGETS;
 
 /// The goal of the pictures, as a check: ltu's Pareto front lies left of emlearn's when every
@@ -336,6 +338,69 @@ fn runtime_goal_misses(
     s
 }
 
+/// Most Cortex-M3 instructions per window, from raw samples to a class, for the firmware's model.
+pub const WINDOW_GOAL: u64 = 3000;
+/// Most Cortex-M3 instructions per sample per channel of a streaming push.
+pub const STREAM_GOAL: f64 = 20.0;
+
+/// The sensor pipeline's goals, checked on the Cortex-M3 figures of the section: per window, the
+/// firmware's model from raw samples to a class; per sample, the streaming update. A goal
+/// without a Cortex-M3 figure is reported as not measured.
+pub fn pipeline_goals(p: &PipelineReport) -> String {
+    let m3 = TARGETS[0].triple;
+    let met = |ok: bool| if ok { "**met**" } else { "**missed**" };
+    let mut s = String::new();
+    let firmware: Vec<&WindowEntry> = p.windows.iter().filter(|e| e.firmware).collect();
+    let accuracy = firmware.first().map(|e| e.accuracy);
+    let _ = writeln!(
+        s,
+        "- The firmware's model (`{}`, {} % on TEST), extraction and classification per window ≤ {WINDOW_GOAL} \
+         instructions (mean over the TEST windows, largest in brackets):",
+        firmware.first().map_or("—", |e| e.model.as_str()),
+        pct(accuracy)
+    );
+    for e in &firmware {
+        match e.measures.iter().find(|m| m.target.triple == m3) {
+            Some(m) => {
+                let n = mean(&m.predict);
+                let _ = writeln!(
+                    s,
+                    "  - {}: {} ({n}, largest {})",
+                    e.path,
+                    met(n <= WINDOW_GOAL),
+                    m.predict.iter().max().unwrap_or(&0)
+                );
+            }
+            None => {
+                let _ = writeln!(s, "  - {}: not measured", e.path);
+            }
+        }
+    }
+    let _ = writeln!(
+        s,
+        "- Streaming ≤ {STREAM_GOAL:.0} instructions per sample per channel (a push that completes no window, \
+         mean, divided by the {CHANNELS} channels):"
+    );
+    for e in &p.streams {
+        match e.measures.iter().find(|m| m.target.triple == m3) {
+            Some(m) => {
+                let updates = m.updates();
+                let x = per_sample(&updates);
+                let largest = *updates.iter().max().unwrap_or(&0) as f64 / CHANNELS as f64;
+                let _ =
+                    writeln!(s, "  - {}: {} ({x:.1}, largest {largest:.1})", e.path, met(x <= STREAM_GOAL));
+            }
+            None => {
+                let _ = writeln!(s, "  - {}: not measured", e.path);
+            }
+        }
+    }
+    if p.streams.is_empty() {
+        s.push_str("  - not measured\n");
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,6 +432,7 @@ mod tests {
             datasets: vec![("d", 10, 10, entries)],
             versions: Vec::new(),
             quick: false,
+            pipeline: None,
         };
         // One ltu model cheaper on instructions, another as accurate in less flash: left.
         let left = report(vec![

@@ -69,6 +69,7 @@ pub fn reference_guard(
         target_dir: Some(&out.join("cargo")),
         example: Some("bench"),
         null_twin: false,
+        stream: false,
         codegen: false,
         runtime_features: None,
     };

@@ -227,14 +227,14 @@ fn measure_c(
         Some(&f) => f,
         None => {
             let elf = c_dir.join(format!("twin-{}.elf", target.triple));
-            build_c(bench.root, target, c_dir, c_dir, None, &elf)?;
+            build_c(bench.root, target, c_dir, c_dir, None, &[], &elf)?;
             let f = sizes(&fs::read(&elf)?)?.flash;
             twins.c.insert(key, f);
             f
         }
     };
     let elf = c_dir.join(format!("model-{}.elf", target.triple));
-    build_c(bench.root, target, c_dir, c_dir, Some(&c_dir.join("model.c")), &elf)?;
+    build_c(bench.root, target, c_dir, c_dir, Some(&c_dir.join("model.c")), &[], &elf)?;
     let flash = sizes(&fs::read(&elf)?)?.flash - c_twin_flash;
     let run = qemu::run_text(&elf, target.machine, Some(bench.plugin))?;
     let label = format!("{label} codegen-c");
@@ -259,7 +259,7 @@ pub fn emlearn_models(
     let mut twins: BTreeMap<&str, u64> = BTreeMap::new();
     for &target in targets {
         let elf = rows_dir.join(format!("twin-{}.elf", target.triple));
-        build_c(root, target, &include, &rows_dir, None, &elf)?;
+        build_c(root, target, &include, &rows_dir, None, &[], &elf)?;
         twins.insert(target.triple, sizes(&fs::read(&elf)?)?.flash);
     }
     let mut entries = Vec::new();
@@ -273,7 +273,7 @@ pub fn emlearn_models(
             let mut measures = Vec::new();
             for &target in targets {
                 let elf = src.with_extension(format!("{}.elf", target.triple));
-                build_c(root, target, &include, &rows_dir, Some(&src), &elf)?;
+                build_c(root, target, &include, &rows_dir, Some(&src), &[], &elf)?;
                 let flash = sizes(&fs::read(&elf)?)?.flash - twins[target.triple];
                 let run = qemu::run_text(&elf, target.machine, Some(plugin))?;
                 let m = measure(target, &run, &host, false, flash)

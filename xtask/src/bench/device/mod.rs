@@ -13,6 +13,11 @@
 //! record instructions per prediction, loading, flash (text + data minus the twin's), painted
 //! stack, and whether every on-chip prediction equals the host's.
 //!
+//! The sensor pipeline section (`pipeline.rs`; `--pipeline` runs it alone and writes
+//! `docs/DEVICE-PIPELINE.md`, a full run writes it into both reports) measures raw samples to a
+//! class on basicmotions: per window through the runtime, as generated code and against a C loop
+//! feeding emlearn's forest, and the streaming cost per sample.
+//!
 //! `--quick` measures one dataset on the Cortex-M3 and checks the committed firmware model's counts
 //! against `bench/device-reference.txt` (a regression guard: exact counts, never times).
 
@@ -22,6 +27,7 @@ mod figures;
 mod goals;
 mod guard;
 mod measure;
+mod pipeline;
 mod render;
 mod svg;
 mod train;
@@ -29,6 +35,7 @@ mod train;
 use std::fs;
 use std::path::Path;
 use std::process::Command;
+use std::time::Instant;
 
 use anyhow::{bail, ensure, Context as _, Result};
 use serde_json::Value;
@@ -37,7 +44,7 @@ use crate::bench::device::datasets::{data_json, prepare, select};
 use crate::bench::device::figures::Report;
 use crate::bench::device::guard::reference_guard;
 use crate::bench::device::measure::{emlearn_models, ltu_models};
-use crate::bench::device::render::{render, versions};
+use crate::bench::device::render::{render, render_pipeline, versions};
 use crate::bench::device::svg::pareto_svg;
 use crate::bench::python;
 use crate::firmware::{self, Target, TARGETS};
@@ -48,6 +55,8 @@ const OUT_DIR: &str = "target/bench-device";
 /// The committed report and its pictures.
 const REPORT: &str = "docs/DEVICE.md";
 const PICTURES: &str = "docs/device";
+/// The committed report of the sensor pipeline section alone (`--pipeline`).
+const PIPELINE_REPORT: &str = "docs/DEVICE-PIPELINE.md";
 
 /// Arguments of `cargo xtask bench-device`.
 #[derive(clap::Args)]
@@ -62,6 +71,11 @@ pub struct Args {
     /// Rewrite bench/device-reference.txt with today's counts of the committed firmware model
     #[arg(long)]
     update_reference: bool,
+    /// The sensor pipeline section (basicmotions, raw samples to a class per window, and the
+    /// streaming cost per sample); alone, only that section, written to docs/DEVICE-PIPELINE.md
+    /// (a full run measures it too)
+    #[arg(long)]
+    pipeline: bool,
 }
 
 /// Runs the benchmark and writes the report.
@@ -78,7 +92,11 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
         cargo.args(["run", "--release", "--quiet", "-p", "xtask", "--"]).args(std::env::args_os().skip(1));
         return cmd::run(&mut cargo);
     }
-    let specs = select(args.quick, &args.datasets)?;
+    // `--pipeline` alone measures only the sensor pipeline; a full run measures it too.
+    let pipeline_only = args.pipeline && !args.quick && args.datasets.is_empty();
+    let with_pipeline = args.pipeline || (!args.quick && args.datasets.is_empty());
+    let full = !args.quick && args.datasets.is_empty() && !args.pipeline;
+    let specs = if pipeline_only { Vec::new() } else { select(args.quick, &args.datasets)? };
     let targets: Vec<Target> = if args.quick { vec![TARGETS[0]] } else { TARGETS.to_vec() };
     let triples: Vec<&str> = targets.iter().map(|t| t.triple).collect();
     prereq::rust(&triples, false)?;
@@ -92,48 +110,34 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     let mut guard = None;
     if args.quick || args.update_reference {
         guard = Some(reference_guard(root, &out, &plugin, args.update_reference)?);
-        if args.update_reference && !args.quick && args.datasets.is_empty() {
+        if args.update_reference && !args.quick && args.datasets.is_empty() && !args.pipeline {
             return Ok(());
         }
     }
 
-    let prepared = specs.iter().map(|s| prepare(root, &out, s)).collect::<Result<Vec<_>>>()?;
-    let data_path = out.join("data.json");
-    fs::write(&data_path, serde_json::to_string(&data_json(&prepared))?)
-        .with_context(|| format!("writing {}", data_path.display()))?;
-    println!("peers: scikit-learn and emlearn (bench/device.py)");
-    let peers_path = out.join("peers.json");
-    // emlearn compiles its C models under `tmp/` of the working directory: keep that in target/.
-    cmd::run(
-        Command::new(&python)
-            .current_dir(&out)
-            .arg(root.join("bench/device.py"))
-            .arg("--data")
-            .arg(&data_path)
-            .arg("--work")
-            .arg(out.join("emlearn"))
-            .arg("--out")
-            .arg(&peers_path),
-    )?;
-    let peers: Value = serde_json::from_str(
-        &fs::read_to_string(&peers_path).with_context(|| format!("reading {}", peers_path.display()))?,
-    )
-    .with_context(|| format!("parsing {}", peers_path.display()))?;
-
     let commit = cmd::output(Command::new("git").current_dir(root).args(["describe", "--always", "--dirty"]))
         .map_or_else(|_| "unknown".into(), |s| s.trim().to_string());
-    let mut report = Report { commit, datasets: Vec::new(), versions: versions(&peers), quick: args.quick };
-    for (d, p) in prepared.iter().enumerate() {
-        let peer = &peers["datasets"][d];
-        ensure!(peer["name"] == p.name, "peers.json lists datasets in another order");
-        let rows: Vec<usize> = serde_json::from_value(peer["rows"].clone())?;
-        println!("\n{}: {} rows, {} measured on the device", p.name, p.data.n_rows(), rows.len());
-        let mut entries = ltu_models(root, &out, p, &rows, &targets, &plugin)?;
-        entries.extend(emlearn_models(root, p.name, peer, &peers, &targets, &plugin)?);
-        report.datasets.push((p.name, p.data.n_rows(), rows.len(), entries));
+    let mut report =
+        Report { commit, datasets: Vec::new(), versions: Vec::new(), quick: args.quick, pipeline: None };
+    if !specs.is_empty() {
+        let peers = measure_datasets(root, &out, &specs, &targets, &plugin, &python, &mut report)?;
+        report.versions = versions(&peers);
+    }
+    if with_pipeline {
+        let started = Instant::now();
+        let p = pipeline::run(root, &out, &targets, &plugin, &python)?;
+        if report.versions.is_empty() {
+            report.versions = p.versions.clone();
+        }
+        println!(
+            "
+sensor pipeline section: {:.0} s",
+            started.elapsed().as_secs_f64()
+        );
+        report.pipeline = Some(p);
     }
 
-    let mismatches: Vec<String> = report
+    let mut mismatches: Vec<String> = report
         .datasets
         .iter()
         .flat_map(|(name, _, _, entries)| {
@@ -150,23 +154,84 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
             })
         })
         .collect();
-
-    let (md_path, pictures) = if args.quick || !args.datasets.is_empty() {
-        (out.join("DEVICE.md"), out.join("device"))
-    } else {
-        (root.join(REPORT), root.join(PICTURES))
-    };
-    fs::create_dir_all(&pictures).with_context(|| format!("creating {}", pictures.display()))?;
-    for (name, _, _, entries) in &report.datasets {
-        let svg = pareto_svg(name, entries);
-        let path = pictures.join(format!("{name}.svg"));
-        fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
+    if let Some(p) = &report.pipeline {
+        mismatches.extend(pipeline::mismatches(p));
     }
-    let md = render(&report, &guard);
-    fs::write(&md_path, md).with_context(|| format!("writing {}", md_path.display()))?;
-    println!("\nwrote {} and {}/*.svg", md_path.display(), pictures.display());
+
+    let docs = full || pipeline_only;
+    let (md_path, pictures, pipeline_path) = if docs {
+        (root.join(REPORT), root.join(PICTURES), root.join(PIPELINE_REPORT))
+    } else {
+        (out.join("DEVICE.md"), out.join("device"), out.join("DEVICE-PIPELINE.md"))
+    };
+    if !pipeline_only {
+        fs::create_dir_all(&pictures).with_context(|| format!("creating {}", pictures.display()))?;
+        for (name, _, _, entries) in &report.datasets {
+            let svg = pareto_svg(name, entries);
+            let path = pictures.join(format!("{name}.svg"));
+            fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
+        }
+        let md = render(&report, &guard);
+        fs::write(&md_path, md).with_context(|| format!("writing {}", md_path.display()))?;
+        println!(
+            "
+wrote {} and {}/*.svg",
+            md_path.display(),
+            pictures.display()
+        );
+    }
+    if report.pipeline.is_some() {
+        let md = render_pipeline(&report);
+        fs::write(&pipeline_path, md).with_context(|| format!("writing {}", pipeline_path.display()))?;
+        println!("wrote {}", pipeline_path.display());
+    }
     if !mismatches.is_empty() {
         bail!("on-chip predictions differ from the host's: {}", mismatches.join("; "));
     }
     Ok(())
+}
+
+/// The datasets of `specs`: their peers by `bench/device.py`, then every ltu and emlearn model
+/// measured into `report`. Returns what `bench/device.py` wrote.
+fn measure_datasets(
+    root: &Path,
+    out: &Path,
+    specs: &[&datasets::Spec],
+    targets: &[Target],
+    plugin: &Path,
+    python: &Path,
+    report: &mut Report,
+) -> Result<Value> {
+    let prepared = specs.iter().map(|s| prepare(root, out, s)).collect::<Result<Vec<_>>>()?;
+    let data_path = out.join("data.json");
+    fs::write(&data_path, serde_json::to_string(&data_json(&prepared))?)
+        .with_context(|| format!("writing {}", data_path.display()))?;
+    println!("peers: scikit-learn and emlearn (bench/device.py)");
+    let peers_path = out.join("peers.json");
+    // emlearn compiles its C models under `tmp/` of the working directory: keep that in target/.
+    cmd::run(
+        Command::new(python)
+            .current_dir(out)
+            .arg(root.join("bench/device.py"))
+            .arg("--data")
+            .arg(&data_path)
+            .arg("--work")
+            .arg(out.join("emlearn"))
+            .arg("--out")
+            .arg(&peers_path),
+    )?;
+    let peers: Value = serde_json::from_str(
+        &fs::read_to_string(&peers_path).with_context(|| format!("reading {}", peers_path.display()))?,
+    )
+    .with_context(|| format!("parsing {}", peers_path.display()))?;
+    for (d, p) in prepared.iter().enumerate() {
+        let peer = &peers["datasets"][d];
+        ensure!(peer["name"] == p.name, "peers.json lists datasets in another order");
+        let rows: Vec<usize> = serde_json::from_value(peer["rows"].clone())?;
+        println!("\n{}: {} rows, {} measured on the device", p.name, p.data.n_rows(), rows.len());
+        let mut entries = ltu_models(root, out, p, &rows, targets, plugin)?;
+        entries.extend(emlearn_models(root, p.name, peer, &peers, targets, plugin)?);
+        report.datasets.push((p.name, p.data.n_rows(), rows.len(), entries));
+    }
+    Ok(peers)
 }
