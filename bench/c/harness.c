@@ -16,9 +16,20 @@
  * a class: `windows.h` (generated) defines N_WINDOWS, N_CHANNELS, WINDOW and
  * `static const int16_t WINDOWS[N_WINDOWS][N_CHANNELS][WINDOW]`, and each region is one call of
  * `window_classify` (the sensor pipeline section of `cargo xtask bench-device`).
+ *
+ * Built with -DBENCH_STREAM, the first STREAM_FRAMES frames of those windows (back to back, also
+ * from `windows.h`) go one at a time to `stream_push`, which returns a class when a window is
+ * ready and -1 otherwise; each push is one region. `stream_init` runs first, outside every region.
+ * The stack is painted once before the first frame; after the last, one "p <class> <stack bytes>"
+ * line per ready window, with the deepest stack of all pushes.
  */
 #include <stdint.h>
-#ifdef BENCH_WINDOWS
+#if defined(BENCH_STREAM)
+#include "windows.h"
+
+void stream_init(void);
+int32_t stream_push(const int16_t frame[N_CHANNELS]);
+#elif defined(BENCH_WINDOWS)
 #include "windows.h"
 
 int32_t window_classify(const int16_t samples[N_CHANNELS][WINDOW]);
@@ -106,9 +117,50 @@ __attribute__((noinline)) static uint32_t stack_used(uint32_t floor, uint32_t ca
     return caller_sp - (uint32_t)p;
 }
 
-int main(void)
+static void put_line(uint32_t class, uint32_t used)
 {
     char buf[16];
+    put("p ");
+    put(utoa10(class, buf + sizeof buf));
+    put(" ");
+    put(utoa10(used, buf + sizeof buf));
+    put("\n");
+}
+
+#if defined(BENCH_STREAM)
+int main(void)
+{
+    static int32_t classes[N_READY];
+    uint32_t ready = 0;
+    int16_t frame[N_CHANNELS];
+    stream_init();
+    uint32_t floor = paint();
+    uint32_t caller_sp = sp_now();
+    for (uint32_t f = 0; f < STREAM_FRAMES; f++) {
+        for (uint32_t c = 0; c < N_CHANNELS; c++) {
+            frame[c] = WINDOWS[f / WINDOW][c][f % WINDOW];
+        }
+        __asm__ volatile("mov r11, r11" ::: "memory");
+        int32_t k = stream_push(frame);
+        __asm__ volatile("mov r10, r10" ::: "memory");
+        if (k >= 0) {
+            if (ready < N_READY) {
+                classes[ready] = k;
+            }
+            ready++;
+        }
+    }
+    uint32_t used = stack_used(floor, caller_sp);
+    for (uint32_t i = 0; i < ready && i < N_READY; i++) {
+        put_line((uint32_t)classes[i], used);
+    }
+    put("done\n");
+    exit_ok();
+    return 0;
+}
+#else
+int main(void)
+{
     for (uint32_t i = 0; i < N_CALLS; i++) {
         uint32_t floor = paint();
         uint32_t caller_sp = sp_now();
@@ -116,13 +168,10 @@ int main(void)
         int32_t c = CALL(i);
         __asm__ volatile("mov r10, r10" ::: "memory");
         uint32_t used = stack_used(floor, caller_sp);
-        put("p ");
-        put(utoa10((uint32_t)c, buf + sizeof buf));
-        put(" ");
-        put(utoa10(used, buf + sizeof buf));
-        put("\n");
+        put_line((uint32_t)c, used);
     }
     put("done\n");
     exit_ok();
     return 0;
 }
+#endif

@@ -125,7 +125,7 @@ mod bench_model {
     #[cfg(ltu_bench_stream)]
     #[inline(never)]
     pub fn push(bench: &mut Bench, frame: [i16; CHANNELS]) -> Option<usize> {
-        if !bench.stream.push_frame(black_box(frame)) {
+        if !bench.stream.push_frame(frame) {
             return None;
         }
         let mut inputs = [0i32; MAX_INPUTS];

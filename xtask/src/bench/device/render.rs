@@ -386,9 +386,10 @@ fn pipeline_section(s: &mut String, p: &PipelineReport, level: &str) {
          overlapping by {}), for the firmware's model; one measured region per pushed frame. The runtime: \
          `window::Stream::push_frame` (running sums, O(1) per sample for the summing statistics; `min` and `max` \
          over the ring buffer when a window completes) and, when it completes a window, the model's inputs from \
-         `Stream::value` and `Model::predict`. Generated: `Stream::push` of `ltu codegen --window {WINDOW} --hop \
-         {HOP}`, which classifies on its own. Per sample: a push that completes no window (after the first \
-         {WINDOW}), divided by the {CHANNELS} channels. Stack: the deepest over all pushes. device = host: every \
+         `Stream::value` and `Model::predict`. Generated: Rust `Stream::push` and C `ltu_push` (in `bench/c/harness.c` built with `-DBENCH_STREAM`) \
+         of `ltu codegen --window {WINDOW} --hop {HOP}`, which classify on their own. Per sample: a push that completes no window (after the first \
+         {WINDOW}), divided by the {CHANNELS} channels. The runtime's first completed window also computes its running sums from the samples once (the largest \
+         push). Stack: the deepest over all pushes. device = host: every \
          completed window's class against the host's `predict_window` of the same {WINDOW} frames.\n",
         p.stream_frames,
         WINDOW - HOP
