@@ -450,6 +450,56 @@ mod tests {
     }
 
     #[test]
+    fn pipeline_goals_show_met_and_missed() {
+        use crate::bench::device::pipeline::{StreamEntry, StreamMeasure};
+        use crate::firmware::inputs::WINDOW;
+        let measure = |predict: Vec<u64>| Measure {
+            target: TARGETS[0],
+            load: None,
+            stack: vec![0; predict.len()],
+            agree: predict.len(),
+            predict,
+            flash: 1000,
+        };
+        let window = |path: &'static str, predict: Vec<u64>| WindowEntry {
+            family: "ltu",
+            model: "fringe".into(),
+            path,
+            firmware: true,
+            accuracy: 0.9,
+            statistics: vec!["ch1_spread".into()],
+            model_bytes: None,
+            measures: vec![measure(predict)],
+        };
+        // Pushes after the window filled that complete no window: 6 channels at 10 or 30 each.
+        let stream = |path: &'static str, per_frame: u64| StreamEntry {
+            model: "fringe".into(),
+            path,
+            measures: vec![StreamMeasure {
+                target: TARGETS[0],
+                pushes: vec![per_frame * CHANNELS as u64; WINDOW + 2],
+                ready: (0..WINDOW + 2).map(|f| f == WINDOW - 1).collect(),
+                flash: 1000,
+                stack: 64,
+                agree: 1,
+                windows: 1,
+            }],
+        };
+        let report = PipelineReport {
+            windows: vec![window("runtime", vec![2900, 3100]), window("generated", vec![3000, 3100])],
+            streams: vec![stream("fast", 10), stream("slow", 30)],
+            n_windows: 2,
+            stream_frames: WINDOW + 2,
+            versions: Vec::new(),
+        };
+        let text = pipeline_goals(&report);
+        assert!(text.contains("  - runtime: **met** (3000, largest 3100)"), "{text}");
+        assert!(text.contains("  - generated: **missed** (3050, largest 3100)"), "{text}");
+        assert!(text.contains("  - fast: **met** (10.0, largest 10.0)"), "{text}");
+        assert!(text.contains("  - slow: **missed** (30.0, largest 30.0)"), "{text}");
+    }
+
+    #[test]
     fn runtime_goal_misses_group_trees_of_tests_and_models_with_units() {
         let entry = |group: &str, units: usize, model_bytes: usize| Entry {
             family: "ltu",
