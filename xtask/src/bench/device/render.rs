@@ -59,7 +59,7 @@ pub fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String
     }
 
     match &report.pipeline {
-        Some(p) => pipeline_section(&mut s, p, "##"),
+        Some(p) => pipeline_section(&mut s, p),
         None => s.push_str(PIPELINE_LINK),
     }
 
@@ -268,15 +268,15 @@ pub fn render_pipeline(report: &Report) -> String {
     s.push_str(&vs.join(", "));
     s.push_str("\n\n");
     if let Some(p) = &report.pipeline {
-        pipeline_section(&mut s, p, "#");
+        pipeline_section(&mut s, p);
     }
     s
 }
 
-/// The sensor pipeline section; `level` is the heading level above it (`#` or `##`).
-fn pipeline_section(s: &mut String, p: &PipelineReport, level: &str) {
+/// The sensor pipeline section: a `##` heading, its parts under `###`.
+fn pipeline_section(s: &mut String, p: &PipelineReport) {
     let m3 = TARGETS[0].triple;
-    let _ = writeln!(s, "{level}# Sensor pipeline (basicmotions)\n");
+    let _ = writeln!(s, "## Sensor pipeline (basicmotions)\n");
     let models: Vec<String> =
         MODELS.iter().map(|m| format!("`ltu train {TRAIN_CSV} {}`", m.options.join(" "))).collect();
     let models = models.join(", ");
@@ -306,7 +306,7 @@ fn pipeline_section(s: &mut String, p: &PipelineReport, level: &str) {
         CHANNELS * stats.len(),
         n = p.n_windows,
     );
-    let _ = writeln!(s, "{level}## Per window (Cortex-M3)\n");
+    let _ = writeln!(s, "### Per window (Cortex-M3)\n");
     s.push_str(
         "| model | path | statistics read | TEST acc % | instructions / window: mean (min–max) | flash B | model file B | stack B | device = host |\n\
          |---|---|---|---|---|---|---|---|---|\n",
@@ -381,7 +381,7 @@ fn pipeline_section(s: &mut String, p: &PipelineReport, level: &str) {
         }
     }
 
-    let _ = writeln!(s, "\n{level}## Streaming (Cortex-M3)\n");
+    let _ = writeln!(s, "\n### Streaming (Cortex-M3)\n");
     let windows = (WINDOW..=p.stream_frames).step_by(HOP).count();
     let _ = writeln!(
         s,
@@ -422,7 +422,7 @@ fn pipeline_section(s: &mut String, p: &PipelineReport, level: &str) {
             );
         }
     }
-    let _ = writeln!(s, "\n{level}## Goals (Cortex-M3)\n");
+    let _ = writeln!(s, "\n### Goals (Cortex-M3)\n");
     s.push_str(&pipeline_goals(p));
     s.push('\n');
 }
