@@ -110,7 +110,7 @@ struct Tracked {
 
 /// The running sums of the samples `[start, end)` of one channel's full window.
 ///
-/// Fields ordered widest first, so the record is 32 bytes with no padding but the last byte.
+/// Fields ordered widest first, so the record is 32 bytes with no padding.
 #[derive(Debug, Clone, Copy)]
 struct Segment {
     /// `Σx²`.
@@ -126,6 +126,26 @@ struct Segment {
     channel: u8,
     segments: u8,
     segment: u8,
+    /// Which sums beyond `Σx` the segment's statistics read ([`NEEDS_SQ`], [`NEEDS_MOMENT`],
+    /// [`NEEDS_ABS_DIFF`]): a push updates only those.
+    needs: u8,
+}
+
+/// `Σx²`, for spread and energy.
+const NEEDS_SQ: u8 = 1;
+/// The slope moment.
+const NEEDS_MOMENT: u8 = 2;
+/// `Σ|x[t+1] − x[t]|`, for the mean absolute difference.
+const NEEDS_ABS_DIFF: u8 = 4;
+
+/// The sums beyond `Σx` that `stat` is finished from.
+const fn needs(stat: Stat) -> u8 {
+    match stat {
+        Stat::Spread | Stat::Energy => NEEDS_SQ,
+        Stat::Slope => NEEDS_MOMENT,
+        Stat::MeanAbsDiff => NEEDS_ABS_DIFF,
+        _ => 0,
+    }
 }
 
 /// Whether a statistic is finished from running sums (and so needs a [`Segment`]).
@@ -179,13 +199,19 @@ impl Segment {
         let window = window.buf.as_slices();
         let leaving = at(window, start);
         let entering = if end < N { at(window, end) } else { i32::from(new) };
-        // Uses the sum before the move.
-        self.moment +=
-            (len + 1) * i64::from(leaving) + (len - 1) * i64::from(entering) - 2 * i64::from(self.sum);
+        // Only the sums the segment's statistics read; the others keep their values from the
+        // last restart and are never read.
+        if self.needs & NEEDS_MOMENT != 0 {
+            // Uses the sum before the move.
+            self.moment +=
+                (len + 1) * i64::from(leaving) + (len - 1) * i64::from(entering) - 2 * i64::from(self.sum);
+        }
         self.sum += entering - leaving;
-        self.sum_sq = self.sum_sq - u64::from((leaving * leaving).unsigned_abs())
-            + u64::from((entering * entering).unsigned_abs());
-        if len >= 2 {
+        if self.needs & NEEDS_SQ != 0 {
+            self.sum_sq = self.sum_sq - u64::from((leaving * leaving).unsigned_abs())
+                + u64::from((entering * entering).unsigned_abs());
+        }
+        if self.needs & NEEDS_ABS_DIFF != 0 && len >= 2 {
             // The pair (x[0], x[1]) leaves; the pair (x[L−1], y) enters.
             let first_gap = (at(window, start + 1) - leaving).unsigned_abs();
             let last_gap = (entering - at(window, end - 1)).unsigned_abs();
@@ -267,7 +293,10 @@ impl<const C: usize, const N: usize, const F: usize> Stream<C, N, F> {
                 (s.channel, s.segments, s.segment) == (feature.channel, feature.segments, feature.segment)
             };
             let index = match self.segments.iter().position(same) {
-                Some(index) => index,
+                Some(index) => {
+                    self.segments[index].needs |= needs(feature.stat);
+                    index
+                }
                 None => {
                     let (start, end) = feature.bounds(N);
                     let new = Segment {
@@ -281,6 +310,7 @@ impl<const C: usize, const N: usize, const F: usize> Stream<C, N, F> {
                         channel: feature.channel,
                         segments: feature.segments,
                         segment: feature.segment,
+                        needs: needs(feature.stat),
                     };
                     self.segments.push(new).map_err(|_| WindowError::TooManyFeatures)?;
                     self.segments.len() - 1
