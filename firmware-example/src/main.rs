@@ -55,7 +55,10 @@ fn main() -> ! {
         qemu::exit(qemu::EXIT_BAD_INPUT)
     };
     // A window of 0 means "the whole recording", which is WINDOW samples here.
-    if pipeline.n_channels() != CHANNELS || !matches!(pipeline.window(), 0 | WINDOW) || model.n_inputs() > MAX_INPUTS {
+    if pipeline.n_channels() != CHANNELS
+        || !matches!(pipeline.window(), 0 | WINDOW)
+        || model.n_inputs() > MAX_INPUTS
+    {
         defmt::error!(
             "the model reads {=usize} channels in windows of {=usize} samples and {=usize} statistics; \
              the firmware samples {=usize} channels in windows of {=usize} and has room for {=usize}",
