@@ -18,6 +18,8 @@
 #[allow(dead_code)] // only the handlers, the markers and `exit` are used here
 #[path = "../src/qemu.rs"]
 mod qemu;
+#[path = "../src/stack.rs"]
+mod stack;
 
 mod rows {
     include!(concat!(env!("LTU_MODEL_DIR"), "/rows.rs"));
@@ -25,10 +27,7 @@ mod rows {
 
 use core::hint::black_box;
 use rows::{Raw, N_INPUTS, N_ROWS, ROWS};
-
-/// Bytes of stack painted below the caller before each prediction.
-const PAINT_BYTES: usize = 8192;
-const PATTERN: u32 = 0xC5A3_E1D7;
+use stack::{paint, sp, stack_used};
 
 #[cfg(not(any(ltu_bench_null, ltu_bench_codegen)))]
 mod bench_model {
@@ -90,36 +89,6 @@ mod bench_model {
         black_box(row);
         black_box(0)
     }
-}
-
-fn sp() -> usize {
-    cortex_m::register::msp::read() as usize
-}
-
-/// Paints `PAINT_BYTES` below this function's own frame; returns the lowest painted address.
-#[inline(never)]
-fn paint() -> usize {
-    let top = sp() & !3;
-    let floor = top - PAINT_BYTES;
-    let mut a = floor;
-    while a < top - 16 {
-        // SAFETY: RAM below the stack pointer that nothing else uses: no interrupts are enabled,
-        // and the memory layout leaves far more than PAINT_BYTES of stack.
-        unsafe { core::ptr::write_volatile(a as *mut u32, PATTERN) };
-        a += 4;
-    }
-    floor
-}
-
-/// Bytes between `caller_sp` and the deepest overwritten painted word.
-#[inline(never)]
-fn stack_used(floor: usize, caller_sp: usize) -> usize {
-    let mut a = floor;
-    // SAFETY: reads the painted RAM below the stack pointer (see `paint`).
-    while a < caller_sp && unsafe { core::ptr::read_volatile(a as *const u32) } == PATTERN {
-        a += 4;
-    }
-    caller_sp - a
 }
 
 #[cortex_m_rt::entry]

@@ -28,8 +28,12 @@
 #[allow(dead_code)] // only the handlers, the markers and `exit` are used here
 #[path = "../src/qemu.rs"]
 mod qemu;
+#[path = "../src/stack.rs"]
+mod stack;
 
 use core::hint::black_box;
+
+use stack::{paint, sp, stack_used};
 
 /// Sensor channels per frame.
 const CHANNELS: usize = 6;
@@ -60,10 +64,6 @@ fn sample(f: usize, c: usize) -> i16 {
         _ => qemu::exit(qemu::EXIT_BAD_INPUT),
     }
 }
-
-/// Bytes of stack painted below the caller.
-const PAINT_BYTES: usize = 8192;
-const PATTERN: u32 = 0xC5A3_E1D7;
 
 #[cfg(not(any(ltu_bench_null, ltu_bench_codegen)))]
 mod bench_model {
@@ -201,36 +201,6 @@ mod bench_model {
         black_box(frame);
         black_box(None)
     }
-}
-
-fn sp() -> usize {
-    cortex_m::register::msp::read() as usize
-}
-
-/// Paints `PAINT_BYTES` below this function's own frame; returns the lowest painted address.
-#[inline(never)]
-fn paint() -> usize {
-    let top = sp() & !3;
-    let floor = top - PAINT_BYTES;
-    let mut a = floor;
-    while a < top - 16 {
-        // SAFETY: RAM below the stack pointer that nothing else uses: no interrupts are enabled,
-        // and the memory layout leaves far more than PAINT_BYTES of stack.
-        unsafe { core::ptr::write_volatile(a as *mut u32, PATTERN) };
-        a += 4;
-    }
-    floor
-}
-
-/// Bytes between `caller_sp` and the deepest overwritten painted word.
-#[inline(never)]
-fn stack_used(floor: usize, caller_sp: usize) -> usize {
-    let mut a = floor;
-    // SAFETY: reads the painted RAM below the stack pointer (see `paint`).
-    while a < caller_sp && unsafe { core::ptr::read_volatile(a as *const u32) } == PATTERN {
-        a += 4;
-    }
-    caller_sp - a
 }
 
 #[cfg(not(ltu_bench_stream))]
