@@ -569,14 +569,32 @@ impl<'a> Model<'a> {
     /// [`MAX_WINDOW_LEN`].
     #[cfg(feature = "pipeline")]
     pub fn predict_window(&self, channels: &[&[Sample]]) -> Result<usize> {
+        self.predict_window_with(channels.len(), |c| channels.get(c).copied())
+    }
+
+    /// [`predict_window`](Self::predict_window) with the channels given by a function:
+    /// `channel(c)` is channel `c`'s samples, asked only for `c < n_channels` and only for the
+    /// channels the evaluation path reads. For callers that keep every channel in one buffer (a C
+    /// array, channel-major), which would otherwise build an array of up to 255 slices on the
+    /// stack.
+    ///
+    /// # Errors
+    /// As [`predict_window`](Self::predict_window), with `n_channels` for `channels.len()`; a
+    /// `None` from `channel` is a window that does not fit.
+    #[cfg(feature = "pipeline")]
+    pub fn predict_window_with<'s>(
+        &self,
+        n_channels: usize,
+        channel: impl Fn(usize) -> Option<&'s [Sample]>,
+    ) -> Result<usize> {
         let pipeline = self.pipeline().ok_or(Error::PredictWindow)?;
-        if channels.len() != pipeline.n_channels() {
+        if n_channels != pipeline.n_channels() {
             return Err(Error::PredictWindow);
         }
         let mut bad_window = false;
         let prediction = self.predict_with(|i| {
             let f = pipeline.feature(i)?;
-            let value = channels.get(usize::from(f.channel)).and_then(|c| f.compute(c).ok());
+            let value = channel(usize::from(f.channel)).and_then(|c| f.compute(c).ok());
             bad_window |= value.is_none();
             value
         });
