@@ -178,6 +178,13 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * A hosted `panic = "abort"` build links the precompiled `core`, which was built for unwinding
+ * and whose unwind tables name this personality routine. Nothing unwinds in such a build (a
+ * panic aborts), so it is never called; it only resolves the symbol.
+ */
+void rust_eh_personality(void);
+
+/**
  * Validates `len` model bytes at `bytes` and stores the model in `*model`.
  *
  * Runs every check of the model format once (header, version, CRC-32, body, every table and

@@ -60,6 +60,13 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     }
 }
 
+/// A hosted `panic = "abort"` build links the precompiled `core`, which was built for unwinding
+/// and whose unwind tables name this personality routine. Nothing unwinds in such a build (a
+/// panic aborts), so it is never called; it only resolves the symbol.
+#[cfg(all(panic = "abort", not(target_os = "none")))]
+#[no_mangle]
+extern "C" fn rust_eh_personality() {}
+
 /// What a function returns: `LTU_OK`, or why it failed.
 ///
 /// The numbers are stable. 1 to 63 are the runtime's errors (`ltu_runtime::Error`, in its
