@@ -1,0 +1,128 @@
+//! Drives the C API (`ltu-runtime-c`) through its `extern "C"` functions with arbitrary model
+//! bytes, inputs, buffer lengths and samples. Nothing may panic (a panic cannot cross into C), and
+//! every answer must match the Rust runtime's.
+//!
+//! Input layout: as `from_bytes_predict` (`flags: u8`, `len: u16 LE`, `len` model bytes, then
+//! `i32 LE` values), where `flags` also picks the argument shapes: bit 1 shortens the inputs by
+//! one, bit 2 the scores buffer, bit 3 makes the lazy source run dry half-way, bits 4 and 5 pick
+//! the window length (the values' count, 0, 1 or 4097 samples) and bit 6 passes one channel too
+//! many. If `flags & 1`, the magic, version and CRC-32 are repaired before loading.
+#![no_main]
+
+use std::ffi::c_void;
+use std::mem::MaybeUninit;
+
+use libfuzzer_sys::fuzz_target;
+use ltu::{
+    ltu_model, ltu_model_init, ltu_model_n_channels, ltu_model_n_classes, ltu_model_n_inputs,
+    ltu_predict, ltu_predict_lazy, ltu_predict_scores, ltu_predict_window, ltu_status, ltu_status_raw,
+};
+use ltu_runtime::format::{crc32, CHECKSUM_LEN, MAGIC, VERSION};
+use ltu_runtime::Model;
+
+/// `ltu_predict_lazy`'s context: the inputs and how many of them are available.
+struct Source<'a> {
+    x: &'a [i32],
+    available: usize,
+}
+
+unsafe extern "C" fn input(context: *mut c_void, index: usize, value_out: *mut i32) -> ltu_status_raw {
+    // SAFETY: `context` is the `Source` passed below; `value_out` is the library's local.
+    let s = unsafe { &*context.cast::<Source<'_>>() };
+    match s.x.get(index) {
+        Some(&v) if index < s.available => {
+            unsafe { value_out.write(v) };
+            ltu_status_raw(0)
+        }
+        _ => ltu_status_raw(ltu_status::LTU_ERR_PREDICT_INPUT_UNAVAILABLE as u32),
+    }
+}
+
+fn status<T>(r: Result<T, ltu_runtime::Error>) -> ltu_status {
+    r.map_or_else(ltu_status::from, |_| ltu_status::LTU_OK)
+}
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 3 {
+        return;
+    }
+    let flags = data[0];
+    let len = usize::from(u16::from_le_bytes([data[1], data[2]])).min(data.len() - 3);
+    let (model_bytes, rest) = data[3..].split_at(len);
+    let mut model_bytes = model_bytes.to_vec();
+    if flags & 1 != 0 && model_bytes.len() >= 10 {
+        model_bytes[..4].copy_from_slice(&MAGIC);
+        model_bytes[4..6].copy_from_slice(&VERSION.to_le_bytes());
+        let n = model_bytes.len() - CHECKSUM_LEN;
+        let crc = crc32(&model_bytes[..n]);
+        model_bytes[n..].copy_from_slice(&crc.to_le_bytes());
+    }
+    let rust = Model::from_bytes(&model_bytes);
+    let mut storage = MaybeUninit::<ltu_model>::zeroed();
+    let m = storage.as_mut_ptr();
+    // SAFETY (every call below): `m` is aligned storage for an `ltu_model`, `model_bytes` outlives
+    // it, and every pointer passed comes from a live slice of at least the length passed with it.
+    let init = unsafe { ltu_model_init(m, model_bytes.as_ptr(), model_bytes.len()) };
+    assert_eq!(init, status(rust));
+    let values: Vec<i32> = rest.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let Ok(model) = rust else {
+        let mut class = 0u32;
+        let r = unsafe { ltu_predict(m, values.as_ptr(), values.len(), &mut class) };
+        assert_eq!(r, ltu_status::LTU_ERR_MODEL_UNINITIALISED);
+        return;
+    };
+    let n = model.n_inputs();
+    let k = model.n_classes();
+    assert_eq!(unsafe { (ltu_model_n_inputs(m), ltu_model_n_classes(m)) }, (n, k));
+    let mut x: Vec<i32> = (0..n).map(|i| if values.is_empty() { 0 } else { values[i % values.len()] }).collect();
+    if flags & 2 != 0 {
+        x.pop();
+    }
+
+    let mut class = u32::MAX;
+    let r = unsafe { ltu_predict(m, x.as_ptr(), x.len(), &mut class) };
+    let want = model.predict(&x);
+    assert_eq!(r, status(want));
+    if let Ok(c) = want {
+        assert_eq!(class as usize, c);
+    }
+
+    let mut scores = vec![0i64; if flags & 4 != 0 { k - 1 } else { k + 1 }];
+    let mut rust_scores = scores.clone();
+    let mut class2 = u32::MAX;
+    let r = unsafe { ltu_predict_scores(m, x.as_ptr(), x.len(), scores.as_mut_ptr(), scores.len(), &mut class2) };
+    let want = model.predict_scores(&x, &mut rust_scores);
+    assert_eq!(r, status(want));
+    if let Ok(c) = want {
+        assert_eq!((class2 as usize, &scores[..k]), (c, &rust_scores[..k]));
+    }
+
+    let available = if flags & 8 != 0 { x.len() / 2 } else { x.len() };
+    let mut source = Source { x: &x, available };
+    let mut class3 = u32::MAX;
+    let r = unsafe { ltu_predict_lazy(m, Some(input), (&mut source as *mut Source<'_>).cast(), &mut class3) };
+    let want = model.predict_with(|i| x.get(i).copied().filter(|_| i < available));
+    assert_eq!(r, status(want));
+    if let Ok(c) = want {
+        assert_eq!(class3 as usize, c);
+    }
+
+    // Windows: the values' low halves as samples, `per` per channel.
+    let channels = unsafe { ltu_model_n_channels(m) } + usize::from(flags & 64 != 0);
+    let per = match (flags >> 4) & 3 {
+        0 => values.len() / channels.max(1),
+        1 => 0,
+        2 => 1,
+        _ => 4097,
+    };
+    let samples: Vec<i16> = (0..channels * per).map(|i| values.get(i % values.len().max(1)).map_or(0, |&v| v as i16)).collect();
+    let mut class4 = u32::MAX;
+    let r = unsafe { ltu_predict_window(m, samples.as_ptr(), channels, per, &mut class4) };
+    let rows: Vec<&[i16]> = samples.chunks(per.max(1)).take(channels).collect();
+    let rows: Vec<&[i16]> = if per == 0 { vec![&[][..]; channels] } else { rows };
+    let want = model.predict_window(&rows);
+    assert_eq!(r, status(want));
+    if let Ok(c) = want {
+        assert_eq!(class4 as usize, c);
+    }
+});
