@@ -14,8 +14,8 @@ use std::mem::MaybeUninit;
 
 use libfuzzer_sys::fuzz_target;
 use ltu::{
-    ltu_model, ltu_model_init, ltu_model_n_channels, ltu_model_n_classes, ltu_model_n_inputs,
-    ltu_predict, ltu_predict_lazy, ltu_predict_scores, ltu_predict_window, ltu_status, ltu_status_raw,
+    ltu_model, ltu_model_init, ltu_model_n_channels, ltu_model_n_classes, ltu_model_n_inputs, ltu_predict,
+    ltu_predict_lazy, ltu_predict_scores, ltu_predict_window, ltu_status, ltu_status_raw,
 };
 use ltu_runtime::format::{crc32, CHECKSUM_LEN, MAGIC, VERSION};
 use ltu_runtime::Model;
@@ -64,7 +64,8 @@ fuzz_target!(|data: &[u8]| {
     // it, and every pointer passed comes from a live slice of at least the length passed with it.
     let init = unsafe { ltu_model_init(m, model_bytes.as_ptr(), model_bytes.len()) };
     assert_eq!(init, status(rust));
-    let values: Vec<i32> = rest.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let values: Vec<i32> =
+        rest.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     let Ok(model) = rust else {
         let mut class = 0u32;
         let r = unsafe { ltu_predict(m, values.as_ptr(), values.len(), &mut class) };
@@ -74,7 +75,8 @@ fuzz_target!(|data: &[u8]| {
     let n = model.n_inputs();
     let k = model.n_classes();
     assert_eq!(unsafe { (ltu_model_n_inputs(m), ltu_model_n_classes(m)) }, (n, k));
-    let mut x: Vec<i32> = (0..n).map(|i| if values.is_empty() { 0 } else { values[i % values.len()] }).collect();
+    let mut x: Vec<i32> =
+        (0..n).map(|i| if values.is_empty() { 0 } else { values[i % values.len()] }).collect();
     if flags & 2 != 0 {
         x.pop();
     }
@@ -90,7 +92,8 @@ fuzz_target!(|data: &[u8]| {
     let mut scores = vec![0i64; if flags & 4 != 0 { k - 1 } else { k + 1 }];
     let mut rust_scores = scores.clone();
     let mut class2 = u32::MAX;
-    let r = unsafe { ltu_predict_scores(m, x.as_ptr(), x.len(), scores.as_mut_ptr(), scores.len(), &mut class2) };
+    let r =
+        unsafe { ltu_predict_scores(m, x.as_ptr(), x.len(), scores.as_mut_ptr(), scores.len(), &mut class2) };
     let want = model.predict_scores(&x, &mut rust_scores);
     assert_eq!(r, status(want));
     if let Ok(c) = want {
@@ -115,7 +118,8 @@ fuzz_target!(|data: &[u8]| {
         2 => 1,
         _ => 4097,
     };
-    let samples: Vec<i16> = (0..channels * per).map(|i| values.get(i % values.len().max(1)).map_or(0, |&v| v as i16)).collect();
+    let samples: Vec<i16> =
+        (0..channels * per).map(|i| values.get(i % values.len().max(1)).map_or(0, |&v| v as i16)).collect();
     let mut class4 = u32::MAX;
     let r = unsafe { ltu_predict_window(m, samples.as_ptr(), channels, per, &mut class4) };
     let rows: Vec<&[i16]> = samples.chunks(per.max(1)).take(channels).collect();

@@ -29,7 +29,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(model) = Model::from_bytes(&model_bytes) else {
         return;
     };
-    let values: Vec<i32> = rest.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let values: Vec<i32> =
+        rest.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     let x: Vec<i32> =
         (0..model.n_inputs()).map(|i| if values.is_empty() { 0 } else { values[i % values.len()] }).collect();
 
