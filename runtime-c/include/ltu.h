@@ -328,6 +328,23 @@ enum ltu_status ltu_predict_window(const struct ltu_model *model,
                                    uint32_t *class_out);
 
 /**
+ * Copies the name of class `class` from the model's optional names, NUL-terminated, into the
+ * `len` bytes at `buf` (an empty string when the model has no names, or the library was built
+ * without the `host` feature). On an error `buf` is left unchanged.
+ *
+ * Errors: `LTU_ERR_NULL` (`model` or `buf`), `LTU_ERR_MISALIGNED`,
+ * `LTU_ERR_MODEL_UNINITIALISED`, `LTU_ERR_CLASS_OUT_OF_RANGE` if `class` is not below
+ * `ltu_model_n_classes(model)`, `LTU_ERR_BUFFER_TOO_SMALL` if the name and its NUL do not fit.
+ *
+ * # Safety
+ * `model` as in `ltu_model_n_inputs`; `buf` is NULL or points to `len` writable bytes.
+ */
+enum ltu_status ltu_model_class_name(const struct ltu_model *model,
+                                     size_t class_,
+                                     char *buf,
+                                     size_t len);
+
+/**
  * The enumerator's name of `status` ("LTU_ERR_CHECKSUM_MISMATCH"), a static NUL-terminated
  * string; "LTU_ERR_UNKNOWN" for a number that is no `ltu_status`. Never NULL.
  */

@@ -350,19 +350,20 @@ fn check_ptr<T>(ptr: *const T) -> Result<(), ltu_status> {
     }
 }
 
-/// The `len` elements at `ptr`; an empty slice when `len` is 0, whatever `ptr` is.
+/// The `len` elements at `ptr`; an empty slice when `len` is 0, whatever `ptr` is. `too_long`
+/// is the error for a length no array can have (more than `isize::MAX` bytes).
 ///
 /// # Safety
 /// Unless `len` is 0, `ptr` is NULL or points to `len` initialised `T`s that nothing writes for
 /// `'a` (the header's contract for every input array).
-unsafe fn slice<'a, T>(ptr: *const T, len: usize) -> Result<&'a [T], ltu_status> {
+unsafe fn slice<'a, T>(ptr: *const T, len: usize, too_long: ltu_status) -> Result<&'a [T], ltu_status> {
     if len == 0 {
         return Ok(&[]);
     }
     check_ptr(ptr)?;
-    // No array of more than `isize::MAX` bytes exists, so such a length breaks the contract.
+    // No array of more than `isize::MAX` bytes exists: such a length breaks the contract.
     if len.checked_mul(size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
-        return Err(ltu_status::LTU_ERR_BUFFER_TOO_SMALL);
+        return Err(too_long);
     }
     // SAFETY: `ptr` is non-NULL and aligned (checked), the size fits `isize` (checked), and the
     // caller guarantees `len` readable, unchanging elements there.
@@ -373,13 +374,13 @@ unsafe fn slice<'a, T>(ptr: *const T, len: usize) -> Result<&'a [T], ltu_status>
 ///
 /// # Safety
 /// Unless `len` is 0, `ptr` is NULL or points to `len` `T`s that only this call accesses.
-unsafe fn slice_mut<'a, T>(ptr: *mut T, len: usize) -> Result<&'a mut [T], ltu_status> {
+unsafe fn slice_mut<'a, T>(ptr: *mut T, len: usize, too_long: ltu_status) -> Result<&'a mut [T], ltu_status> {
     if len == 0 {
         return Ok(&mut []);
     }
     check_ptr(ptr)?;
     if len.checked_mul(size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
-        return Err(ltu_status::LTU_ERR_BUFFER_TOO_SMALL);
+        return Err(too_long);
     }
     // SAFETY: as in `slice`, and the caller guarantees nothing else accesses the elements.
     Ok(unsafe { core::slice::from_raw_parts_mut(ptr, len) })
@@ -459,7 +460,7 @@ pub unsafe extern "C" fn ltu_model_init(model: *mut ltu_model, bytes: *const u8,
     }
     // SAFETY: the caller guarantees `len` readable bytes at `bytes` that outlive every use of
     // `*model`, the lifetime the model borrows them for.
-    let bytes: &'static [u8] = match unsafe { slice(bytes, len) } {
+    let bytes: &'static [u8] = match unsafe { slice(bytes, len, ltu_status::LTU_ERR_LIMIT_EXCEEDED) } {
         Ok(b) => b,
         Err(e) => return e,
     };
@@ -583,7 +584,7 @@ pub unsafe extern "C" fn ltu_predict(
             return Err(ltu_status::LTU_ERR_PREDICT_INPUT_LENGTH);
         }
         // SAFETY: the caller's contract for `inputs`.
-        let x = unsafe { slice(inputs, n_inputs) }?;
+        let x = unsafe { slice(inputs, n_inputs, ltu_status::LTU_ERR_PREDICT_INPUT_LENGTH) }?;
         // SAFETY: `class_out` checked; writable by the caller's contract.
         Ok(unsafe { finish(m.predict(x), class_out) })
     })())
@@ -622,9 +623,9 @@ pub unsafe extern "C" fn ltu_predict_scores(
             return Err(ltu_status::LTU_ERR_PREDICT_SCORES_BUFFER);
         }
         // SAFETY: the caller's contract for `inputs`.
-        let x = unsafe { slice(inputs, n_inputs) }?;
+        let x = unsafe { slice(inputs, n_inputs, ltu_status::LTU_ERR_PREDICT_INPUT_LENGTH) }?;
         // SAFETY: `n_classes <= n_scores` writable elements at `scores` (caller's contract).
-        let s = unsafe { slice_mut(scores, m.n_classes()) }?;
+        let s = unsafe { slice_mut(scores, m.n_classes(), ltu_status::LTU_ERR_PREDICT_SCORES_BUFFER) }?;
         // SAFETY: `class_out` checked; writable by the caller's contract.
         Ok(unsafe { finish(m.predict_scores(x, s), class_out) })
     })())
@@ -702,7 +703,7 @@ pub unsafe extern "C" fn ltu_predict_window(
         {
             let total = n_channels.checked_mul(n_samples).ok_or(ltu_status::LTU_ERR_PREDICT_WINDOW)?;
             // SAFETY: the caller's contract for `samples`.
-            let all: &[Sample] = unsafe { slice(samples, total) }?;
+            let all: &[Sample] = unsafe { slice(samples, total, ltu_status::LTU_ERR_PREDICT_WINDOW) }?;
             let channel = |c: usize| {
                 let start = c.checked_mul(n_samples)?;
                 all.get(start..start.checked_add(n_samples)?)
@@ -715,6 +716,47 @@ pub unsafe extern "C" fn ltu_predict_window(
             let _ = (m, samples, n_channels, n_samples);
             Err(ltu_status::LTU_ERR_UNSUPPORTED)
         }
+    })())
+}
+
+/// Copies the name of class `class` from the model's optional names, NUL-terminated, into the
+/// `len` bytes at `buf` (an empty string when the model has no names, or the library was built
+/// without the `host` feature). On an error `buf` is left unchanged.
+///
+/// Errors: `LTU_ERR_NULL` (`model` or `buf`), `LTU_ERR_MISALIGNED`,
+/// `LTU_ERR_MODEL_UNINITIALISED`, `LTU_ERR_CLASS_OUT_OF_RANGE` if `class` is not below
+/// `ltu_model_n_classes(model)`, `LTU_ERR_BUFFER_TOO_SMALL` if the name and its NUL do not fit.
+///
+/// # Safety
+/// `model` as in `ltu_model_n_inputs`; `buf` is NULL or points to `len` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ltu_model_class_name(
+    model: *const ltu_model,
+    class: usize,
+    buf: *mut c_char,
+    len: usize,
+) -> ltu_status {
+    status((|| {
+        // SAFETY: the caller's contract for `model`.
+        let m = unsafe { loaded(model) }?;
+        check_ptr(buf)?;
+        if class >= m.n_classes() {
+            return Err(ltu_status::LTU_ERR_CLASS_OUT_OF_RANGE);
+        }
+        #[cfg(feature = "host")]
+        let name = m.names().map_or("", |n| n.class(class));
+        #[cfg(not(feature = "host"))]
+        let name = "";
+        let too_small = ltu_status::LTU_ERR_BUFFER_TOO_SMALL;
+        // SAFETY: `buf` is non-NULL (checked) with `len` writable bytes (caller's contract).
+        let out = unsafe { slice_mut(buf.cast::<u8>(), len, too_small) }?;
+        let (text, rest) = out.split_at_mut_checked(name.len()).ok_or(too_small)?;
+        let nul = rest.first_mut().ok_or(too_small)?;
+        for (o, b) in text.iter_mut().zip(name.bytes()) {
+            *o = b;
+        }
+        *nul = 0;
+        Ok(ltu_status::LTU_OK)
     })())
 }
 

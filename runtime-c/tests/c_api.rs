@@ -141,6 +141,12 @@ fn cases(dir: &Path) -> PathBuf {
             rows.len()
         )
         .unwrap();
+        let names: Vec<String> = (0..m.n_classes())
+            .map(|c| m.names().map_or("", |n| n.class(c)))
+            .map(|n| if n.is_empty() { "-".to_string() } else { n.to_string() })
+            .collect();
+        assert!(names.iter().all(|n| !n.contains(char::is_whitespace)), "{names:?}");
+        writeln!(text, "{}", names.join(" ")).unwrap();
         for x in rows {
             let mut scores = vec![0i64; m.n_classes()];
             let class = m.predict_scores(&x, &mut scores).unwrap();

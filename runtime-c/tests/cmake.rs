@@ -47,8 +47,10 @@ fn add_subdirectory_and_find_package() {
         println!("skipped: cmake is not installed");
         return;
     }
+    // The build directory is kept between runs, so cargo only rebuilds what changed.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake");
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir.join("prefix"));
+    let _ = std::fs::remove_dir_all(dir.join("installed"));
     let build = dir.join("build");
     build_and_classify(&build, &[]);
     let prefix = dir.join("prefix");

@@ -2,7 +2,8 @@
  *
  * Usage: api_test CASES_FILE. tests/c_api.rs writes the file (whitespace-separated text):
  *   model PATH N_INPUTS N_CLASSES N_CHANNELS WINDOW HOP NONE_STATUS N_ROWS
- *     then N_ROWS rows: N_INPUTS inputs, the class, N_CLASSES scores
+ *     then N_CLASSES class names ("-" for an empty one), then N_ROWS rows: N_INPUTS inputs, the
+ *     class, N_CLASSES scores
  *     (NONE_STATUS: ltu_predict_lazy's status when no input is available)
  *   window PATH N_CHANNELS N_SAMPLES N_WINDOWS
  *     then N_WINDOWS rows: N_CHANNELS * N_SAMPLES samples (channel-major), the class
@@ -112,6 +113,26 @@ static void check_model(FILE *f) {
     CHECK(ltu_model_n_channels(&model) == n_channels, "%s: n_channels", path);
     CHECK(ltu_model_window(&model) == window, "%s: window", path);
     CHECK(ltu_model_hop(&model) == hop, "%s: hop", path);
+    for (i = 0; i < n_classes; i++) {
+        char want[256], got[256];
+        size_t n;
+        expect_scan(fscanf(f, "%255s", want), 1, "class name");
+        if (strcmp(want, "-") == 0) {
+            want[0] = '\0';
+        }
+        n = strlen(want);
+        memset(got, 'x', sizeof got);
+        CHECK_STATUS(ltu_model_class_name(&model, i, got, n + 1), LTU_OK, path);
+        CHECK(strcmp(got, want) == 0, "%s: class %zu named %s, Rust %s", path, i, got, want);
+        CHECK_STATUS(ltu_model_class_name(&model, i, got, n), LTU_ERR_BUFFER_TOO_SMALL, path);
+        CHECK(got[n] == '\0', "%s: name buffer written on error", path);
+    }
+    {
+        char name[8];
+        CHECK_STATUS(ltu_model_class_name(&model, n_classes, name, sizeof name), LTU_ERR_CLASS_OUT_OF_RANGE, path);
+        CHECK_STATUS(ltu_model_class_name(&model, 0, NULL, 8), LTU_ERR_NULL, path);
+        CHECK_STATUS(ltu_model_class_name(NULL, 0, name, 8), LTU_ERR_NULL, path);
+    }
     x = xmalloc(sizeof *x * (n_inputs + 1));
     scores = xmalloc(sizeof *scores * n_classes);
     wide = xmalloc(sizeof *wide * (n_classes + 2));
@@ -289,6 +310,10 @@ static void check_arguments(const char *model_path) {
     CHECK_STATUS(ltu_predict_window(NULL, samples, 1, 8, &c), LTU_ERR_NULL, "window NULL model");
     CHECK_STATUS(ltu_predict_window(&zeroed, samples, 1, 8, &c), LTU_ERR_MODEL_UNINITIALISED, "window zeroed");
     CHECK_STATUS(ltu_predict_window(&model, samples, 1, 8, NULL), LTU_ERR_NULL, "window NULL class");
+    {
+        char name[8];
+        CHECK_STATUS(ltu_model_class_name(&zeroed, 0, name, sizeof name), LTU_ERR_MODEL_UNINITIALISED, "name zeroed");
+    }
     CHECK(c == UINT32_MAX, "class written on error");
 
     for (s = LTU_OK; s <= LTU_ERR_UNKNOWN; s = (ltu_status)(s + 1)) {
