@@ -5,8 +5,8 @@
 //! Input layout: as `from_bytes_predict` (`flags: u8`, `len: u16 LE`, `len` model bytes, then
 //! `i32 LE` values), where `flags` also picks the argument shapes: bit 1 shortens the inputs by
 //! one, bit 2 the scores buffer, bit 3 makes the lazy source run dry half-way, bits 4 and 5 pick
-//! the window length (the values' count, 0, 1 or 4097 samples) and bit 6 passes one channel too
-//! many. If `flags & 1`, the magic, version and CRC-32 are repaired before loading.
+//! the window length (the values' count, 0, 1 or 4097 samples), bit 6 passes one channel too
+//! many, and bits 6 and 7 give the class-name buffer 0 to 3 bytes beyond the name. If `flags & 1`, the magic, version and CRC-32 are repaired before loading.
 #![no_main]
 
 use std::ffi::c_void;
@@ -14,8 +14,9 @@ use std::mem::MaybeUninit;
 
 use libfuzzer_sys::fuzz_target;
 use ltu::{
-    ltu_model, ltu_model_init, ltu_model_n_channels, ltu_model_n_classes, ltu_model_n_inputs, ltu_predict,
-    ltu_predict_lazy, ltu_predict_scores, ltu_predict_window, ltu_status, ltu_status_raw,
+    ltu_model, ltu_model_class_name, ltu_model_init, ltu_model_n_channels, ltu_model_n_classes,
+    ltu_model_n_inputs, ltu_predict, ltu_predict_lazy, ltu_predict_scores, ltu_predict_window, ltu_status,
+    ltu_status_raw,
 };
 use ltu_runtime::format::{crc32, CHECKSUM_LEN, MAGIC, VERSION};
 use ltu_runtime::Model;
@@ -108,6 +109,23 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(r, status(want));
     if let Ok(c) = want {
         assert_eq!(class3 as usize, c);
+    }
+
+    // Class names, into a buffer of the name's length plus 0 to 3 bytes (1 or more fit).
+    for c in 0..=k {
+        let name = model.names().map_or("", |n| n.class(c));
+        let mut buf = vec![0x55 as std::ffi::c_char; name.len() + usize::from(flags >> 6)];
+        let r = unsafe { ltu_model_class_name(m, c, buf.as_mut_ptr(), buf.len()) };
+        if c == k {
+            assert_eq!(r, ltu_status::LTU_ERR_CLASS_OUT_OF_RANGE);
+        } else if buf.len() > name.len() {
+            assert_eq!(r, ltu_status::LTU_OK);
+            let got: Vec<u8> = buf[..name.len()].iter().map(|&b| b as u8).collect();
+            assert_eq!((got.as_slice(), buf[name.len()]), (name.as_bytes(), 0));
+        } else {
+            assert_eq!(r, ltu_status::LTU_ERR_BUFFER_TOO_SMALL);
+            assert!(buf.iter().all(|&b| b == 0x55));
+        }
     }
 
     // Windows: the values' low halves as samples, `per` per channel.
