@@ -42,6 +42,18 @@ pub fn run(root: &Path) -> ExitCode {
             steps.run(&format!("ltu-runtime builds for {target}{what}"), || cmd::run(&mut cargo));
         }
     }
+    // The C API as a static library for every cross target (all model kinds, and one kind only).
+    for target in prereq::CROSS_TARGETS {
+        for (features, what) in [(None, ""), (Some("tree,i16"), " with only tree and i16")] {
+            let mut cargo = cmd::cargo(root);
+            cargo.args(["build", "--release", "-p", "ltu-runtime-c", "--target", target]);
+            if let Some(f) = features {
+                cargo.args(["--no-default-features", "--features", f]);
+            }
+            steps
+                .run(&format!("ltu-runtime-c (libltu.a) builds for {target}{what}"), || cmd::run(&mut cargo));
+        }
+    }
     for features in ["", "tree", "tree,i16", "list,sparse,i8", "fixed,host"] {
         steps.run(&format!("ltu-runtime with only [{features}] rejects every other kind of model"), || {
             let mut cargo = cmd::cargo(root);
@@ -65,11 +77,14 @@ pub fn run(root: &Path) -> ExitCode {
             cmd::cargo(root).args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"),
         )
     });
-    // A short bounded run of the runtime's fuzz target (stable toolchain, libFuzzer with
-    // SanitizerCoverage: fuzz/run.sh); longer runs are `fuzz/run.sh SECONDS`.
-    steps.run("fuzz: from_bytes_predict for 30 s", || {
-        cmd::run(std::process::Command::new("bash").arg(root.join("fuzz/run.sh")).arg("30"))
-    });
+    // Short bounded runs of the fuzz targets — the runtime's loader and predictions, and the same
+    // through the C API (stable toolchain, libFuzzer with SanitizerCoverage: fuzz/run.sh); longer
+    // runs are `fuzz/run.sh SECONDS TARGET`.
+    for target in ["from_bytes_predict", "c_api"] {
+        steps.run(&format!("fuzz: {target} for 30 s"), || {
+            cmd::run(Command::new("bash").arg(root.join("fuzz/run.sh")).args(["30", target]))
+        });
+    }
     let fw = firmware::dir(root);
     steps.run("firmware-example: cargo fmt --check", || cmd::run(cmd::cargo(&fw).args(["fmt", "--check"])));
     steps.run("firmware-example: cargo clippy --bins --examples -- -D warnings", || {
