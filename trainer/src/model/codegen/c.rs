@@ -39,9 +39,10 @@ impl Gen<'_> {
                 "compare the class it returns with the LTU_CLASS_* constants (ltu_class_names[c] is its",
                 "name). ltu_predict returns exactly what ltu_runtime::Model::predict and `ltu predict`",
                 "return for the same raw inputs. Each input below says how its raw integer is made:",
-                "numeric inputs through ltu_input_<name>(double) (leave them out with LTU_NO_FLOAT, for",
-                "a device without a floating-point unit) or, integers only, ltu_from_fixed; categorical",
-                "inputs are value codes (the LTU_VALUE_<INPUT>_<VALUE> constants).",
+                "numeric inputs of known scale through ltu_input_<name>(double) (leave them out with",
+                "LTU_NO_FLOAT, for a device without a floating-point unit) or, integers only,",
+                "ltu_from_fixed; categorical inputs are value codes (the LTU_VALUE_<INPUT>_<VALUE>",
+                "constants).",
             ]
             .map(String::from),
         );

@@ -210,10 +210,9 @@ impl Contract {
     pub(super) fn provenance(&self, about: &About) -> Vec<String> {
         let mut out = vec![format!("Model file: {:?}.", about.name)];
         if !self.host_block {
+            out.push("The model has no host block (trained with --strip): it stores no names, input".into());
             out.push(
-                "The model has no host block (trained with --strip): it stores no names, input scales, \
-                 missing-value substitutes or training metadata, so none are given here."
-                    .into(),
+                "scales, missing-value substitutes or training metadata, so none are given here.".into(),
             );
         } else if self.metadata.is_empty() {
             out.push("The model stores no training metadata.".into());
@@ -224,11 +223,8 @@ impl Contract {
             }
         }
         if self.host_block && !self.named {
-            out.push(
-                "The model stores no names (trained with --no-names): inputs and classes are known by \
-                 index only."
-                    .into(),
-            );
+            out.push("The model stores no names (trained with --no-names): inputs and classes are".into());
+            out.push("known by index only.".into());
         }
         out
     }

@@ -57,7 +57,10 @@ impl Gen<'_> {
         };
         for input in &ct.inputs {
             let id = &input.ident;
-            doc(&mut self.out, &ct.input_lines(input));
+            let mut lines = ct.input_lines(input);
+            // `x[i]` in code format: rustdoc would read `[i]` as a link.
+            lines[0] = format!("`x[{}]`: {}", input.index, super::contract::quoted(&input.shown()));
+            doc(&mut self.out, &lines);
             let _ = writeln!(self.out, "#[allow(dead_code)]\npub const INPUT_{id}: usize = {};", input.index);
             if let Kind::Numeric { scale_exp: Some(k) } = input.kind {
                 let _ = writeln!(
@@ -85,7 +88,7 @@ impl Gen<'_> {
             self.out.push('\n');
         }
         for (c, class) in ct.classes.iter().enumerate() {
-            let name = class.name.as_deref().map_or(format!("class {c}"), |n| super::contract::quoted(n));
+            let name = class.name.as_deref().map_or(format!("class {c}"), super::contract::quoted);
             let _ = writeln!(
                 self.out,
                 "/// Class {c}: {}.\n#[allow(dead_code)]\npub const CLASS_{}: usize = {c};",
