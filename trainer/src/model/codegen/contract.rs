@@ -144,11 +144,14 @@ impl Contract {
                         let segment = if f.segments == 1 {
                             "the whole window".to_string()
                         } else {
-                            format!("part {} of {} equal parts of the window", f.segment + 1, f.segments)
+                            format!(
+                                "segment {} (from 0) of {} equal parts of the window",
+                                f.segment, f.segments
+                            )
                         };
                         Kind::Window {
                             what: format!(
-                                "statistic {} of channel {} ({}) over {segment}",
+                                "{} of channel {} ({}) over {segment}",
                                 f.stat,
                                 f.channel,
                                 quoted(channel)
@@ -257,7 +260,11 @@ impl Contract {
                 out.push("any other value is an unknown category (no equality test matches it)".into());
             }
             Kind::Window { what } => {
-                out.push(format!("window {what}, in raw sample units (integer)"));
+                out.push(format!("window statistic: {what};"));
+                out.push(
+                    "an integer the pipeline computes from raw samples (ltu_classify_window, ltu_push)"
+                        .into(),
+                );
             }
         }
         match (input.missing, &input.kind) {
