@@ -413,3 +413,86 @@ fn generated_rust_carries_the_same_contract() {
     let input: String = rows.iter().map(|(cells, _)| cells.join(" ") + "\n").collect();
     assert_eq!(run(&exe, input), want);
 }
+
+/// Names that are not identifiers, collide once sanitised, or could break a comment or a string
+/// (`*/`, `/*`, a trigraph, a backslash, non-ASCII) still give code that compiles cleanly, with
+/// distinct identifiers in input order and the names intact in the name arrays.
+#[test]
+fn awkward_names_give_distinct_identifiers_and_intact_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut csv = String::from("a b,a-b,names,x */ y,colour,class\n");
+    let colours = ["red", "Red", "??/", "*/", "é"];
+    let classes = ["2", "two\\", "/* two"];
+    for i in 0..60 {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{},{}",
+            i % 7,
+            i % 5,
+            (i * 3) % 11,
+            i % 2,
+            colours[i % colours.len()],
+            classes[(i / 2) % classes.len()]
+        );
+    }
+    std::fs::write(d.join("awkward.csv"), csv).unwrap();
+    ltu(
+        d,
+        &[
+            "train",
+            "awkward.csv",
+            "--algo",
+            "ptree",
+            "--categorical",
+            "colour",
+            "--no-estimate",
+            "-o",
+            "a.ltu",
+        ],
+    );
+    ltu(d, &["codegen", "a.ltu", "--lang", "c", "-o", "a.c"]);
+    ltu(d, &["codegen", "a.ltu", "-o", "a.rs"]);
+    let header = std::fs::read_to_string(d.join("a.h")).unwrap();
+    for want in [
+        "#define LTU_INPUT_A_B 0",
+        "#define LTU_INPUT_A_B_1 1",
+        "#define LTU_INPUT_NAMES_2 2",
+        "#define LTU_INPUT_X_Y 3",
+        "#define LTU_VALUE_COLOUR_RED 0",
+        "#define LTU_VALUE_COLOUR_RED_1 1",
+        "#define LTU_VALUE_COLOUR 2",
+        "#define LTU_VALUE_COLOUR_3 3",
+        "#define LTU_CLASS_2 0",
+        "#define LTU_CLASS_TWO 1",
+        "#define LTU_CLASS_TWO_2 2",
+    ] {
+        assert!(header.contains(want), "a.h lacks {want:?}:\n{header}");
+    }
+    let main = "#include <stdio.h>\n#include \"a.h\"\nint main(void)\n{\n    int i;\n    \
+                for (i = 0; i < LTU_N_CLASSES; i++) printf(\"%s\\n\", ltu_class_names[i]);\n    \
+                for (i = 0; i < LTU_N_INPUTS; i++) printf(\"%s\\n\", ltu_input_names[i]);\n    return 0;\n}\n";
+    std::fs::write(d.join("main.c"), main).unwrap();
+    let json = inspect(d, "a.ltu");
+    let mut want = String::new();
+    for c in json["classes"].as_array().unwrap() {
+        let _ = writeln!(want, "{}", c.as_str().unwrap());
+    }
+    for i in json["inputs"].as_array().unwrap() {
+        let _ = writeln!(want, "{}", i["name"].as_str().unwrap());
+    }
+    for cc in common::c_compilers() {
+        let exe = d.join(format!("names_{cc}"));
+        common::cc(cc, d, &["main.c", "a.c", "-o", exe.to_str().unwrap()], "awkward names");
+        assert_eq!(run(&exe, String::new()), want, "{cc}: names intact");
+    }
+    std::fs::write(
+        d.join("main.rs"),
+        "mod a { include!(\"a.rs\"); }\nfn main() {\n    \
+         for n in a::CLASS_NAMES { println!(\"{n}\"); }\n    for n in a::INPUT_NAMES { println!(\"{n}\"); }\n    \
+         let _ = (a::INPUT_A_B_1, a::VALUE_COLOUR_RED_1, a::CLASS_TWO_2, a::input_names_2(1.0), a::predict(&[0i32; a::N_INPUTS]));\n}\n",
+    )
+    .unwrap();
+    common::rustc(&d.join("main.rs"), &d.join("names_rs"));
+    assert_eq!(run(&d.join("names_rs"), String::new()), want, "Rust: names intact");
+}

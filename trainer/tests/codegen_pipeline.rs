@@ -306,6 +306,22 @@ fn generated_pipeline_agrees_with_predict_window() {
             "case {m}: window and hop"
         );
 
+        // The header beside the C says the window, the hop and the channels in frame order.
+        let header = std::fs::read_to_string(c_dir.join("model.h")).unwrap();
+        assert!(
+            header.contains(&format!("#define LTU_WINDOW {} ", case.window))
+                && header.contains(&format!("#define LTU_HOP {} ", case.hop)),
+            "case {m}: model.h window and hop"
+        );
+        for (c, ch) in pipeline.channels.iter().enumerate() {
+            let line = format!(" {c} /* {:?} */", ch.name);
+            let def = header.lines().find(|l| l.starts_with("#define LTU_CHANNEL_") && l.ends_with(&line));
+            let def = def.unwrap_or_else(|| panic!("case {m}: model.h has no channel {c} {:?}", ch.name));
+            let ident = def.split(' ').nth(1).unwrap().trim_start_matches("LTU_CHANNEL_");
+            let scale = format!("#define LTU_SAMPLE_SCALE_{ident} {}", ch.scale_exp);
+            assert!(header.contains(&scale), "case {m}: model.h lacks {scale:?}");
+        }
+
         let mut sequences = test_sequences(case.test, &pipeline);
         sequences.extend(adversarial_sequences(pipeline.channels.len(), case.window, case.hop, &mut rng));
         let mut c_input = String::new();
