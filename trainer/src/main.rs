@@ -124,7 +124,7 @@ enum Command {
     /// `ltu_push`) that takes one frame at a time and classifies every hop frames, both equal to
     /// the runtime's `Model::predict_window`.
     #[command(
-        after_help = "Examples:\n  ltu codegen iris.ltu -o src/model.rs          # then `mod model;` and model::predict(&inputs)\n  ltu codegen iris.ltu --lang c -o model.c      # int32_t ltu_predict(const int32_t *x)\n  ltu codegen gunpoint.ltu --window 150 -o src/model.rs   # also classify_window(&samples), Stream::push(&frame)"
+        after_help = "Examples:\n  ltu codegen iris.ltu -o src/model.rs          # then `mod model;` and model::predict(&inputs)\n  ltu codegen iris.ltu --lang c -o model.c      # model.c and model.h: ltu_predict, LTU_INPUT_*, LTU_CLASS_*\n  ltu codegen gunpoint.ltu --window 150 -o src/model.rs   # also classify_window(&samples), Stream::push(&frame)"
     )]
     Codegen {
         /// Model file.
@@ -132,8 +132,10 @@ enum Command {
         /// Language of the source.
         #[arg(long, value_enum, default_value_t = LangArg::Rust)]
         lang: LangArg,
-        /// Where to write the source: a file (replaced atomically), a device or FIFO, or `-` for
-        /// standard output (the default; the report then goes to standard error).
+        /// Where to write the source: a file (replaced atomically; with --lang c also its header
+        /// beside it, named with `.h`, which documents every input, code and class), a device or
+        /// FIFO, or `-` for standard output (the default; the report then goes to standard error;
+        /// C is then one stream, the header's text first).
         #[arg(short, long, value_name = "PATH", default_value = "-")]
         output: PathBuf,
         /// Samples per window of the generated pipeline, for a model whose pipeline reads whole

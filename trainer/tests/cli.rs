@@ -1186,11 +1186,14 @@ fn codegen_writes_rust_and_c_source() {
     let report = json(d, &["codegen", "m.ltu", "--lang", "c", "-o", "model.c", "--json"]);
     assert_eq!(report["lang"], "c");
     let c = std::fs::read_to_string(d.join("model.c")).unwrap();
+    let h = std::fs::read_to_string(d.join("model.h")).unwrap();
+    assert!(c.contains("int32_t ltu_predict(const int32_t *x)") && c.contains("#include \"model.h\""), "{c}");
     assert!(
-        c.contains("int32_t ltu_predict(const int32_t *x)") && c.contains("#define LTU_N_INPUTS 4"),
-        "{c}"
+        h.contains("int32_t ltu_predict(const int32_t *x);") && h.contains("#define LTU_N_INPUTS 4"),
+        "{h}"
     );
     assert_eq!(report["source_bytes"].as_u64().unwrap() as usize, c.len());
+    assert_eq!(report["header_bytes"].as_u64().unwrap() as usize, h.len());
     fails(d, &["codegen", "m.ltu", "-o", "m.ltu"], "refusing to overwrite");
     assert!(ltu_runtime::Model::from_bytes(&std::fs::read(d.join("m.ltu")).unwrap()).is_ok(), "model intact");
     write(d, "junk.ltu", b"not a model");

@@ -5,26 +5,13 @@
 //! would panic here.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use ltu::data::{self, LoadOptions};
 use ltu::learn::{self, Algo, Context};
 use ltu::model::{ModelSpec, WeightKind};
 
-fn data_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data").join(name)
-}
-
-/// A tiny deterministic generator for the extreme rows.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+mod common;
+use common::{data_path, run, splitmix};
 
 #[test]
 fn generated_rust_agrees_with_the_reference_and_the_runtime() {
@@ -93,39 +80,21 @@ fn generated_rust_agrees_with_the_reference_and_the_runtime() {
     let main = dir.path().join("main.rs");
     std::fs::write(&main, program).unwrap();
     let exe = dir.path().join("generated");
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let out = Command::new(rustc)
-        .args(["--edition", "2021", "-C", "overflow-checks=on", "-C", "opt-level=1", "-D", "warnings", "-o"])
-        .arg(&exe)
-        .arg(&main)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "generated code does not compile:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-
-    let mut child = Command::new(&exe).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    common::rustc(&main, &exe);
     let mut input = String::new();
     for (m, x, _) in &rows {
         let cells: Vec<String> = x.iter().map(i32::to_string).collect();
         let _ = writeln!(input, "{m} {}", cells.join(" "));
     }
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    assert!(out.status.success(), "generated code panicked: {}", String::from_utf8_lossy(&out.stderr));
-    let got: Vec<usize> =
-        String::from_utf8(out.stdout).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+    let got: Vec<usize> = run(&exe, input).lines().map(|l| l.parse().unwrap()).collect();
     assert_eq!(got.len(), rows.len());
     for ((m, x, want), got) in rows.iter().zip(got) {
         assert_eq!(got, *want, "model {} ({}, {}): generated code on {x:?}", m, cases[*m].0, cases[*m].1);
     }
 
     // The C: each model its own translation unit, strict warnings, and the undefined-behaviour
-    // sanitizer (signed overflow, shifts) aborting on the first finding.
+    // sanitizer (signed overflow, shifts) aborting on the first finding; by gcc and (where
+    // installed) clang.
     let mut c_main = String::from("#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n");
     for m in 0..cases.len() {
         let _ = writeln!(c_main, "int32_t ltu_predict_m{m}(const int32_t *x);");
@@ -140,61 +109,35 @@ fn generated_rust_agrees_with_the_reference_and_the_runtime() {
         "        default: abort();\n        }\n        printf(\"%d\\n\", (int)c);\n    }\n    return 0;\n}\n",
     );
     std::fs::write(dir.path().join("main.c"), c_main).unwrap();
-    let c_exe = dir.path().join("generated_c");
-    let strict = [
-        "-std=c99",
-        "-O1",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-fsanitize=undefined",
-        "-fno-sanitize-recover=all",
-    ];
-    let mut link = Command::new("gcc");
-    link.current_dir(dir.path()).args(strict).arg("-o").arg(&c_exe).arg("main.c");
-    for m in 0..cases.len() {
-        // One object per model: `ltu_predict` renamed, the `static` helpers stay private.
-        let obj = format!("m{m}.o");
-        let out = Command::new("gcc")
-            .current_dir(dir.path())
-            .args(strict)
-            .arg(format!("-Dltu_predict=ltu_predict_m{m}"))
-            .args(["-c", &format!("m{m}.c"), "-o", &obj])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "generated C m{m} does not compile:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        link.arg(obj);
-    }
-    let out = link.output().unwrap();
-    assert!(out.status.success(), "C test program does not link:\n{}", String::from_utf8_lossy(&out.stderr));
     let mut input = String::new();
     for (m, x, _) in &rows {
         let cells: Vec<String> = x.iter().map(i32::to_string).collect();
         let _ = writeln!(input, "{m} {} {}", x.len(), cells.join(" "));
     }
-    let mut child = Command::new(&c_exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    assert!(
-        out.status.success() && out.stderr.is_empty(),
-        "generated C failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got: Vec<usize> =
-        String::from_utf8(out.stdout).unwrap().lines().map(|l| l.parse().unwrap()).collect();
-    assert_eq!(got.len(), rows.len());
-    for ((m, x, want), got) in rows.iter().zip(got) {
-        assert_eq!(got, *want, "model {} ({}, {}): generated C on {x:?}", m, cases[*m].0, cases[*m].1);
+    for cc in common::c_compilers() {
+        let c_exe = dir.path().join(format!("generated_{cc}"));
+        let mut link = vec!["-o".to_string(), c_exe.to_str().unwrap().to_string(), "main.c".to_string()];
+        for m in 0..cases.len() {
+            // One object per model: `ltu_predict` renamed, the `static` helpers stay private.
+            let obj = format!("m{m}_{cc}.o");
+            common::cc(
+                cc,
+                dir.path(),
+                &[&format!("-Dltu_predict=ltu_predict_m{m}"), "-c", &format!("m{m}.c"), "-o", &obj],
+                &format!("generated C m{m}"),
+            );
+            link.push(obj);
+        }
+        let link: Vec<&str> = link.iter().map(String::as_str).collect();
+        common::cc(cc, dir.path(), &link, "C test program");
+        let got: Vec<usize> = run(&c_exe, input.clone()).lines().map(|l| l.parse().unwrap()).collect();
+        assert_eq!(got.len(), rows.len());
+        for ((m, x, want), got) in rows.iter().zip(got) {
+            assert_eq!(
+                got, *want,
+                "model {} ({}, {}): generated C by {cc} on {x:?}",
+                m, cases[*m].0, cases[*m].1
+            );
+        }
     }
 }

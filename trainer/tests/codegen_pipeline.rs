@@ -11,31 +11,17 @@
 //! (where installed) clang.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
 use ltu::data::recordings::{self, Layout};
 use ltu::data::{self, LoadOptions};
 use ltu::model::{ModelSpec, Pipeline};
 
+mod common;
+use common::{ltu, run, splitmix};
+
 fn data_path(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data").join(name).to_str().unwrap().to_string()
-}
-
-fn ltu(dir: &Path, args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_ltu")).current_dir(dir).args(args).output().expect("run ltu");
-    assert!(out.status.success(), "ltu {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    out
-}
-
-/// A tiny deterministic generator for the random sequences.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    common::data_path(name).to_str().unwrap().to_string()
 }
 
 /// Every statistic, most over segments (`mean_abs_diff@16` over a short window makes segments of
@@ -223,26 +209,6 @@ fn input_line(seq: &Sequence) -> String {
     line
 }
 
-fn run(exe: &Path, input: String) -> String {
-    let mut child = Command::new(exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    assert!(
-        out.status.success() && out.stderr.is_empty(),
-        "{} failed: {}",
-        exe.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// The C driver: reads sequences, prints `ltu_classify_window` at every start and `ltu_push`
 /// after every frame. It sees the model only through the declarations of the generated file.
 const C_MAIN: &str = r#"#include <stdio.h>
@@ -304,11 +270,7 @@ fn generated_pipeline_agrees_with_predict_window() {
     );
     let mut rust_input = String::new();
     let mut rust_expected = String::new();
-    let compilers: Vec<&str> = ["gcc", "clang"]
-        .into_iter()
-        .filter(|cc| Command::new(cc).arg("--version").output().is_ok_and(|o| o.status.success()))
-        .collect();
-    assert!(compilers.contains(&"gcc"), "gcc is needed to check the generated C");
+    let compilers = common::c_compilers();
     for (m, case) in CASES.iter().enumerate() {
         let model_file = format!("m{m}.ltu");
         let train = data_path(case.train);
@@ -344,6 +306,22 @@ fn generated_pipeline_agrees_with_predict_window() {
             "case {m}: window and hop"
         );
 
+        // The header beside the C says the window, the hop and the channels in frame order.
+        let header = std::fs::read_to_string(c_dir.join("model.h")).unwrap();
+        assert!(
+            header.contains(&format!("#define LTU_WINDOW {} ", case.window))
+                && header.contains(&format!("#define LTU_HOP {} ", case.hop)),
+            "case {m}: model.h window and hop"
+        );
+        for (c, ch) in pipeline.channels.iter().enumerate() {
+            let line = format!(" {c} /* {:?} */", ch.name);
+            let def = header.lines().find(|l| l.starts_with("#define LTU_CHANNEL_") && l.ends_with(&line));
+            let def = def.unwrap_or_else(|| panic!("case {m}: model.h has no channel {c} {:?}", ch.name));
+            let ident = def.split(' ').nth(1).unwrap().trim_start_matches("LTU_CHANNEL_");
+            let scale = format!("#define LTU_SAMPLE_SCALE_{ident} {}", ch.scale_exp);
+            assert!(header.contains(&scale), "case {m}: model.h lacks {scale:?}");
+        }
+
         let mut sequences = test_sequences(case.test, &pipeline);
         sequences.extend(adversarial_sequences(pipeline.channels.len(), case.window, case.hop, &mut rng));
         let mut c_input = String::new();
@@ -361,37 +339,12 @@ fn generated_pipeline_agrees_with_predict_window() {
         // C: the model its own object; the driver includes its declarations only.
         std::fs::write(c_dir.join("main.c"), C_MAIN).unwrap();
         for cc in &compilers {
-            let strict = [
-                "-std=c99",
-                "-pedantic",
-                "-O1",
-                "-Wall",
-                "-Wextra",
-                "-Werror",
-                "-fsanitize=undefined",
-                "-fno-sanitize-recover=all",
-            ];
             let exe = c_dir.join(format!("run_{cc}"));
             for (src, obj) in [("model.c", "model.o"), ("main.c", "main.o")] {
-                let out = Command::new(cc)
-                    .current_dir(&c_dir)
-                    .args(strict)
-                    .args(["-c", src, "-o", obj])
-                    .output()
-                    .unwrap();
-                assert!(
-                    out.status.success(),
-                    "case {m}: {cc} does not compile {src}:\n{}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+                common::cc(cc, &c_dir, &["-c", src, "-o", obj], &format!("case {m}"));
             }
-            let out = Command::new(cc)
-                .current_dir(&c_dir)
-                .args(["-fsanitize=undefined", "model.o", "main.o", "-o"])
-                .arg(&exe)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "case {m}: {cc} link:\n{}", String::from_utf8_lossy(&out.stderr));
+            let link = ["model.o", "main.o", "-o", exe.to_str().unwrap()];
+            common::cc(cc, &c_dir, &link, &format!("case {m}: link"));
             let got = run(&exe, c_input.clone());
             compare(&got, &c_expected, &format!("case {m} ({} {}), C by {cc}", case.train, case.algo));
         }
@@ -409,18 +362,7 @@ fn generated_pipeline_agrees_with_predict_window() {
     let main = d.join("main.rs");
     std::fs::write(&main, program).unwrap();
     let exe = d.join("generated");
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let out = Command::new(rustc)
-        .args(["--edition", "2021", "-C", "overflow-checks=on", "-C", "opt-level=1", "-D", "warnings", "-o"])
-        .arg(&exe)
-        .arg(&main)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "generated Rust does not compile:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::rustc(&main, &exe);
     let got = run(&exe, rust_input);
     compare(&got, &rust_expected, "Rust");
 }

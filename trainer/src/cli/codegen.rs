@@ -1,7 +1,7 @@
 //! `ltu codegen`: a model as Rust or C source.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
@@ -18,8 +18,14 @@ pub struct CodegenReport {
     pub lang: &'static str,
     /// Where the source went.
     pub output: String,
-    /// Bytes of source.
+    /// Where the C header went: beside the source, named after it with `.h`; `null` for Rust and
+    /// for one stream (standard output, a device or a FIFO), where the header's text leads the
+    /// source.
+    pub header: Option<String>,
+    /// Bytes of source (with the header's, when they are one stream).
     pub source_bytes: usize,
+    /// Bytes of the header written beside the source (0 without one).
+    pub header_bytes: usize,
     /// The generated entry point.
     pub entry_point: String,
     /// Decisions the user may not expect (also printed on standard error).
@@ -28,21 +34,24 @@ pub struct CodegenReport {
 
 impl fmt::Display for CodegenReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "wrote {} ({} source, {} bytes) from {}\nentry point: {}",
-            self.output, self.lang, self.source_bytes, self.model, self.entry_point
-        )
+        write!(f, "wrote {} ({} source, {} bytes)", self.output, self.lang, self.source_bytes)?;
+        if let Some(h) = &self.header {
+            write!(f, " and its header {h} ({} bytes)", self.header_bytes)?;
+        }
+        write!(f, " from {}\nentry point: {}", self.model, self.entry_point)
     }
 }
 
 /// `ltu codegen`: the model as Rust or C source that predicts exactly what the runtime predicts
 /// (see [`ltu::model::codegen`]); for a model with a pipeline and a fixed window (its own, or
 /// `window`), the pipeline too, classifying every `hop` frames (default: the model's hop, or the
-/// window).
+/// window). C written to a file comes as two: the source and, beside it, its header (the output's
+/// name with `.h` for its extension), which it includes; both replaced atomically. To standard
+/// output, a device or a FIFO, C is one stream, the header's text first.
 ///
 /// # Errors
-/// Unreadable or invalid model, an output path that may not be written (see [`Output`]), or
+/// Unreadable or invalid model, an output path that may not be written (see [`Output`]), a header
+/// path that is the output itself or exists as anything but a regular file, or
 /// `window`/`hop` that do not apply: given for a model without a pipeline, a `window` other than
 /// the model's own, a `hop` without a window, or values out of range.
 pub fn codegen(
@@ -65,7 +74,25 @@ pub fn codegen(
         None => None,
         Some(p) => pipeline_window(p, window, hop)?,
     };
-    let source = ltu::model::codegen::source_with(&spec, &about, lang, fixed);
+    let about = ltu::model::codegen::About {
+        name: about,
+        host_block: loaded.model().host().is_some(),
+        metadata: loaded.metadata(),
+    };
+    // C to a file gets its header beside it; everything else is one stream.
+    let header_path = match (&out, lang) {
+        (Output::File(_), ltu::model::codegen::Lang::C) => Some(header_beside(output, model_path)?),
+        _ => None,
+    };
+    let (source, header) = match &header_path {
+        Some((path, target)) => {
+            let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let files = ltu::model::codegen::c_files(&spec, &about, fixed, &name)
+                .map_err(|e| anyhow!("{}: {e}; choose another -o", path.display()))?;
+            (files.source, Some((target.clone(), files.header)))
+        }
+        None => (ltu::model::codegen::source_about(&spec, &about, lang, fixed), None),
+    };
     // Without a fixed window the generated code evaluates the model, not its pipeline: say what
     // it expects instead.
     let warnings = match (&spec.pipeline, fixed) {
@@ -82,6 +109,10 @@ pub fn codegen(
         }
         _ => Vec::new(),
     };
+    // The header first, so the source never includes one that is not there.
+    if let Some((target, text)) = &header {
+        write_atomic(target, text.as_bytes())?;
+    }
     out.write(source.as_bytes())?;
     let rust = ltu::model::codegen::Lang::Rust;
     let mut entry_point = match lang {
@@ -103,10 +134,37 @@ pub fn codegen(
         model: model_path.display().to_string(),
         lang: if lang == rust { "rust" } else { "c" },
         output: out.describe(),
+        header: header_path.as_ref().map(|(p, _)| p.display().to_string()),
         source_bytes: source.len(),
+        header_bytes: header.as_ref().map_or(0, |(_, h)| h.len()),
         entry_point,
         warnings,
     })
+}
+
+/// The header of the C source `output`: beside it, its name with `.h` for its extension, as
+/// given (for the `#include` line) and resolved through symlinks (where it is written).
+///
+/// # Errors
+/// The header's path is `output` itself (`-o x.h`), one of the inputs, or exists as anything but
+/// a regular file.
+fn header_beside(output: &Path, model_path: &Path) -> Result<(PathBuf, PathBuf)> {
+    let path = output.with_extension("h");
+    if path == output {
+        bail!(
+            "{}: the header would have this name; give -o a name that does not end in .h",
+            output.display()
+        );
+    }
+    match Output::resolve(&path, &[model_path])? {
+        Output::File(target) => {
+            if resolve_symlinks(output).is_ok_and(|o| o == target) {
+                bail!("{}: is the output itself; give -o another name", path.display());
+            }
+            Ok((path, target))
+        }
+        _ => bail!("{}: is not a regular file; refusing to replace it with the header", path.display()),
+    }
 }
 
 /// The window the generated pipeline reads: the pipeline's own (a `window` must agree with it),

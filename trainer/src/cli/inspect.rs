@@ -630,16 +630,7 @@ pub fn inspect(model_path: &Path) -> Result<InspectReport> {
         table_bytes,
         host_block: repr.host.is_some(),
         runtime_features: model.features_needed().collect(),
-        metadata: model
-            .meta()
-            .unwrap_or("")
-            .lines()
-            .filter(|l| !l.is_empty())
-            .map(|l| match l.split_once('=') {
-                Some((k, v)) => (k.to_string(), v.to_string()),
-                None => (l.to_string(), String::new()),
-            })
-            .collect(),
+        metadata: loaded.metadata(),
         classes,
         inputs,
         units,

@@ -100,6 +100,21 @@ impl LoadedModel {
         ModelSpec::from_model(&self.model())
     }
 
+    /// The metadata of the host block (`key=value` lines from `ltu train`), by key, in file
+    /// order; empty if there is none.
+    pub fn metadata(&self) -> Vec<(String, String)> {
+        self.model()
+            .meta()
+            .unwrap_or("")
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(|l| match l.split_once('=') {
+                Some((k, v)) => (k.to_string(), v.to_string()),
+                None => (l.to_string(), String::new()),
+            })
+            .collect()
+    }
+
     /// The schema stored in the model's names, used to read data by name.
     ///
     /// # Errors

@@ -37,6 +37,7 @@ use crate::model::{Feature, LiteralOp, ModelSpec, Node, Structure, Unit};
 use c::Clamped;
 
 mod c;
+mod contract;
 mod pipeline;
 mod rust;
 
@@ -45,11 +46,42 @@ pub use pipeline::{inputs_read, Window};
 /// The language of the generated source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lang {
-    /// A Rust module: `pub fn predict<T: Copy + Into<i32>>(x: &[T; N_INPUTS]) -> usize`.
+    /// A Rust module: `pub fn predict<T: Copy + Into<i32>>(x: &[T; N_INPUTS]) -> usize`, with
+    /// typed constants for every input, class and category code.
     Rust,
-    /// A C99 translation unit: `int32_t ltu_predict(const int32_t *x)` (declared in its header
-    /// comment), with `LTU_N_INPUTS` and `LTU_N_CLASSES`.
+    /// C99: `int32_t ltu_predict(const int32_t *x)` and its header ([`c_files`]), with
+    /// `LTU_N_INPUTS`, `LTU_N_CLASSES` and macros for every input, class and category code.
     C,
+}
+
+/// What generated code says about where the model came from, beyond its [`ModelSpec`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct About {
+    /// How the code names the model (for example the model file's name).
+    pub name: String,
+    /// Whether the model file has its host block: without it the inputs' decimal scales and
+    /// missing-value substitutes in the [`ModelSpec`] are placeholders, and the code says they
+    /// are unknown instead of offering conversions.
+    pub host_block: bool,
+    /// The host block's training metadata (`key`, `value`), in file order.
+    pub metadata: Vec<(String, String)>,
+}
+
+impl About {
+    /// A model named `name` with its host block and no metadata (a [`ModelSpec`] fresh from
+    /// training).
+    pub fn new(name: &str) -> About {
+        About { name: name.to_string(), host_block: true, metadata: Vec::new() }
+    }
+}
+
+/// Generated C as a header and a source file that includes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CFiles {
+    /// The header: declarations, constants, documentation and the input conversions.
+    pub header: String,
+    /// The definitions; starts with a comment and `#include "<header name>"`.
+    pub source: String,
 }
 
 /// The model as a Rust module (see the module docs). `about` becomes part of its header comment
@@ -58,10 +90,10 @@ pub fn rust_source(spec: &ModelSpec, about: &str) -> String {
     source(spec, about, Lang::Rust)
 }
 
-/// The model as C99 source: `int32_t ltu_predict(const int32_t *x)` over `LTU_N_INPUTS` raw
-/// inputs, with the same guarantees as [`rust_source`]. It relies on two's complement integers
-/// with an arithmetic right shift, as every compiler for microcontrollers provides; a compile-time
-/// check stops the build where that does not hold.
+/// The model as one C99 stream, its header's text at the top: `int32_t ltu_predict(const
+/// int32_t *x)` over `LTU_N_INPUTS` raw inputs, with the same guarantees as [`rust_source`]. It
+/// relies on two's complement integers with an arithmetic right shift, as every compiler for
+/// microcontrollers provides; a compile-time check stops the build where that does not hold.
 pub fn c_source(spec: &ModelSpec, about: &str) -> String {
     source(spec, about, Lang::C)
 }
@@ -78,8 +110,54 @@ pub fn source(spec: &ModelSpec, about: &str, lang: Lang) -> String {
 /// `classify_window` and `Stream`, in C `ltu_classify_window`, `struct ltu_stream`,
 /// `ltu_stream_init` and `ltu_push`). `window` is not read for a model without a pipeline.
 pub fn source_with(spec: &ModelSpec, about: &str, lang: Lang, window: Option<Window>) -> String {
+    source_about(spec, &About::new(about), lang, window)
+}
+
+/// As [`source_with`], documenting the model's provenance from `about`. C comes as one stream:
+/// the header's text first, then the definitions.
+pub fn source_about(spec: &ModelSpec, about: &About, lang: Lang, window: Option<Window>) -> String {
+    let (header, source) = generate(spec, about, lang, window, None);
+    header + &source
+}
+
+/// The model as a C header and a C source file that includes it as `header_name` (the file
+/// name the header is written under, next to the source); otherwise as [`source_about`].
+///
+/// # Errors
+/// `header_name` is empty or holds a character an `#include "..."` line cannot carry (`"`,
+/// `\`, a control character).
+pub fn c_files(
+    spec: &ModelSpec,
+    about: &About,
+    window: Option<Window>,
+    header_name: &str,
+) -> Result<CFiles, String> {
+    if header_name.is_empty() || header_name.chars().any(|c| c == '"' || c == '\\' || c.is_control()) {
+        return Err(format!("{header_name:?} cannot be named in an #include line"));
+    }
+    let (header, source) = generate(spec, about, Lang::C, window, Some(header_name));
+    Ok(CFiles { header, source })
+}
+
+/// The header (empty for Rust) and the source; the C source includes `header_name`, or, without
+/// one, is meant to follow the header in one stream.
+fn generate(
+    spec: &ModelSpec,
+    about: &About,
+    lang: Lang,
+    window: Option<Window>,
+    header_name: Option<&str>,
+) -> (String, String) {
     let window = window.filter(|_| spec.pipeline.is_some());
-    let mut g = Gen { spec, lang, window, out: String::new(), helpers: String::new(), n_helpers: 0 };
+    let mut g = Gen {
+        spec,
+        lang,
+        window,
+        contract: contract::Contract::of(spec, about),
+        out: String::new(),
+        helpers: String::new(),
+        n_helpers: 0,
+    };
     match &spec.structure {
         Structure::Linear(u) => {
             g.open_predict();
@@ -150,13 +228,14 @@ pub fn source_with(spec: &ModelSpec, about: &str, lang: Lang, window: Option<Win
         g.pipeline(window);
     }
     let code = std::mem::take(&mut g.out);
-    g.header(about);
+    let uses_q = code.contains("ltu_q(") || g.helpers.contains("ltu_q(");
+    let header = g.header(about, header_name, uses_q);
     g.out.push_str(&g.helpers.clone());
     g.out.push_str(&code);
     if lang == Lang::C {
         g.out.push_str("\n#endif /* LTU_DECLARATIONS_ONLY */\n");
     }
-    g.out
+    (header, g.out)
 }
 
 struct Gen<'a> {
@@ -164,6 +243,8 @@ struct Gen<'a> {
     lang: Lang,
     /// The window of the pipeline to emit, if any.
     window: Option<Window>,
+    /// What the code documents about the model's interface.
+    contract: contract::Contract,
     out: String,
     /// C only: one function per categorical group of a unit row (the `match` of the Rust code).
     helpers: String,
@@ -172,8 +253,9 @@ struct Gen<'a> {
 
 impl Gen<'_> {
     /// The file's opening comment, constants and the numeric-feature helper, in the output
-    /// language.
-    fn header(&mut self, about: &str) {
+    /// language; returns the C header (empty for Rust), which the C source includes as
+    /// `header_name` or, without one, follows. `uses_q`: whether the C code calls `ltu_q`.
+    fn header(&mut self, about: &About, header_name: Option<&str>, uses_q: bool) -> String {
         let stats = self.spec.stats();
         let summary = format!(
             "{} classes, {} inputs, {} units, {} non-zero weights, at most {} multiply-accumulates.",
@@ -184,8 +266,11 @@ impl Gen<'_> {
             stats.max_macs
         );
         match self.lang {
-            Lang::Rust => self.rust_header(about, &summary),
-            Lang::C => self.c_header(about, &summary),
+            Lang::Rust => {
+                self.rust_header(about, &summary);
+                String::new()
+            }
+            Lang::C => self.c_header(about, &summary, header_name, uses_q),
         }
     }
 

@@ -210,12 +210,6 @@ impl Gen<'_> {
         self.stream(&plan);
     }
 
-    /// Text, for a comment, that cannot end the comment or break its line.
-    fn comment_text(s: &str) -> String {
-        let quoted = format!("{s:?}");
-        quoted.replace("*/", "*\\/")
-    }
-
     /// The section's opening comment (the channels and every used feature) and its constants.
     fn pipeline_intro(&mut self, pipeline: &Pipeline, plan: &Plan) {
         let c = self.lang == Lang::C;
@@ -229,7 +223,7 @@ impl Gen<'_> {
         for (i, ch) in pipeline.channels.iter().enumerate() {
             text.push(format!(
                 "  channel {i} {}: sample = round(value * 10^{}), clamped to -32768..=32767",
-                Self::comment_text(&ch.name),
+                super::contract::quoted(&ch.name),
                 ch.scale_exp
             ));
         }
@@ -248,7 +242,7 @@ impl Gen<'_> {
                 "  input {}: {} ({}) = {} of channel {} over samples [{}, {})",
                 u.input,
                 u.feature,
-                Self::comment_text(&crate::data::recordings::feature_name(pipeline, &u.feature)),
+                super::contract::quoted(&crate::data::recordings::feature_name(pipeline, &u.feature)),
                 u.feature.stat,
                 s.channel,
                 s.start,
@@ -284,17 +278,19 @@ impl Gen<'_> {
 
     /// The C constants and declarations of the pipeline, for the file's header (they must come
     /// before anything that uses them, and a caller copies them with `ltu_predict`'s).
-    pub(super) fn c_pipeline_declarations(&mut self, window: Window) {
+    pub(super) fn c_pipeline_declarations(&self, window: Window, out: &mut String) {
         let Some(pipeline) = self.spec.pipeline.clone() else { return };
         let plan = Plan::new(self.spec, &pipeline, window);
         let _ = writeln!(
-            self.out,
-            "#define LTU_N_CHANNELS {}\n#define LTU_WINDOW {}\n#define LTU_HOP {}\n",
+            out,
+            "#define LTU_N_CHANNELS {} /* samples per frame, one per channel, in the LTU_CHANNEL_* order */\n\
+             #define LTU_WINDOW {} /* samples per channel in a window */\n\
+             #define LTU_HOP {} /* frames from one window ltu_push classifies to the next */\n",
             pipeline.channels.len(),
             window.len,
             window.hop
         );
-        self.out.push_str(
+        out.push_str(
             "/* The stream: the last LTU_WINDOW samples of each channel in a ring buffer, and running sums. */\n\
              struct ltu_stream {\n    int16_t buf[LTU_N_CHANNELS][LTU_WINDOW];\n    \
              uint32_t head;   /* the slot of the oldest sample, where the next frame goes */\n    \
@@ -311,13 +307,13 @@ impl Gen<'_> {
             ];
             for (_, f, what) in fields.iter().filter(|(on, _, _)| *on) {
                 let _ = writeln!(
-                    self.out,
+                    out,
                     "    {f}{g}; /* {what}, channel {}, samples [{}, {}) */",
                     s.channel, s.start, s.end
                 );
             }
         }
-        self.out.push_str(
+        out.push_str(
             "};\n\n\
              int ltu_classify_window(const int16_t samples[LTU_N_CHANNELS][LTU_WINDOW]);\n\
              void ltu_stream_init(struct ltu_stream *s);\n\
