@@ -17,13 +17,14 @@ void _start(void)
 }
 
 /* Every exception but reset: the exception number (IPSR) and the stacked PC of the code that
- * faulted (the sixth word of the frame the core pushed on the main stack, the only stack here). */
+ * faulted (the seventh word of the frame the core pushed on the main stack, the only stack
+ * here). bl, not b: Thumb-1's b reaches only 2 KiB, and platform_fault does not return. */
 __attribute__((naked)) void Fault_Handler(void)
 {
     __asm__ volatile("mrs r0, msp\n"
                      "ldr r1, [r0, #24]\n"
                      "mrs r0, ipsr\n"
-                     "b platform_fault\n");
+                     "bl platform_fault\n");
 }
 
 /* The initial stack pointer, then the handlers of exceptions 1 to 15 (0: reserved). Words, not
