@@ -8,5 +8,3 @@ set(CMAKE_ASM_COMPILER arm-none-eabi-gcc)
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 set(CMAKE_C_FLAGS_INIT "-mcpu=cortex-m3 -mthumb -mfloat-abi=soft")
 set(CMAKE_ASM_FLAGS_INIT "-mcpu=cortex-m3 -mthumb -mfloat-abi=soft")
-# The Rust target of the same core, for the runtime's C API (runtime-c/), which cargo builds.
-set(LTU_RUST_TARGET thumbv7m-none-eabi)

@@ -67,12 +67,29 @@ fn ltu_command(root: &Path) -> Result<PathBuf> {
     Ok(ltu)
 }
 
+/// How the CMake project is configured.
+struct Config {
+    /// The `ltu` command.
+    ltu: PathBuf,
+    /// The runtime's cargo features `classify_api` links (`LTU_FEATURES`): what the committed
+    /// model needs, as a firmware that runs one model is built.
+    features: String,
+}
+
+impl Config {
+    fn new(root: &Path) -> Result<Config> {
+        let inputs = Inputs::read(&firmware::model_dir(root))?;
+        let features: Vec<&str> = inputs::load_model(&inputs.model)?.features_needed().collect();
+        Ok(Config { ltu: ltu_command(root)?, features: features.join(",") })
+    }
+}
+
 /// Configures the CMake project into `build` for `target`, with the inputs in `model_dir`, and
 /// builds `cmake_targets` (all when empty).
 fn cmake_build(
     root: &Path,
     target: Target,
-    ltu: &Path,
+    config: &Config,
     model_dir: &Path,
     build: &Path,
     cmake_targets: &[&str],
@@ -90,8 +107,9 @@ fn cmake_build(
         .arg(build)
         .arg("--toolchain")
         .arg(src.join("cmake").join(toolchain))
-        .arg(format!("-DLTU={}", ltu.display()))
-        .arg(format!("-DLTU_MODEL_DIR={}", model_dir.display()));
+        .arg(format!("-DLTU={}", config.ltu.display()))
+        .arg(format!("-DLTU_MODEL_DIR={}", model_dir.display()))
+        .arg(format!("-DLTU_FEATURES={}", config.features));
     cmd::run(&mut configure)?;
     let mut make = Command::new("cmake");
     make.arg("--build").arg(build);
@@ -176,14 +194,14 @@ pub fn check(root: &Path, target: Target, steps: &mut Steps) {
     if !binaries.contains(&API) {
         println!("note: runtime-c/CMakeLists.txt does not exist, so the C firmware builds only {CODEGEN}");
     }
-    let mut ltu = None;
+    let mut config = None;
     let built = steps.run(&format!("{name}: C firmware: CMake build of {}", binaries.join(", ")), || {
-        let command = ltu_command(root)?;
-        cmake_build(root, target, &command, &firmware::model_dir(root), &base.join("build"), &[])?;
-        ltu = Some(command);
+        let c = Config::new(root)?;
+        cmake_build(root, target, &c, &firmware::model_dir(root), &base.join("build"), &[])?;
+        config = Some(c);
         Ok(())
     });
-    let (true, Some(ltu)) = (built, ltu) else { return };
+    let (true, Some(config)) = (built, config) else { return };
 
     let mut measured = Vec::new();
     for &binary in &binaries {
@@ -206,7 +224,7 @@ pub fn check(root: &Path, target: Target, steps: &mut Steps) {
             },
         );
     }
-    check_failures(root, target, &ltu, &base, &binaries, steps);
+    check_failures(root, target, &config, &base, &binaries, steps);
 
     if !measured.is_empty() {
         let inputs = Inputs::read(&firmware::model_dir(root)).ok();
@@ -231,7 +249,7 @@ pub fn check(root: &Path, target: Target, steps: &mut Steps) {
 fn check_failures(
     root: &Path,
     target: Target,
-    ltu: &Path,
+    config: &Config,
     base: &Path,
     binaries: &[&'static str],
     steps: &mut Steps,
@@ -243,7 +261,7 @@ fn check_failures(
         inputs.expected[0] = (inputs.expected[0] + 1) % n_classes;
         let dir = base.join("wrong-host");
         inputs.write(&dir.join("model"))?;
-        cmake_build(root, target, ltu, &dir.join("model"), &dir.join("build"), binaries)?;
+        cmake_build(root, target, config, &dir.join("model"), &dir.join("build"), binaries)?;
         for binary in binaries {
             let run = qemu::run_text(&dir.join("build").join(binary), target.machine, None)?;
             print_log(&run);
@@ -264,7 +282,7 @@ fn check_failures(
             inputs.model[mid] ^= 0x10;
             let dir = base.join("corrupt-model");
             inputs.write(&dir.join("model"))?;
-            cmake_build(root, target, ltu, &dir.join("model"), &dir.join("build"), &[API])?;
+            cmake_build(root, target, config, &dir.join("model"), &dir.join("build"), &[API])?;
             let run = qemu::run_text(&dir.join("build").join(API), target.machine, None)?;
             print_log(&run);
             ensure!(run.code == exit::BAD_INPUT, "exit code {}, want {}", run.code, exit::BAD_INPUT);
