@@ -2,13 +2,12 @@
  * initialisers) even where the source calls neither, and there is no C library. */
 #include <stddef.h>
 
+#include "platform.h"
+
 void *memcpy(void *restrict dst, const void *restrict src, size_t n);
 void *memset(void *dst, int c, size_t n);
 
-/* Plain loops: the optimizer must not turn them back into calls to themselves. */
-__attribute__((optimize("no-tree-loop-distribute-patterns"))) void *memcpy(void *restrict dst,
-                                                                           const void *restrict src,
-                                                                           size_t n)
+PLATFORM_PLAIN_LOOPS void *memcpy(void *restrict dst, const void *restrict src, size_t n)
 {
     unsigned char *d = dst;
     const unsigned char *s = src;
@@ -18,7 +17,7 @@ __attribute__((optimize("no-tree-loop-distribute-patterns"))) void *memcpy(void 
     return dst;
 }
 
-__attribute__((optimize("no-tree-loop-distribute-patterns"))) void *memset(void *dst, int c, size_t n)
+PLATFORM_PLAIN_LOOPS void *memset(void *dst, int c, size_t n)
 {
     unsigned char *d = dst;
     while (n--) {

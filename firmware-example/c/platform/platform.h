@@ -28,6 +28,14 @@ void platform_exit(int code) __attribute__((noreturn));
  * cause is the exception number (3: HardFault), on RISC-V the mcause register. */
 void platform_fault(uint32_t cause, uint32_t pc) __attribute__((noreturn));
 
+/* On a function whose loops must stay loops: without a C library, the optimizer must not turn a
+ * copy, fill or length loop into a call to memcpy, memset or strlen (or into itself). */
+#if defined(__clang__)
+#define PLATFORM_PLAIN_LOOPS __attribute__((no_builtin))
+#else
+#define PLATFORM_PLAIN_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+
 /* One semihosting call: operation `op` with the argument block `arg`; returns the result. */
 int32_t platform_semihost(uint32_t op, const void *arg);
 

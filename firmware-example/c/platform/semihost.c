@@ -13,9 +13,7 @@ typedef uintptr_t word;
 /* ":tt" opened for writing is standard output (SYS_WRITE0 would go to QEMU's console). */
 static int32_t out_handle = -1;
 
-/* A plain loop, not the strlen call the optimizer would otherwise make of it (there is no C
- * library). */
-__attribute__((optimize("no-tree-loop-distribute-patterns"))) void platform_write(const char *s)
+PLATFORM_PLAIN_LOOPS void platform_write(const char *s)
 {
     word len = 0;
     while (s[len]) {

@@ -6,9 +6,7 @@ int main(void);
 
 void platform_start(void) __attribute__((noreturn));
 
-/* Plain loops, not the memcpy/memset calls the optimizer would otherwise make of them (there is
- * no C library). */
-__attribute__((optimize("no-tree-loop-distribute-patterns"))) void platform_start(void)
+PLATFORM_PLAIN_LOOPS void platform_start(void)
 {
     const uint32_t *src = _sidata;
     for (uint32_t *dst = _sdata; dst < _edata;) {
