@@ -5,7 +5,8 @@
  * For each embedded row it paints the stack below the caller, marks a measured region around one
  * call of `model_predict` (the markers the insncount plugin looks for), then finds how deep the call
  * wrote into the painted stack, and prints "p <class> <stack bytes>" over semihosting. At the end it
- * prints "done" and exits 0 through semihosting.
+ * prints "done" and returns 0, which the startup code passes to QEMU as its exit code. Startup,
+ * semihosting and the linker script are the C firmware example's (firmware-example/c/platform/).
  *
  * `rows.h` (generated) defines `row_t` (the input type: int16_t for emlearn, int32_t for ltu's
  * generated C), N_ROWS, N_FEATURES and `static const row_t ROWS[N_ROWS][N_FEATURES]`.
@@ -24,6 +25,8 @@
  * line per ready window, with the deepest stack of all pushes.
  */
 #include <stdint.h>
+
+#include "platform.h"
 #if defined(BENCH_STREAM)
 #include "windows.h"
 
@@ -45,49 +48,6 @@ int32_t model_predict(const row_t *features, int32_t features_length);
 
 #define PAINT_BYTES 8192u
 #define PATTERN 0xC5A3E1D7u
-
-/* Semihosting call (ARM "bkpt 0xab"). */
-static int semihost(int op, const void *arg)
-{
-    register int r0 __asm__("r0") = op;
-    register const void *r1 __asm__("r1") = arg;
-    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
-    return r0;
-}
-
-/* Standard output: ":tt" opened for writing (SYS_WRITE0 would go to QEMU's console, not stdout). */
-static int out_handle = -1;
-
-static void put(const char *s)
-{
-    uint32_t len = 0;
-    while (s[len]) {
-        len++;
-    }
-    if (out_handle < 0) {
-        const uint32_t open_args[3] = {(uint32_t)":tt", 4 /* "w" */, 3 /* strlen(":tt") */};
-        out_handle = semihost(0x01 /* SYS_OPEN */, open_args);
-    }
-    const uint32_t write_args[3] = {(uint32_t)out_handle, (uint32_t)s, len};
-    semihost(0x05 /* SYS_WRITE */, write_args);
-}
-
-static void exit_ok(void)
-{
-    semihost(0x18 /* SYS_EXIT */, (const void *)0x20026 /* ADP_Stopped_ApplicationExit */);
-    for (;;) {
-    }
-}
-
-static char *utoa10(uint32_t v, char *end)
-{
-    *--end = 0;
-    do {
-        *--end = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v);
-    return end;
-}
 
 static inline uint32_t sp_now(void)
 {
@@ -119,12 +79,11 @@ __attribute__((noinline)) static uint32_t stack_used(uint32_t floor, uint32_t ca
 
 static void put_line(uint32_t class, uint32_t used)
 {
-    char buf[16];
-    put("p ");
-    put(utoa10(class, buf + sizeof buf));
-    put(" ");
-    put(utoa10(used, buf + sizeof buf));
-    put("\n");
+    platform_write("p ");
+    platform_write_u32(class);
+    platform_write(" ");
+    platform_write_u32(used);
+    platform_write("\n");
 }
 
 #if defined(BENCH_STREAM)
@@ -140,9 +99,9 @@ int main(void)
         for (uint32_t c = 0; c < N_CHANNELS; c++) {
             frame[c] = WINDOWS[f / WINDOW][c][f % WINDOW];
         }
-        __asm__ volatile("mov r11, r11" ::: "memory");
+        PLATFORM_REGION_START();
         int32_t k = stream_push(frame);
-        __asm__ volatile("mov r10, r10" ::: "memory");
+        PLATFORM_REGION_STOP();
         if (k >= 0) {
             if (ready < N_READY) {
                 classes[ready] = k;
@@ -154,8 +113,7 @@ int main(void)
     for (uint32_t i = 0; i < ready && i < N_READY; i++) {
         put_line((uint32_t)classes[i], used);
     }
-    put("done\n");
-    exit_ok();
+    platform_write("done\n");
     return 0;
 }
 #else
@@ -164,14 +122,13 @@ int main(void)
     for (uint32_t i = 0; i < N_CALLS; i++) {
         uint32_t floor = paint();
         uint32_t caller_sp = sp_now();
-        __asm__ volatile("mov r11, r11" ::: "memory");
+        PLATFORM_REGION_START();
         int32_t c = CALL(i);
-        __asm__ volatile("mov r10, r10" ::: "memory");
+        PLATFORM_REGION_STOP();
         uint32_t used = stack_used(floor, caller_sp);
         put_line((uint32_t)c, used);
     }
-    put("done\n");
-    exit_ok();
+    platform_write("done\n");
     return 0;
 }
 #endif

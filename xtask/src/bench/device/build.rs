@@ -79,6 +79,8 @@ pub fn build_c(
     out: &Path,
 ) -> Result<()> {
     let c = root.join("bench/c");
+    // Startup, semihosting and the linker script: the C firmware example's.
+    let platform = firmware::dir(root).join("c/platform");
     let build = out.with_extension("d");
     fs::create_dir_all(&build)?;
     fs::copy(memory_x(root, target), build.join("memory.x"))?;
@@ -91,11 +93,13 @@ pub fn build_c(
         .arg(include)
         .arg("-I")
         .arg(rows_dir)
+        .arg("-I")
+        .arg(&platform)
         .args(["-nostartfiles", "-nostdlib", "-Wl,--gc-sections"])
         .arg(format!("-L{}", build.display()))
         .arg("-T")
-        .arg(c.join("link.ld"))
-        .arg(c.join("startup.c"))
+        .arg(platform.join("link.ld"))
+        .args(["cortex-m.c", "start.c", "semihost.c"].map(|f| platform.join(f)))
         .arg(c.join("harness.c"))
         .arg(&model_src)
         .args(["-lc", "-lgcc", "-o"])
