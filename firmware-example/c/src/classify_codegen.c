@@ -1,13 +1,12 @@
 /* Activity recognition with the model compiled in: model.c, which `ltu codegen --lang c
  * --window FIRMWARE_WINDOW` generates at build time, holds the model and the window statistics
- * it reads. Each recording goes through ltu_classify_window (one measured region per window)
+ * it reads; model.h, written beside it, declares them. Each recording goes through ltu_classify_window (one measured region per window)
  * and, frame by frame, through the streaming ltu_push, which must give the same class. */
 #include "firmware.h"
 #include "platform.h"
 
-/* The generated model's declarations. */
-#define LTU_DECLARATIONS_ONLY
-#include "model.c"
+/* The generated model's contract: entry points, channels, window, classes. */
+#include "model.h"
 
 #if LTU_N_CHANNELS != FIRMWARE_CHANNELS || LTU_WINDOW != FIRMWARE_WINDOW || LTU_HOP != FIRMWARE_WINDOW
 #error "the generated model reads other channels or windows than the firmware records"
