@@ -97,7 +97,12 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     let with_pipeline = args.pipeline || (!args.quick && args.datasets.is_empty());
     let full = !args.quick && args.datasets.is_empty() && !args.pipeline;
     let specs = if pipeline_only { Vec::new() } else { select(args.quick, &args.datasets)? };
-    let targets: Vec<Target> = if args.quick { vec![TARGETS[0]] } else { TARGETS.to_vec() };
+    // The Cortex-M targets: the C bench harness (emlearn, generated C) is Arm-only.
+    let targets: Vec<Target> = if args.quick {
+        vec![TARGETS[0]]
+    } else {
+        TARGETS.iter().copied().filter(|t| t.machine.qemu == firmware::QEMU_ARM).collect()
+    };
     let triples: Vec<&str> = targets.iter().map(|t| t.triple).collect();
     prereq::rust(&triples, false)?;
     prereq::qemu_and_gcc()?;
