@@ -1,5 +1,5 @@
 //! Puts the memory layout for the target on the linker search path as `memory.x`
-//! (cortex-m-rt's `link.x` does `INCLUDE memory.x`). For a real board, add its layout under
+//! (cortex-m-rt's and riscv-rt's `link.x` do `INCLUDE memory.x`). For a real board, add its layout under
 //! `memory/` and select it with `MEMORY_X=memory/<board>.x cargo build ...`.
 //!
 //! Also tells `main.rs` where the generated inputs (model, recordings, host predictions) are:
@@ -12,6 +12,7 @@ fn main() {
         match target.as_str() {
             "thumbv6m-none-eabi" => "memory/microbit.x", // nRF51822: 256 KiB flash, 16 KiB RAM (QEMU microbit)
             "thumbv7em-none-eabihf" => "memory/mps2.x",  // ARM MPS2 (QEMU mps2-an386)
+            "riscv32imac-unknown-none-elf" => "memory/virt.x", // QEMU riscv32 virt
             _ => "memory/lm3s6965.x", // TI LM3S6965: 256 KiB flash, 64 KiB RAM; runs on QEMU mps2-an385
         }
         .to_string()

@@ -91,7 +91,7 @@ mod bench_model {
     }
 }
 
-#[cortex_m_rt::entry]
+#[qemu::entry]
 fn main() -> ! {
     let model = bench_model::load();
     for row in ROWS.iter().take(N_ROWS) {

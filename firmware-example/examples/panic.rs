@@ -6,7 +6,7 @@
 #[path = "../src/qemu.rs"]
 mod qemu;
 
-#[cortex_m_rt::entry]
+#[qemu::entry]
 fn main() -> ! {
     let seven = core::hint::black_box(7u32);
     assert_eq!(seven, 8, "deliberate panic");

@@ -204,7 +204,7 @@ mod bench_model {
 }
 
 #[cfg(not(ltu_bench_stream))]
-#[cortex_m_rt::entry]
+#[qemu::entry]
 fn main() -> ! {
     let bench = bench_model::load();
     for w in 0..N_WINDOWS {
@@ -222,7 +222,7 @@ fn main() -> ! {
 }
 
 #[cfg(ltu_bench_stream)]
-#[cortex_m_rt::entry]
+#[qemu::entry]
 fn main() -> ! {
     const FRAMES: usize = if STREAM_WINDOWS < N_WINDOWS { STREAM_WINDOWS } else { N_WINDOWS } * WINDOW;
     const READY: usize = if FRAMES < WINDOW { 0 } else { (FRAMES - WINDOW) / HOP + 1 };

@@ -1,4 +1,5 @@
-//! Activity recognition on a Cortex-M with an ltu model and its sensor pipeline.
+//! Activity recognition on a microcontroller (Cortex-M or RISC-V) with an ltu model and its sensor
+//! pipeline.
 //!
 //! The firmware replays recorded 6-axis IMU data (accelerometer + gyroscope, 10 Hz) as if it came
 //! from the sensor, one frame at a time. Each channel keeps a sliding window of the last
@@ -15,7 +16,6 @@
 
 mod qemu;
 
-use cortex_m_rt::entry;
 use ltu_runtime::window::SensorWindows;
 use ltu_runtime::Model;
 
@@ -41,7 +41,7 @@ const _: () = assert!(
     include_bytes!(concat!(env!("LTU_MODEL_DIR"), "/recordings.bin")).len() == N_RECORDINGS * RECORDING_BYTES
 );
 
-#[entry]
+#[qemu::entry]
 fn main() -> ! {
     let model = match Model::from_bytes(MODEL) {
         Ok(model) => model,

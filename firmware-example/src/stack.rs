@@ -7,8 +7,30 @@ pub const PAINT_BYTES: usize = 8192;
 const PATTERN: u32 = 0xC5A3_E1D7;
 
 /// The current stack pointer.
+#[cfg(target_arch = "arm")]
 pub fn sp() -> usize {
     cortex_m::register::msp::read() as usize
+}
+
+/// The current stack pointer.
+#[cfg(target_arch = "riscv32")]
+#[inline(always)]
+pub fn sp() -> usize {
+    let sp: usize;
+    // SAFETY: copies the stack pointer into a register; touches no memory.
+    unsafe { core::arch::asm!("mv {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags)) };
+    sp
+}
+
+/// The lowest address of the stack: riscv-rt's linker script places the stack between the end of
+/// the static RAM (`__estack`) and the top of RAM.
+#[cfg(target_arch = "riscv32")]
+fn stack_limit() -> usize {
+    extern "C" {
+        static __estack: u8;
+    }
+    // Only the symbol's address is taken, never its contents.
+    core::ptr::addr_of!(__estack) as usize
 }
 
 /// Paints `PAINT_BYTES` below this function's own frame; returns the lowest painted address.
@@ -16,6 +38,8 @@ pub fn sp() -> usize {
 pub fn paint() -> usize {
     let top = sp() & !3;
     let floor = top - PAINT_BYTES;
+    #[cfg(target_arch = "riscv32")]
+    assert!(floor >= stack_limit(), "the stack region is smaller than PAINT_BYTES");
     let mut a = floor;
     while a < top - 16 {
         // SAFETY: RAM below the stack pointer that nothing else uses: no interrupts are enabled,

@@ -39,13 +39,13 @@ struct Cli {
 enum Cmd {
     /// Train on raw recordings (ltu train --recordings), predict on the host, then run the firmware under QEMU predicting on-chip from the raw samples
     Demo {
-        /// Firmware target to run
+        /// Firmware target to run: thumbv7m-none-eabi, thumbv6m-none-eabi, thumbv7em-none-eabihf or riscv32imac-unknown-none-elf
         #[arg(long, default_value = "thumbv7m-none-eabi")]
         target: String,
     },
     /// Build and run the firmware under QEMU; check exit codes and deterministic instruction counts
     Qemu {
-        /// Only this target (default: thumbv7m-none-eabi, thumbv6m-none-eabi, thumbv7em-none-eabihf)
+        /// Only this target; repeat for several (default: all of thumbv7m-none-eabi, thumbv6m-none-eabi, thumbv7em-none-eabihf, riscv32imac-unknown-none-elf)
         #[arg(long)]
         target: Vec<String>,
     },

@@ -5,6 +5,7 @@ use std::process::Command;
 use anyhow::{bail, Result};
 
 use crate::cmd;
+use crate::firmware::{QEMU_ARM, QEMU_RISCV32};
 
 /// The cross targets the runtime claims and the firmware runs on.
 pub const CROSS_TARGETS: [&str; 4] =
@@ -36,23 +37,28 @@ pub fn rust(targets: &[&str], components: bool) -> Result<()> {
     Ok(())
 }
 
-/// Makes sure `qemu-system-arm` (and gcc, for the instruction-count plugin) are installed:
-/// apt-get installs them when running as root or with password-less sudo; otherwise this fails
-/// and says what to install.
+/// Makes sure QEMU for both architectures (`qemu-system-arm`, and `qemu-system-riscv32` from
+/// Debian's `qemu-system-misc`) and gcc (for the instruction-count plugin) are installed: apt-get
+/// installs them when running as root or with password-less sudo; otherwise this fails and says
+/// what to install.
 pub fn qemu_and_gcc() -> Result<()> {
     let mut packages = Vec::new();
-    if !cmd::exists("qemu-system-arm") {
-        packages.push("qemu-system-arm");
+    for (qemu, package) in [(QEMU_ARM, "qemu-system-arm"), (QEMU_RISCV32, "qemu-system-misc")] {
+        if !cmd::exists(qemu) {
+            packages.push(package);
+        }
     }
     if !cmd::exists("gcc") {
         packages.extend(["gcc", "libc6-dev"]);
     }
-    if packages.is_empty() {
-        let version = cmd::output(Command::new("qemu-system-arm").arg("--version"))?;
-        println!("{}", version.lines().next().unwrap_or_default());
-        return Ok(());
+    if !packages.is_empty() {
+        apt_install(&packages)?;
     }
-    apt_install(&packages)
+    for qemu in [QEMU_ARM, QEMU_RISCV32] {
+        let version = cmd::output(Command::new(qemu).arg("--version"))?;
+        println!("{}", version.lines().next().unwrap_or_default());
+    }
+    Ok(())
 }
 
 /// The C cross compiler for the Cortex-M peers of `cargo xtask bench-device`: arm-none-eabi-gcc

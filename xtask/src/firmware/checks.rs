@@ -1,4 +1,4 @@
-//! `cargo xtask qemu`: the firmware on every Cortex-M target, with its exit code, deterministic
+//! `cargo xtask qemu`: the firmware on every target (Cortex-M and RISC-V), with its exit code, deterministic
 //! instruction counts and sizes checked; plus negative runs that must fail.
 
 use std::fs;
@@ -24,7 +24,7 @@ pub mod exit {
     pub const BAD_INPUT: i32 = 2;
     /// A panic.
     pub const PANIC: i32 = 101;
-    /// A HardFault.
+    /// A HardFault (Cortex-M) or an exception trap (RISC-V).
     pub const HARDFAULT: i32 = 102;
 }
 
@@ -161,10 +161,11 @@ pub fn check_failures(root: &Path, target: Target, steps: &mut Steps) {
     }
 }
 
-/// Runs the `panic` and `hardfault` examples: QEMU must exit with 101 and 102.
+/// Runs the `panic` and `hardfault` examples: QEMU must exit with 101 and 102, and the fault
+/// handler (HardFault on Cortex-M, riscv-rt's exception handler on RISC-V) must name the faulting pc.
 pub fn check_handlers(root: &Path, target: Target, steps: &mut Steps) {
     for (example, want, log_marker) in
-        [("panic", exit::PANIC, "panicked"), ("hardfault", exit::HARDFAULT, "HardFault at")]
+        [("panic", exit::PANIC, "panicked"), ("hardfault", exit::HARDFAULT, " at pc=0x")]
     {
         steps.run(&format!("{}: a {example} exits {want}", target.triple), || {
             let options = BuildOptions { example: Some(example), ..BuildOptions::default() };

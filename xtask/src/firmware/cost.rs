@@ -25,7 +25,8 @@ pub fn sizes(elf: &[u8]) -> Result<Sizes> {
     let mut sizes = Sizes { flash: 0, ram: 0 };
     for section in file.sections() {
         let SectionFlags::Elf { sh_flags } = section.flags() else { continue };
-        if sh_flags & SHF_ALLOC == 0 {
+        // riscv-rt's `.stack` is no data: it spans the RAM left for the stack, which `ram` leaves out.
+        if sh_flags & SHF_ALLOC == 0 || section.name() == Ok(".stack") {
             continue;
         }
         if section.kind() != SectionKind::UninitializedData {

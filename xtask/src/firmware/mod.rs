@@ -11,6 +11,7 @@ pub mod inputs;
 pub mod qemu;
 pub mod run_elf;
 
+use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,24 +25,66 @@ use crate::cmd;
 pub struct Target {
     /// Rust target triple.
     pub triple: &'static str,
-    /// QEMU machine (`qemu-system-arm -machine`).
-    pub machine: &'static str,
+    /// The emulated board.
+    pub machine: Machine,
     /// The core, for reports.
     pub core: &'static str,
 }
 
+/// A QEMU board: the emulator, its `-machine` and what else it needs to start a bare-metal ELF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Machine {
+    /// The QEMU system emulator.
+    pub qemu: &'static str,
+    /// Its `-machine`.
+    pub name: &'static str,
+    /// Further options before `-kernel`.
+    pub args: &'static [&'static str],
+}
+
+/// QEMU's Arm system emulator.
+pub const QEMU_ARM: &str = "qemu-system-arm";
+/// QEMU's 32-bit RISC-V system emulator.
+pub const QEMU_RISCV32: &str = "qemu-system-riscv32";
+
+impl Machine {
+    const fn arm(name: &'static str) -> Machine {
+        Machine { qemu: QEMU_ARM, name, args: &[] }
+    }
+}
+
+impl fmt::Display for Machine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
 /// Every target `cargo xtask qemu` runs, the default first.
-pub const TARGETS: [Target; 3] = [
-    Target { triple: "thumbv7m-none-eabi", machine: "mps2-an385", core: "Cortex-M3" },
-    Target { triple: "thumbv6m-none-eabi", machine: "microbit", core: "Cortex-M0" },
-    Target { triple: "thumbv7em-none-eabihf", machine: "mps2-an386", core: "Cortex-M4F" },
+pub const TARGETS: [Target; 4] = [
+    Target { triple: "thumbv7m-none-eabi", machine: Machine::arm("mps2-an385"), core: "Cortex-M3" },
+    Target { triple: "thumbv6m-none-eabi", machine: Machine::arm("microbit"), core: "Cortex-M0" },
+    Target { triple: "thumbv7em-none-eabihf", machine: Machine::arm("mps2-an386"), core: "Cortex-M4F" },
+    Target {
+        triple: "riscv32imac-unknown-none-elf",
+        // `-bios none`: no OpenSBI in front; QEMU starts the ELF at its entry in machine mode.
+        machine: Machine { qemu: QEMU_RISCV32, name: "virt", args: &["-bios", "none"] },
+        core: "RV32IMAC",
+    },
 ];
 
 /// The target with this triple.
 pub fn target(triple: &str) -> Result<Target> {
     TARGETS.iter().copied().find(|t| t.triple == triple).with_context(|| {
         let known: Vec<_> = TARGETS.iter().map(|t| t.triple).collect();
-        format!("unknown firmware target `{triple}` (known: {})", known.join(", "))
+        format!("unknown firmware target `{triple}` (supported: {})", known.join(", "))
+    })
+}
+
+/// The board of the targets with this QEMU `-machine` name (the cargo runner names it).
+pub fn machine(name: &str) -> Result<Machine> {
+    TARGETS.iter().map(|t| t.machine).find(|m| m.name == name).with_context(|| {
+        let known: Vec<_> = TARGETS.iter().map(|t| t.machine.name).collect();
+        format!("unknown QEMU machine `{name}` (supported: {})", known.join(", "))
     })
 }
 
@@ -140,7 +183,17 @@ mod tests {
 
     #[test]
     fn unknown_target_is_named() {
-        assert_eq!(target("thumbv6m-none-eabi").unwrap().machine, "microbit");
-        assert!(target("x86").unwrap_err().to_string().contains("thumbv7m-none-eabi"));
+        assert_eq!(target("thumbv6m-none-eabi").unwrap().machine.name, "microbit");
+        let err = target("x86").unwrap_err().to_string();
+        for t in TARGETS {
+            assert!(err.contains(t.triple), "{err}");
+        }
+    }
+
+    #[test]
+    fn machines_are_found_by_name() {
+        assert_eq!(machine("virt").unwrap().qemu, QEMU_RISCV32);
+        assert_eq!(machine("mps2-an385").unwrap().qemu, QEMU_ARM);
+        assert!(machine("sifive_e").unwrap_err().to_string().contains("virt"));
     }
 }

@@ -1,5 +1,5 @@
-//! The QEMU runner: one firmware ELF under `qemu-system-arm`, its defmt log decoded and, with the
-//! plugin, its instructions counted per measured region.
+//! The QEMU runner: one firmware ELF under `qemu-system-arm` or `qemu-system-riscv32`, its defmt
+//! log decoded and, with the plugin, its instructions counted per measured region.
 
 use std::fs;
 use std::io::Read;
@@ -12,6 +12,7 @@ use anyhow::{bail, ensure, Context, Result};
 use defmt_decoder::{DecodeError, Table};
 
 use crate::cmd;
+use crate::firmware::Machine;
 
 /// What one QEMU run of the firmware produced.
 #[derive(Debug)]
@@ -28,9 +29,9 @@ pub struct Run {
     pub stderr: Vec<String>,
 }
 
-/// Runs an ELF under QEMU (`machine`), optionally with the instruction-count plugin, and decodes
+/// Runs an ELF on a QEMU board (`machine`), optionally with the instruction-count plugin, and decodes
 /// its defmt output. Gives up after `QEMU_TIMEOUT` seconds (default 120).
-pub fn run(elf: &Path, machine: &str, plugin: Option<&Path>) -> Result<Run> {
+pub fn run(elf: &Path, machine: Machine, plugin: Option<&Path>) -> Result<Run> {
     let elf_bytes = fs::read(elf).with_context(|| format!("reading {}", elf.display()))?;
     let (mut run, stdout) = run_raw(elf, machine, plugin)?;
     run.log = decode(&elf_bytes, &stdout)?;
@@ -39,17 +40,18 @@ pub fn run(elf: &Path, machine: &str, plugin: Option<&Path>) -> Result<Run> {
 
 /// Runs an ELF under QEMU like [`run`] for firmware that writes plain text over semihosting
 /// (the C bench firmware): one log entry per line of its output.
-pub fn run_text(elf: &Path, machine: &str, plugin: Option<&Path>) -> Result<Run> {
+pub fn run_text(elf: &Path, machine: Machine, plugin: Option<&Path>) -> Result<Run> {
     let (mut run, stdout) = run_raw(elf, machine, plugin)?;
     run.log = String::from_utf8_lossy(&stdout).lines().map(String::from).collect();
     Ok(run)
 }
 
 /// Runs an ELF under QEMU; returns the run without its log, and the semihosting output.
-fn run_raw(elf: &Path, machine: &str, plugin: Option<&Path>) -> Result<(Run, Vec<u8>)> {
-    let mut qemu = Command::new("qemu-system-arm");
+fn run_raw(elf: &Path, machine: Machine, plugin: Option<&Path>) -> Result<(Run, Vec<u8>)> {
+    let mut qemu = Command::new(machine.qemu);
     // Nothing but semihosting reaches stdout; stdin is not read.
-    qemu.args(["-machine", machine, "-display", "none", "-serial", "null", "-monitor", "none"])
+    qemu.args(["-machine", machine.name, "-display", "none", "-serial", "null", "-monitor", "none"])
+        .args(machine.args)
         .args(["-semihosting-config", "enable=on,target=native"]);
     if let Some(plugin) = plugin {
         qemu.arg("-plugin").arg(plugin);

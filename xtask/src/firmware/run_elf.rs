@@ -11,7 +11,7 @@ use crate::firmware::qemu::{self, print_log};
 /// `cargo xtask run-elf`: the cargo runner. Runs one ELF, prints its log, returns its exit code.
 pub fn run_elf(root: &Path, elf: &Path, machine: &str, count: bool) -> Result<i32> {
     let plugin = if count { Some(firmware::plugin(root)?) } else { None };
-    let run = qemu::run(elf, machine, plugin.as_deref())?;
+    let run = qemu::run(elf, firmware::machine(machine)?, plugin.as_deref())?;
     print_log(&run);
     if count {
         for (k, n) in run.regions.iter().enumerate() {

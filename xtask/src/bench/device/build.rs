@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Context as _, Result};
+use anyhow::{ensure, Context as _, Result};
 
 use crate::cmd;
 use crate::firmware::{self, BuildOptions, Target};
@@ -67,6 +67,12 @@ fn memory_x(root: &Path, target: Target) -> PathBuf {
     firmware::dir(root).join("memory").join(file)
 }
 
+/// Whether the C bench harness (`bench/c/`, built with arm-none-eabi-gcc and newlib) runs on
+/// `target`: the Cortex-M targets. On the others only the Rust bench firmware is measured.
+pub fn c_harness(target: Target) -> bool {
+    target.machine.qemu == firmware::QEMU_ARM
+}
+
 /// Builds the C bench firmware around one model source (`None`: the twin, `null.c`), with the
 /// preprocessor `defines` (`BENCH_WINDOWS`: windows of raw samples instead of rows).
 pub fn build_c(
@@ -78,6 +84,7 @@ pub fn build_c(
     defines: &[&str],
     out: &Path,
 ) -> Result<()> {
+    ensure!(c_harness(target), "the C bench harness has no build for {} ({})", target.triple, target.core);
     let c = root.join("bench/c");
     // Startup, semihosting and the linker script: the C firmware example's.
     let platform = firmware::dir(root).join("c/platform");
@@ -125,4 +132,17 @@ pub fn rows_h(rows: &[Vec<i32>]) -> String {
     }
     s.push_str("};\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::firmware::TARGETS;
+
+    #[test]
+    fn c_harness_is_cortex_m_only() {
+        for t in TARGETS {
+            assert_eq!(c_harness(t), t.triple.starts_with("thumb"), "{}", t.triple);
+        }
+    }
 }

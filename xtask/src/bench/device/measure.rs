@@ -11,7 +11,7 @@ use ltu::learn::Algo;
 use ltu::model::ModelSpec;
 use serde_json::Value;
 
-use crate::bench::device::build::{build_c, build_rust, rows_h, Build};
+use crate::bench::device::build::{build_c, build_rust, c_harness, rows_h, Build};
 use crate::bench::device::datasets::{Prepared, FOLDS};
 use crate::bench::device::figures::{measure, print_measure, Entry, Measure};
 use crate::bench::device::train::{train_variants, variants, Trained};
@@ -114,13 +114,16 @@ pub fn ltu_models(
             notes.push(format!("{folds_failed} of {FOLDS} CV folds failed to train"));
         }
         let mut measured = Measured::default();
-        // Budget variants on the Cortex-M3 only; the defaults on every target.
+        // Budget variants on the Cortex-M3 only; the defaults on every target, the generated C
+        // where the C harness runs.
         for &target in targets.iter().filter(|t| !variant.budget || t.triple == TARGETS[0].triple) {
             let rust = measure_rust(&bench, &mut twins, target, &files, &features, &host, variant.label)?;
             let (runtime, generated) = rust;
             measured.runtime.push(runtime);
             measured.rust.push(generated);
-            measured.c.push(measure_c(&bench, &mut twins, target, &files, &host, variant.label)?);
+            if c_harness(target) {
+                measured.c.push(measure_c(&bench, &mut twins, target, &files, &host, variant.label)?);
+            }
         }
         let entry = |name: String, model_bytes: Option<usize>, measures: Vec<Measure>| Entry {
             family: "ltu",
@@ -244,7 +247,8 @@ fn measure_c(
     Ok(m)
 }
 
-/// emlearn's models of one dataset as `bench/device.py` wrote them, built and measured.
+/// emlearn's models of one dataset as `bench/device.py` wrote them, built and measured on the
+/// `targets` the C harness runs on.
 pub fn emlearn_models(
     root: &Path,
     name: &str,
@@ -256,8 +260,9 @@ pub fn emlearn_models(
     let include = PathBuf::from(peers["emlearn_include"].as_str().context("peers.json: emlearn_include")?);
     let header = PathBuf::from(peer["rows_header"].as_str().context("peers.json: rows_header")?);
     let rows_dir = header.parent().context("rows header has a directory")?.to_path_buf();
+    let targets: Vec<Target> = targets.iter().copied().filter(|&t| c_harness(t)).collect();
     let mut twins: BTreeMap<&str, u64> = BTreeMap::new();
-    for &target in targets {
+    for &target in &targets {
         let elf = rows_dir.join(format!("twin-{}.elf", target.triple));
         build_c(root, target, &include, &rows_dir, None, &[], &elf)?;
         twins.insert(target.triple, sizes(&fs::read(&elf)?)?.flash);
@@ -271,7 +276,7 @@ pub fn emlearn_models(
             let src = PathBuf::from(variant["source"].as_str().context("peers.json: source")?);
             let host: Vec<usize> = serde_json::from_value(variant["host_predictions"].clone())?;
             let mut measures = Vec::new();
-            for &target in targets {
+            for &target in &targets {
                 let elf = src.with_extension(format!("{}.elf", target.triple));
                 build_c(root, target, &include, &rows_dir, Some(&src), &[], &elf)?;
                 let flash = sizes(&fs::read(&elf)?)?.flash - twins[target.triple];

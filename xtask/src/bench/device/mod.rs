@@ -20,6 +20,11 @@
 //!
 //! `--quick` measures one dataset on the Cortex-M3 and checks the committed firmware model's counts
 //! against `bench/device-reference.txt` (a regression guard: exact counts, never times).
+//!
+//! `--target riscv32imac-unknown-none-elf` adds the RISC-V core (QEMU `virt`) beside the Cortex-M3:
+//! ltu's models through the runtime and as generated Rust, in the same Rust bench firmware. The C
+//! harness builds for the Cortex-M targets only, so emlearn and ltu's generated C are measured
+//! there and not on RISC-V.
 
 mod build;
 mod datasets;
@@ -40,6 +45,7 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Context as _, Result};
 use serde_json::Value;
 
+use crate::bench::device::build::c_harness;
 use crate::bench::device::datasets::{data_json, prepare, select};
 use crate::bench::device::figures::Report;
 use crate::bench::device::guard::reference_guard;
@@ -76,6 +82,11 @@ pub struct Args {
     /// (a full run measures it too)
     #[arg(long)]
     pipeline: bool,
+    /// Also measure on this target, e.g. riscv32imac-unknown-none-elf (repeat for several); on
+    /// RISC-V only ltu's runtime and generated Rust: the C harness (emlearn, generated C) is
+    /// Cortex-M only
+    #[arg(long = "target", value_name = "TRIPLE")]
+    targets: Vec<String>,
 }
 
 /// Runs the benchmark and writes the report.
@@ -97,7 +108,19 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     let with_pipeline = args.pipeline || (!args.quick && args.datasets.is_empty());
     let full = !args.quick && args.datasets.is_empty() && !args.pipeline;
     let specs = if pipeline_only { Vec::new() } else { select(args.quick, &args.datasets)? };
-    let targets: Vec<Target> = if args.quick { vec![TARGETS[0]] } else { TARGETS.to_vec() };
+    // By default the Cortex-M3 (`--quick`) or every target of the C harness, the Cortex-M3 first:
+    // the report is built around it.
+    let mut targets: Vec<Target> = if args.quick {
+        vec![TARGETS[0]]
+    } else {
+        TARGETS.iter().copied().filter(|&t| c_harness(t)).collect()
+    };
+    for triple in &args.targets {
+        let target = firmware::target(triple)?;
+        if !targets.contains(&target) {
+            targets.push(target);
+        }
+    }
     let triples: Vec<&str> = targets.iter().map(|t| t.triple).collect();
     prereq::rust(&triples, false)?;
     prereq::qemu_and_gcc()?;

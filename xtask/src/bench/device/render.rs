@@ -6,6 +6,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::bench::device::build::c_harness;
 use crate::bench::device::figures::{mean, pct, Entry, Measure, Report};
 use crate::bench::device::goals::{goals, pipeline_goals};
 use crate::bench::device::guard::{Guard, REFERENCE};
@@ -244,6 +245,20 @@ fn other_cores(s: &mut String, entries: &[Entry]) {
             }
             s.push('\n');
         }
+        without_c_harness(s, &others);
+    }
+}
+
+/// Says which of `cores` had only the Rust bench firmware.
+fn without_c_harness(s: &mut String, cores: &[&Target]) {
+    let rust_only: Vec<&str> = cores.iter().filter(|t| !c_harness(***t)).map(|t| t.core).collect();
+    if !rust_only.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n{}: ltu's runtime and generated Rust only; the C bench harness (emlearn, ltu's generated C) \
+             builds for the Cortex-M cores.",
+            rust_only.join(", ")
+        );
     }
 }
 
@@ -379,6 +394,7 @@ fn pipeline_section(s: &mut String, p: &PipelineReport) {
             }
             s.push('\n');
         }
+        without_c_harness(s, &others);
     }
 
     let _ = writeln!(s, "\n### Streaming (Cortex-M3)\n");
