@@ -162,7 +162,8 @@ fn the_header_alone_predicts_as_ltu_predict() {
     }
 }
 
-/// The header's `extern "C"` guard lets C++ include it (where a C++ compiler is installed).
+/// The header's `extern "C"` guard lets C++ include it (g++ and clang++, which `cargo xtask test`
+/// installs).
 #[test]
 fn the_header_is_valid_cxx() {
     let dir = tempfile::tempdir().unwrap();
@@ -172,9 +173,6 @@ fn the_header_is_valid_cxx() {
     let user = "#include \"car.h\"\nint main()\n{\n    return ltu_predict(0) == LTU_CLASS_VGOOD;\n}\n";
     std::fs::write(d.join("user.cpp"), user).unwrap();
     for cxx in ["g++", "clang++"] {
-        if !std::process::Command::new(cxx).arg("--version").output().is_ok_and(|o| o.status.success()) {
-            continue;
-        }
         let out = std::process::Command::new(cxx)
             .current_dir(d)
             .args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only", "user.cpp"])

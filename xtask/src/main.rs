@@ -5,7 +5,7 @@
 //!
 //! - `firmware/`: the firmware example — building it (`mod.rs`), the QEMU runner (`qemu.rs`), what
 //!   an image costs (`cost.rs`), its generated inputs (`inputs.rs`), `demo`
-//!   (`demo.rs`), `qemu` (`checks.rs`) and the cargo runner `run-elf` (`run_elf.rs`).
+//!   (`demo.rs`), `qemu` (`checks.rs`, and `c.rs` for the C firmware) and the cargo runner `run-elf` (`run_elf.rs`).
 //! - `bench/`: `compare` and `bench-device`, each split into running and measuring, then
 //!   rendering the report; `python.rs` is the Python side both use.
 //! - `test.rs`: `cargo xtask test`, everything CI checks.
@@ -43,7 +43,7 @@ enum Cmd {
         #[arg(long, default_value = "thumbv7m-none-eabi")]
         target: String,
     },
-    /// Build and run the firmware under QEMU; check exit codes and deterministic instruction counts
+    /// Build and run the firmware examples under QEMU (Rust on every target, C on thumbv7m and riscv32imac); exit non-zero unless every on-chip class is the host's and the instruction counts repeat
     Qemu {
         /// Only this target; repeat for several (default: all of thumbv7m-none-eabi, thumbv6m-none-eabi, thumbv7em-none-eabihf, riscv32imac-unknown-none-elf)
         #[arg(long)]

@@ -79,6 +79,47 @@ pub fn arm_gcc() -> Result<()> {
     apt_install(&packages)
 }
 
+/// The C side: CMake and the bare-metal C compilers the C firmware builds with
+/// (arm-none-eabi-gcc, riscv64-unknown-elf-gcc with its rv32 multilibs), and clang with its
+/// sanitizer runtime for the C API's host tests (gcc and clang, AddressSanitizer and UBSan), and
+/// g++ (generated headers must also be valid C++).
+pub fn c_tools() -> Result<()> {
+    let mut packages = Vec::new();
+    for (program, needs) in [
+        ("cmake", &["cmake", "make"][..]),
+        ("arm-none-eabi-gcc", &["gcc-arm-none-eabi", "binutils-arm-none-eabi"]),
+        ("riscv64-unknown-elf-gcc", &["gcc-riscv64-unknown-elf"]),
+        ("clang", &["clang"]),
+        ("g++", &["g++"]),
+    ] {
+        if !cmd::exists(program) {
+            packages.extend(needs);
+        }
+    }
+    // clang's sanitizer runtime is a package of its own on Debian (libclang-rt-14-dev for the
+    // clang 14 of Debian 12).
+    if packages.contains(&"clang") || !clang_has_asan() {
+        packages.push("libclang-rt-14-dev");
+    }
+    if !packages.is_empty() {
+        apt_install(&packages)?;
+    }
+    for program in ["cmake", "arm-none-eabi-gcc", "riscv64-unknown-elf-gcc", "clang"] {
+        let version = cmd::output(Command::new(program).arg("--version"))?;
+        println!("{}", version.lines().next().unwrap_or_default());
+    }
+    Ok(())
+}
+
+/// Whether clang's runtime directory has its AddressSanitizer library.
+fn clang_has_asan() -> bool {
+    cmd::output(Command::new("clang").arg("-print-runtime-dir")).is_ok_and(|dir| {
+        std::fs::read_dir(dir.trim()).is_ok_and(|entries| {
+            entries.flatten().any(|e| e.file_name().to_string_lossy().starts_with("libclang_rt.asan"))
+        })
+    })
+}
+
 /// `apt-get install`s `packages` as root or with password-less sudo; otherwise fails and says what
 /// to install.
 fn apt_install(packages: &[&str]) -> Result<()> {

@@ -13,7 +13,8 @@ pub fn run(root: &Path) -> ExitCode {
     let mut steps = Steps::default();
     let ready = steps.run("prerequisites", || {
         prereq::rust(&prereq::CROSS_TARGETS, true)?;
-        prereq::qemu_and_gcc()
+        prereq::qemu_and_gcc()?;
+        prereq::c_tools()
     });
     steps.run("cargo test --workspace --no-fail-fast", || {
         cmd::run(cmd::cargo(root).args(["test", "--workspace", "--no-fail-fast"]))
@@ -98,6 +99,22 @@ pub fn run(root: &Path) -> ExitCode {
             "warnings",
         ]))
     });
+    steps.run(
+        "firmware-example: cargo clippy --target riscv32imac-unknown-none-elf --bins --examples -- -D warnings",
+        || {
+            cmd::run(cmd::cargo(&fw).args([
+                "clippy",
+                "--release",
+                "--target",
+                "riscv32imac-unknown-none-elf",
+                "--bins",
+                "--examples",
+                "--",
+                "-D",
+                "warnings",
+            ]))
+        },
+    );
     steps.run("firmware inputs are current (retrain and compare)", || {
         demo::check_committed(root, &firmware::model_dir(root))
     });

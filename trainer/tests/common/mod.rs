@@ -46,14 +46,17 @@ pub const STRICT_C: [&str; 8] = [
     "-fno-sanitize-recover=all",
 ];
 
-/// The C compilers to check generated C with: gcc (required) and clang where installed.
+/// The C compilers generated C must compile with: gcc and clang (`cargo xtask test` installs
+/// both).
 pub fn c_compilers() -> Vec<&'static str> {
-    let found: Vec<&str> = ["gcc", "clang"]
-        .into_iter()
-        .filter(|cc| Command::new(cc).arg("--version").output().is_ok_and(|o| o.status.success()))
-        .collect();
-    assert!(found.contains(&"gcc"), "gcc is needed to check the generated C");
-    found
+    let compilers = vec!["gcc", "clang"];
+    for cc in &compilers {
+        assert!(
+            Command::new(cc).arg("--version").output().is_ok_and(|o| o.status.success()),
+            "{cc} is needed to check the generated C (apt-get install gcc clang)"
+        );
+    }
+    compilers
 }
 
 /// Runs `cc` in `dir` with the strict flags and `args`; panics with the compiler's message if it

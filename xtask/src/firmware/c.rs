@@ -42,18 +42,12 @@ fn toolchain(target: Target) -> Result<(&'static str, &'static str)> {
     })
 }
 
-/// Whether the runtime's C API is in the tree, so that `classify_api` is built.
-fn has_runtime_c(root: &Path) -> bool {
-    root.join("runtime-c/CMakeLists.txt").exists()
-}
+/// The binaries the CMake project builds.
+const BINARIES: [&str; 2] = [CODEGEN, API];
 
-/// The binaries the CMake project builds in this tree.
-fn binaries(root: &Path) -> Vec<&'static str> {
-    if has_runtime_c(root) {
-        vec![CODEGEN, API]
-    } else {
-        vec![CODEGEN]
-    }
+/// Whether the C firmware builds for `target` (it has a toolchain file for it).
+pub fn builds_for(target: Target) -> bool {
+    toolchain(target).is_ok()
 }
 
 /// Builds the `ltu` command (release) and returns its path, which CMake runs for `ltu codegen`.
@@ -190,12 +184,8 @@ fn run_binary(
 pub fn check(root: &Path, target: Target, steps: &mut Steps) {
     let name = target.triple;
     let base = root.join("target/firmware-c").join(name);
-    let binaries = binaries(root);
-    if !binaries.contains(&API) {
-        println!("note: runtime-c/CMakeLists.txt does not exist, so the C firmware builds only {CODEGEN}");
-    }
     let mut config = None;
-    let built = steps.run(&format!("{name}: C firmware: CMake build of {}", binaries.join(", ")), || {
+    let built = steps.run(&format!("{name}: C firmware: CMake build of {}", BINARIES.join(", ")), || {
         let c = Config::new(root)?;
         cmake_build(root, target, &c, &firmware::model_dir(root), &base.join("build"), &[])?;
         config = Some(c);
@@ -204,7 +194,7 @@ pub fn check(root: &Path, target: Target, steps: &mut Steps) {
     let (true, Some(config)) = (built, config) else { return };
 
     let mut measured = Vec::new();
-    for &binary in &binaries {
+    for binary in BINARIES {
         steps.run(
             &format!(
                 "{name}: C {binary} on QEMU {} ({}): exit 0, every class the host's, counts repeat",
@@ -224,7 +214,7 @@ pub fn check(root: &Path, target: Target, steps: &mut Steps) {
             },
         );
     }
-    check_failures(root, target, &config, &base, &binaries, steps);
+    check_failures(root, target, &config, &base, steps);
 
     if !measured.is_empty() {
         let inputs = Inputs::read(&firmware::model_dir(root)).ok();
@@ -246,14 +236,7 @@ pub fn check(root: &Path, target: Target, steps: &mut Steps) {
 
 /// Inputs that must make the binaries fail: a wrong host prediction (every binary exits 1) and a
 /// corrupted model (`classify_api` exits 2; `ltu codegen` rejects it before anything is built).
-fn check_failures(
-    root: &Path,
-    target: Target,
-    config: &Config,
-    base: &Path,
-    binaries: &[&'static str],
-    steps: &mut Steps,
-) {
+fn check_failures(root: &Path, target: Target, config: &Config, base: &Path, steps: &mut Steps) {
     let name = target.triple;
     steps.run(&format!("{name}: C firmware: a wrong host prediction exits {}", exit::MISMATCH), || {
         let mut inputs = Inputs::read(&firmware::model_dir(root))?;
@@ -261,8 +244,8 @@ fn check_failures(
         inputs.expected[0] = (inputs.expected[0] + 1) % n_classes;
         let dir = base.join("wrong-host");
         inputs.write(&dir.join("model"))?;
-        cmake_build(root, target, config, &dir.join("model"), &dir.join("build"), binaries)?;
-        for binary in binaries {
+        cmake_build(root, target, config, &dir.join("model"), &dir.join("build"), &BINARIES)?;
+        for binary in BINARIES {
             let run = qemu::run_text(&dir.join("build").join(binary), target.machine, None)?;
             print_log(&run);
             ensure!(run.code == exit::MISMATCH, "{binary}: exit code {}, want {}", run.code, exit::MISMATCH);
@@ -275,24 +258,19 @@ fn check_failures(
         }
         Ok(())
     });
-    if binaries.contains(&API) {
-        steps.run(&format!("{name}: C {API}: a corrupted model exits {}", exit::BAD_INPUT), || {
-            let mut inputs = Inputs::read(&firmware::model_dir(root))?;
-            let mid = inputs.model.len() / 2;
-            inputs.model[mid] ^= 0x10;
-            let dir = base.join("corrupt-model");
-            inputs.write(&dir.join("model"))?;
-            cmake_build(root, target, config, &dir.join("model"), &dir.join("build"), &[API])?;
-            let run = qemu::run_text(&dir.join("build").join(API), target.machine, None)?;
-            print_log(&run);
-            ensure!(run.code == exit::BAD_INPUT, "exit code {}, want {}", run.code, exit::BAD_INPUT);
-            ensure!(
-                run.log.iter().any(|l| l.starts_with("model rejected: ")),
-                "no line says `model rejected: `"
-            );
-            Ok(())
-        });
-    }
+    steps.run(&format!("{name}: C {API}: a corrupted model exits {}", exit::BAD_INPUT), || {
+        let mut inputs = Inputs::read(&firmware::model_dir(root))?;
+        let mid = inputs.model.len() / 2;
+        inputs.model[mid] ^= 0x10;
+        let dir = base.join("corrupt-model");
+        inputs.write(&dir.join("model"))?;
+        cmake_build(root, target, config, &dir.join("model"), &dir.join("build"), &[API])?;
+        let run = qemu::run_text(&dir.join("build").join(API), target.machine, None)?;
+        print_log(&run);
+        ensure!(run.code == exit::BAD_INPUT, "exit code {}, want {}", run.code, exit::BAD_INPUT);
+        ensure!(run.log.iter().any(|l| l.starts_with("model rejected: ")), "no line says `model rejected: `");
+        Ok(())
+    });
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use anyhow::{ensure, Context, Result};
 use crate::firmware::cost::{self, Cost, Report};
 use crate::firmware::inputs::{self, Inputs};
 use crate::firmware::qemu::{self, print_log};
-use crate::firmware::{self, BuildOptions, Target};
+use crate::firmware::{self, c, BuildOptions, Target};
 use crate::prereq;
 use crate::steps::Steps;
 
@@ -42,7 +42,8 @@ pub fn run(root: &Path, triples: &[String]) -> Result<ExitCode> {
     let triples: Vec<&str> = targets.iter().map(|t| t.triple).collect();
     if steps.run("prerequisites", || {
         prereq::rust(&triples, false)?;
-        prereq::qemu_and_gcc()
+        prereq::qemu_and_gcc()?;
+        prereq::c_tools()
     }) {
         all(root, &targets, &mut steps);
     }
@@ -188,6 +189,17 @@ pub fn all(root: &Path, targets: &[Target], steps: &mut Steps) -> Vec<Report> {
     }
     if let Some(&first) = targets.first() {
         check_failures(root, first, steps);
+    }
+    // The C firmware (firmware-example/c/) on the cores it has a toolchain file for.
+    for &target in targets {
+        if c::builds_for(target) {
+            c::check(root, target, steps);
+        } else {
+            println!(
+                "note: the C firmware has no toolchain file for {}; only the Rust firmware ran there",
+                target.triple
+            );
+        }
     }
     if !reports.is_empty() {
         println!("\nSummary (`cargo xtask qemu`):");

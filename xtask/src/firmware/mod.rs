@@ -2,7 +2,6 @@
 //! with it — running it under QEMU, measuring its cost, the demo that generates its inputs, and the
 //! checks of `cargo xtask qemu`.
 
-#[allow(dead_code)] // nothing calls c::check until `cargo xtask test` and `qemu-c` do
 pub mod c;
 pub mod checks;
 pub mod cost;
