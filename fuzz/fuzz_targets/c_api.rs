@@ -13,7 +13,7 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 
 use libfuzzer_sys::fuzz_target;
-use ltu::{
+use ltu_c::{
     ltu_model, ltu_model_class_name, ltu_model_init, ltu_model_n_channels, ltu_model_n_classes,
     ltu_model_n_inputs, ltu_predict, ltu_predict_lazy, ltu_predict_scores, ltu_predict_window, ltu_status,
     ltu_status_raw,

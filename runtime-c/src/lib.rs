@@ -1,4 +1,4 @@
-//! C API of [`ltu_runtime`]: a static library (`libltu.a`) for C firmware that receives models at
+//! C API of [`ltu_runtime`]: a static library (`libltu_c.a`) for C firmware that receives models at
 //! run time (over the air, from an SD card) and evaluates them in place.
 //!
 //! The header is `include/ltu.h`, generated from this file by cbindgen (`LTU_BLESS=1 cargo test

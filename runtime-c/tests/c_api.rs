@@ -2,7 +2,7 @@
 //!
 //! - `tests/c/api_test.c`, compiled with gcc and with clang (`-std=c99 -Wall -Wextra -Werror
 //!   -pedantic`, AddressSanitizer and UndefinedBehaviorSanitizer) and linked with the host
-//!   `libltu.a` built as firmware builds it (`panic=abort`, no `std`), predicts every row of
+//!   `libltu_c.a` built as firmware builds it (`panic=abort`, no `std`), predicts every row of
 //!   `tests/golden/*.expected` and every recording of the firmware example through every
 //!   function, and must agree with the Rust runtime on classes, scores and errors.
 //! - The corrupted models are `runtime/tests/corrupt.rs`'s own: that file is compiled into this
@@ -23,7 +23,7 @@ use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ltu::{ltu_model, ltu_model_init, ltu_model_n_classes, ltu_model_n_inputs, ltu_status};
+use ltu_c::{ltu_model, ltu_model_init, ltu_model_n_classes, ltu_model_n_inputs, ltu_status};
 pub use real::{format, window, Error, InputsRead};
 
 #[path = "../../runtime/tests/corrupt.rs"]
@@ -92,7 +92,7 @@ fn run(cmd: &mut Command) -> String {
     text
 }
 
-/// The host `libltu.a` as `CMakeLists.txt` builds it: every crate with `panic=abort`, so no
+/// The host `libltu_c.a` as `CMakeLists.txt` builds it: every crate with `panic=abort`, so no
 /// `std` and no unwinding tables. Built by a nested cargo in its own target directory (the
 /// panic strategy would otherwise rebuild the outer build's crates), in the dev profile: with
 /// overflow checks and debug assertions, any panic path taken aborts the C program.
@@ -104,7 +104,7 @@ fn host_staticlib() -> PathBuf {
         .env("CARGO_PROFILE_DEV_PANIC", "abort")
         .args(["build", "-p", "ltu-runtime-c", "--lib", "--target-dir"])
         .arg(&target_dir));
-    target_dir.join("debug/libltu.a")
+    target_dir.join("debug/libltu_c.a")
 }
 
 /// The cases file `api_test.c` reads (its header comment gives the layout).
@@ -249,8 +249,8 @@ fn every_runtime_error_has_a_status() {
         // SAFETY: the returned pointers are static NUL-terminated strings.
         let (name, message) = unsafe {
             (
-                std::ffi::CStr::from_ptr(ltu::ltu_status_name(ltu::ltu_status_raw(status as u32))),
-                std::ffi::CStr::from_ptr(ltu::ltu_status_message(ltu::ltu_status_raw(status as u32))),
+                std::ffi::CStr::from_ptr(ltu_c::ltu_status_name(ltu_c::ltu_status_raw(status as u32))),
+                std::ffi::CStr::from_ptr(ltu_c::ltu_status_message(ltu_c::ltu_status_raw(status as u32))),
             )
         };
         assert_eq!(name.to_str().unwrap(), snake, "status {} is not {v}'s", i + 1);

@@ -51,8 +51,9 @@ pub fn run(root: &Path) -> ExitCode {
             if let Some(f) = features {
                 cargo.args(["--no-default-features", "--features", f]);
             }
-            steps
-                .run(&format!("ltu-runtime-c (libltu.a) builds for {target}{what}"), || cmd::run(&mut cargo));
+            steps.run(&format!("ltu-runtime-c (libltu_c.a) builds for {target}{what}"), || {
+                cmd::run(&mut cargo)
+            });
         }
     }
     for features in ["", "tree", "tree,i16", "list,sparse,i8", "fixed,host"] {
