@@ -484,6 +484,40 @@ unsafe fn count(model: *const ltu_model, f: impl FnOnce(&Model<'static>) -> usiz
     unsafe { loaded(model) }.map_or(0, f)
 }
 
+/// A count of a model's sensor pipeline.
+#[derive(Clone, Copy)]
+enum PipelineCount {
+    Channels,
+    Window,
+    Hop,
+}
+
+/// Reads a count from a model's sensor pipeline; 0 without a pipeline, when the model is NULL or
+/// uninitialised, or when the library is built without the `pipeline` feature (no model with a
+/// pipeline loads then). The hop is 0 too when the whole recording is one window.
+///
+/// # Safety
+/// As [`loaded`].
+unsafe fn pipeline_count(model: *const ltu_model, which: PipelineCount) -> usize {
+    #[cfg(feature = "pipeline")]
+    // SAFETY: the caller's contract for `model`.
+    return unsafe {
+        count(model, |m| {
+            m.pipeline().map_or(0, |p| match which {
+                PipelineCount::Channels => p.n_channels(),
+                PipelineCount::Window => p.window(),
+                PipelineCount::Hop if p.window() == 0 => 0,
+                PipelineCount::Hop => p.hop(),
+            })
+        })
+    };
+    #[cfg(not(feature = "pipeline"))]
+    return {
+        let _ = (model, which);
+        0
+    };
+}
+
 /// Number of raw inputs the model reads (the `n_inputs` `ltu_predict` expects); 0 if `model` is
 /// NULL or not initialised.
 ///
@@ -513,14 +547,8 @@ pub unsafe extern "C" fn ltu_model_n_classes(model: *const ltu_model) -> usize {
 /// As `ltu_model_n_inputs`.
 #[no_mangle]
 pub unsafe extern "C" fn ltu_model_n_channels(model: *const ltu_model) -> usize {
-    #[cfg(feature = "pipeline")]
     // SAFETY: the caller's contract for `model`.
-    return unsafe { count(model, |m| m.pipeline().map_or(0, |p| p.n_channels())) };
-    #[cfg(not(feature = "pipeline"))]
-    return {
-        let _ = model;
-        0
-    };
+    unsafe { pipeline_count(model, PipelineCount::Channels) }
 }
 
 /// Samples per window of the model's sensor pipeline; 0 without a pipeline, when the whole
@@ -530,14 +558,8 @@ pub unsafe extern "C" fn ltu_model_n_channels(model: *const ltu_model) -> usize 
 /// As `ltu_model_n_inputs`.
 #[no_mangle]
 pub unsafe extern "C" fn ltu_model_window(model: *const ltu_model) -> usize {
-    #[cfg(feature = "pipeline")]
     // SAFETY: the caller's contract for `model`.
-    return unsafe { count(model, |m| m.pipeline().map_or(0, |p| p.window())) };
-    #[cfg(not(feature = "pipeline"))]
-    return {
-        let _ = model;
-        0
-    };
+    unsafe { pipeline_count(model, PipelineCount::Window) }
 }
 
 /// Samples from the start of one pipeline window to the next (for a streaming firmware); 0
@@ -548,14 +570,8 @@ pub unsafe extern "C" fn ltu_model_window(model: *const ltu_model) -> usize {
 /// As `ltu_model_n_inputs`.
 #[no_mangle]
 pub unsafe extern "C" fn ltu_model_hop(model: *const ltu_model) -> usize {
-    #[cfg(feature = "pipeline")]
     // SAFETY: the caller's contract for `model`.
-    return unsafe { count(model, |m| m.pipeline().filter(|p| p.window() > 0).map_or(0, |p| p.hop())) };
-    #[cfg(not(feature = "pipeline"))]
-    return {
-        let _ = model;
-        0
-    };
+    unsafe { pipeline_count(model, PipelineCount::Hop) }
 }
 
 /// Predicts the class of one example: `inputs` holds `n_inputs` raw values (numeric inputs in
