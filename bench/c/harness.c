@@ -1,6 +1,7 @@
 /*
  * Bench firmware for C classifiers (emlearn's, or anything with the same entry point), the C side
- * of `cargo xtask bench-device`. Built with arm-none-eabi-gcc for a QEMU Cortex-M machine.
+ * of `cargo xtask bench-device`. Built with arm-none-eabi-gcc for a QEMU Cortex-M machine, or with
+ * riscv64-unknown-elf-gcc (rv32imac) for QEMU virt.
  *
  * For each embedded row it paints the stack below the caller, marks a measured region around one
  * call of `model_predict` (the markers the insncount plugin looks for), then finds how deep the call
@@ -52,7 +53,11 @@ int32_t model_predict(const row_t *features, int32_t features_length);
 static inline uint32_t sp_now(void)
 {
     uint32_t sp;
+#if defined(__riscv)
+    __asm__ volatile("mv %0, sp" : "=r"(sp));
+#else
     __asm__ volatile("mov %0, sp" : "=r"(sp));
+#endif
     return sp;
 }
 

@@ -79,6 +79,29 @@ pub fn arm_gcc() -> Result<()> {
     apt_install(&packages)
 }
 
+/// The C cross compiler for the RISC-V peers of `cargo xtask bench-device`: riscv64-unknown-elf-gcc
+/// (its rv32imac/ilp32 multilib) with picolibc's headers (emlearn's C includes <stdint.h>,
+/// <stdbool.h>, <math.h>; nothing of picolibc is linked).
+pub fn riscv_gcc() -> Result<()> {
+    let mut packages = Vec::new();
+    if !cmd::exists("riscv64-unknown-elf-gcc") {
+        packages.push("gcc-riscv64-unknown-elf");
+    }
+    if !std::path::Path::new(PICOLIBC_RISCV).exists() {
+        packages.push("picolibc-riscv64-unknown-elf");
+    }
+    if packages.is_empty() {
+        let version = cmd::output(Command::new("riscv64-unknown-elf-gcc").arg("--version"))?;
+        println!("{}", version.lines().next().unwrap_or_default());
+        return Ok(());
+    }
+    apt_install(&packages)
+}
+
+/// Where Debian's picolibc for riscv64-unknown-elf keeps its headers, libraries and
+/// `picolibc.specs`.
+pub const PICOLIBC_RISCV: &str = "/usr/lib/picolibc/riscv64-unknown-elf";
+
 /// The C side: CMake and the bare-metal C compilers the C firmware builds with
 /// (arm-none-eabi-gcc, riscv64-unknown-elf-gcc with its rv32 multilibs), and clang with its
 /// sanitizer runtime for the C API's host tests (gcc and clang, AddressSanitizer and UBSan), and

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{ensure, Context as _, Result};
+use anyhow::{Context as _, Result};
 
 use crate::cmd;
 use crate::firmware::{self, BuildOptions, Target};
@@ -48,29 +48,33 @@ pub fn build_rust(
     Ok(copy)
 }
 
-/// C compiler flags of each target.
-fn c_flags(target: Target) -> &'static [&'static str] {
+/// The C compiler of a target and its flags: arm-none-eabi-gcc with newlib on the Cortex-M
+/// cores; riscv64-unknown-elf-gcc on RISC-V with picolibc's headers (`--specs=picolibc.specs`;
+/// `-nostdlib` keeps its library and startup out, as in the C firmware's riscv32.cmake).
+fn compiler(target: Target) -> (&'static str, &'static [&'static str]) {
     match target.triple {
-        "thumbv6m-none-eabi" => &["-mcpu=cortex-m0", "-mthumb", "-mfloat-abi=soft"],
-        "thumbv7em-none-eabihf" => &["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"],
-        _ => &["-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"],
+        "thumbv6m-none-eabi" => ("arm-none-eabi-gcc", &["-mcpu=cortex-m0", "-mthumb", "-mfloat-abi=soft"]),
+        "thumbv7em-none-eabihf" => {
+            ("arm-none-eabi-gcc", &["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"])
+        }
+        "riscv32imac-unknown-none-elf" => (
+            "riscv64-unknown-elf-gcc",
+            &["-march=rv32imac", "-mabi=ilp32", "-mcmodel=medany", "--specs=picolibc.specs"],
+        ),
+        _ => ("arm-none-eabi-gcc", &["-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"]),
     }
 }
 
-/// The firmware example's memory layout for a target (the C firmware uses the same).
+/// The memory layout of the C firmware on a target: the Rust firmware example's on the Cortex-M
+/// cores, QEMU virt's of the C platform on RISC-V.
 fn memory_x(root: &Path, target: Target) -> PathBuf {
     let file = match target.triple {
-        "thumbv6m-none-eabi" => "microbit.x",
-        "thumbv7em-none-eabihf" => "mps2.x",
-        _ => "lm3s6965.x",
+        "thumbv6m-none-eabi" => "memory/microbit.x",
+        "thumbv7em-none-eabihf" => "memory/mps2.x",
+        "riscv32imac-unknown-none-elf" => "c/platform/riscv-virt.x",
+        _ => "memory/lm3s6965.x",
     };
-    firmware::dir(root).join("memory").join(file)
-}
-
-/// Whether the C bench harness (`bench/c/`, built with arm-none-eabi-gcc and newlib) runs on
-/// `target`: the Cortex-M targets. On the others only the Rust bench firmware is measured.
-pub fn c_harness(target: Target) -> bool {
-    target.machine.qemu == firmware::QEMU_ARM
+    firmware::dir(root).join(file)
 }
 
 /// Builds the C bench firmware around one model source (`None`: the twin, `null.c`), with the
@@ -84,7 +88,6 @@ pub fn build_c(
     defines: &[&str],
     out: &Path,
 ) -> Result<()> {
-    ensure!(c_harness(target), "the C bench harness has no build for {} ({})", target.triple, target.core);
     let c = root.join("bench/c");
     // Startup, semihosting and the linker script: the C firmware example's.
     let platform = firmware::dir(root).join("c/platform");
@@ -92,8 +95,17 @@ pub fn build_c(
     fs::create_dir_all(&build)?;
     fs::copy(memory_x(root, target), build.join("memory.x"))?;
     let model_src = model.map_or_else(|| c.join("null.c"), Path::to_path_buf);
-    let mut gcc = Command::new("arm-none-eabi-gcc");
-    gcc.args(c_flags(target))
+    let (gcc_name, flags) = compiler(target);
+    let riscv = target.machine.qemu == firmware::QEMU_RISCV32;
+    // The startup code of the core, then the C library: newlib's memcpy and the like on the
+    // Cortex-M cores, the platform's own (mem.c) on RISC-V, where nothing of picolibc is linked.
+    let (platform_sources, libs): (&[&str], &[&str]) = if riscv {
+        (&["riscv.S", "start.c", "semihost.c", "mem.c"], &["-lgcc"])
+    } else {
+        (&["cortex-m.c", "start.c", "semihost.c"], &["-lc", "-lgcc"])
+    };
+    let mut gcc = Command::new(gcc_name);
+    gcc.args(flags)
         .args(["-Os", "-std=gnu11", "-ffunction-sections", "-fdata-sections", "-fno-common", "-w"])
         .args(defines.iter().map(|d| format!("-D{d}")))
         .arg("-I")
@@ -106,10 +118,11 @@ pub fn build_c(
         .arg(format!("-L{}", build.display()))
         .arg("-T")
         .arg(platform.join("link.ld"))
-        .args(["cortex-m.c", "start.c", "semihost.c"].map(|f| platform.join(f)))
+        .args(platform_sources.iter().map(|f| platform.join(f)))
         .arg(c.join("harness.c"))
         .arg(&model_src)
-        .args(["-lc", "-lgcc", "-o"])
+        .args(libs)
+        .arg("-o")
         .arg(out);
     cmd::run(&mut gcc)
 }
@@ -140,9 +153,18 @@ mod tests {
     use crate::firmware::TARGETS;
 
     #[test]
-    fn c_harness_is_cortex_m_only() {
+    fn every_target_has_a_c_compiler_and_memory_layout() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
         for t in TARGETS {
-            assert_eq!(c_harness(t), t.triple.starts_with("thumb"), "{}", t.triple);
+            let (gcc, flags) = compiler(t);
+            let riscv = t.triple.starts_with("riscv32");
+            assert_eq!(gcc.starts_with("riscv64"), riscv, "{}", t.triple);
+            assert!(flags.iter().any(|f| f.starts_with(if riscv {
+                "-march=rv32imac"
+            } else {
+                "-mcpu=cortex-m"
+            })));
+            assert!(memory_x(root, t).is_file(), "{}", memory_x(root, t).display());
         }
     }
 }

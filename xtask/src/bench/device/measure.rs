@@ -11,14 +11,14 @@ use ltu::learn::Algo;
 use ltu::model::ModelSpec;
 use serde_json::Value;
 
-use crate::bench::device::build::{build_c, build_rust, c_harness, rows_h, Build};
+use crate::bench::device::build::{build_c, build_rust, rows_h, Build};
 use crate::bench::device::datasets::{Prepared, FOLDS};
 use crate::bench::device::figures::{measure, print_measure, Entry, Measure};
 use crate::bench::device::train::{train_variants, variants, Trained};
 use crate::firmware::cost::sizes;
 use crate::firmware::inputs::rows_rs;
 use crate::firmware::qemu;
-use crate::firmware::{Target, TARGETS};
+use crate::firmware::{Target, QEMU_RISCV32, TARGETS};
 
 /// Flash of the twins (the bench firmware with the same rows and no model), built once per rows
 /// file and target: the Rust twin keyed by `rows.rs`, the C twin by `rows.h`.
@@ -114,16 +114,13 @@ pub fn ltu_models(
             notes.push(format!("{folds_failed} of {FOLDS} CV folds failed to train"));
         }
         let mut measured = Measured::default();
-        // Budget variants on the Cortex-M3 only; the defaults on every target, the generated C
-        // where the C harness runs.
-        for &target in targets.iter().filter(|t| !variant.budget || t.triple == TARGETS[0].triple) {
+        // Budget variants on the cores the report is built around; the defaults on every core.
+        for &target in targets.iter().filter(|&&t| !variant.budget || every_variant(t)) {
             let rust = measure_rust(&bench, &mut twins, target, &files, &features, &host, variant.label)?;
             let (runtime, generated) = rust;
             measured.runtime.push(runtime);
             measured.rust.push(generated);
-            if c_harness(target) {
-                measured.c.push(measure_c(&bench, &mut twins, target, &files, &host, variant.label)?);
-            }
+            measured.c.push(measure_c(&bench, &mut twins, target, &files, &host, variant.label)?);
         }
         let entry = |name: String, model_bytes: Option<usize>, measures: Vec<Measure>| Entry {
             family: "ltu",
@@ -141,6 +138,12 @@ pub fn ltu_models(
         entries.push(entry(format!("{} codegen-c", variant.label), None, measured.c));
     }
     Ok(entries)
+}
+
+/// Whether a core measures every ltu variant, budget settings included: the Cortex-M3 and RISC-V,
+/// whose goals are checked (the Cortex-M0 and M4F the learners' defaults only).
+pub fn every_variant(target: Target) -> bool {
+    target.triple == TARGETS[0].triple || target.machine.qemu == QEMU_RISCV32
 }
 
 /// Writes one variant's model file, rows, generated Rust and generated C (with the C harness's
@@ -247,8 +250,8 @@ fn measure_c(
     Ok(m)
 }
 
-/// emlearn's models of one dataset as `bench/device.py` wrote them, built and measured on the
-/// `targets` the C harness runs on.
+/// emlearn's models of one dataset as `bench/device.py` wrote them, built and measured on every
+/// target.
 pub fn emlearn_models(
     root: &Path,
     name: &str,
@@ -260,9 +263,8 @@ pub fn emlearn_models(
     let include = PathBuf::from(peers["emlearn_include"].as_str().context("peers.json: emlearn_include")?);
     let header = PathBuf::from(peer["rows_header"].as_str().context("peers.json: rows_header")?);
     let rows_dir = header.parent().context("rows header has a directory")?.to_path_buf();
-    let targets: Vec<Target> = targets.iter().copied().filter(|&t| c_harness(t)).collect();
     let mut twins: BTreeMap<&str, u64> = BTreeMap::new();
-    for &target in &targets {
+    for &target in targets {
         let elf = rows_dir.join(format!("twin-{}.elf", target.triple));
         build_c(root, target, &include, &rows_dir, None, &[], &elf)?;
         twins.insert(target.triple, sizes(&fs::read(&elf)?)?.flash);
@@ -276,7 +278,7 @@ pub fn emlearn_models(
             let src = PathBuf::from(variant["source"].as_str().context("peers.json: source")?);
             let host: Vec<usize> = serde_json::from_value(variant["host_predictions"].clone())?;
             let mut measures = Vec::new();
-            for &target in &targets {
+            for &target in targets {
                 let elf = src.with_extension(format!("{}.elf", target.triple));
                 build_c(root, target, &include, &rows_dir, Some(&src), &[], &elf)?;
                 let flash = sizes(&fs::read(&elf)?)?.flash - twins[target.triple];

@@ -18,13 +18,14 @@
 //! class on basicmotions: per window through the runtime, as generated code and against a C loop
 //! feeding emlearn's forest, and the streaming cost per sample.
 //!
-//! `--quick` measures one dataset on the Cortex-M3 and checks the committed firmware model's counts
-//! against `bench/device-reference.txt` (a regression guard: exact counts, never times).
+//! `--quick` measures one dataset on the Cortex-M3 and RISC-V and checks the committed firmware
+//! model's Cortex-M3 counts against `bench/device-reference.txt` (a regression guard: exact counts,
+//! never times).
 //!
-//! `--target riscv32imac-unknown-none-elf` adds the RISC-V core (QEMU `virt`) beside the Cortex-M3:
-//! ltu's models through the runtime and as generated Rust, in the same Rust bench firmware. The C
-//! harness builds for the Cortex-M targets only, so emlearn and ltu's generated C are measured
-//! there and not on RISC-V.
+//! Every other run measures every core: the Cortex-M3, M0 and M4F and RV32IMAC (QEMU `virt`), each
+//! with the Rust bench firmware (ltu's runtime, generated Rust) and the C harness (ltu's generated
+//! C, emlearn; arm-none-eabi-gcc with newlib's headers, riscv64-unknown-elf-gcc with picolibc's).
+//! `--target` adds a core to `--quick`.
 
 mod build;
 mod datasets;
@@ -45,7 +46,6 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Context as _, Result};
 use serde_json::Value;
 
-use crate::bench::device::build::c_harness;
 use crate::bench::device::datasets::{data_json, prepare, select};
 use crate::bench::device::figures::Report;
 use crate::bench::device::guard::reference_guard;
@@ -53,7 +53,7 @@ use crate::bench::device::measure::{emlearn_models, ltu_models};
 use crate::bench::device::render::{render, render_pipeline, versions};
 use crate::bench::device::svg::pareto_svg;
 use crate::bench::python;
-use crate::firmware::{self, Target, TARGETS};
+use crate::firmware::{self, Target, QEMU_RISCV32, TARGETS};
 use crate::{cmd, prereq};
 
 /// Scratch directory.
@@ -67,8 +67,8 @@ const PIPELINE_REPORT: &str = "docs/DEVICE-PIPELINE.md";
 /// Arguments of `cargo xtask bench-device`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// One dataset on the Cortex-M3, plus the regression guard on the committed firmware model
-    /// (the report goes to target/bench-device/)
+    /// One dataset on the Cortex-M3 and RISC-V, plus the regression guard on the committed
+    /// firmware model (the report goes to target/bench-device/)
     #[arg(long)]
     quick: bool,
     /// Only these datasets, comma-separated (e.g. iris,car)
@@ -82,9 +82,8 @@ pub struct Args {
     /// (a full run measures it too)
     #[arg(long)]
     pipeline: bool,
-    /// Also measure on this target, e.g. riscv32imac-unknown-none-elf (repeat for several); on
-    /// RISC-V only ltu's runtime and generated Rust: the C harness (emlearn, generated C) is
-    /// Cortex-M only
+    /// With --quick, also measure on this target, e.g. thumbv6m-none-eabi (repeat for several);
+    /// other runs measure every target
     #[arg(long = "target", value_name = "TRIPLE")]
     targets: Vec<String>,
 }
@@ -108,12 +107,16 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     let with_pipeline = args.pipeline || (!args.quick && args.datasets.is_empty());
     let full = !args.quick && args.datasets.is_empty() && !args.pipeline;
     let specs = if pipeline_only { Vec::new() } else { select(args.quick, &args.datasets)? };
-    // By default the Cortex-M3 (`--quick`) or every target of the C harness, the Cortex-M3 first:
-    // the report is built around it.
+    // The Cortex-M3 and RISC-V (`--quick`) or every target, the Cortex-M3 first: the report is
+    // built around it.
     let mut targets: Vec<Target> = if args.quick {
-        vec![TARGETS[0]]
+        TARGETS
+            .iter()
+            .copied()
+            .filter(|t| t.triple == TARGETS[0].triple || t.machine.qemu == QEMU_RISCV32)
+            .collect()
     } else {
-        TARGETS.iter().copied().filter(|&t| c_harness(t)).collect()
+        TARGETS.to_vec()
     };
     for triple in &args.targets {
         let target = firmware::target(triple)?;
@@ -125,6 +128,9 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     prereq::rust(&triples, false)?;
     prereq::qemu_and_gcc()?;
     prereq::arm_gcc()?;
+    if targets.iter().any(|t| t.machine.qemu == QEMU_RISCV32) {
+        prereq::riscv_gcc()?;
+    }
     let (python, _) = python::ensure_venv(root)?;
     let out = root.join(OUT_DIR);
     fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;

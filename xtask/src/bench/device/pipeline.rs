@@ -30,7 +30,7 @@ use ltu_runtime::window::Stat;
 use ltu_runtime::Model;
 use serde_json::{json, Value};
 
-use crate::bench::device::build::{build_c, c_harness};
+use crate::bench::device::build::build_c;
 use crate::bench::device::figures::{mean, measure, print_measure, Measure};
 use crate::bench::device::render::versions;
 use crate::cmd;
@@ -228,9 +228,6 @@ pub fn run(
         for &target in targets {
             runtime.push(ctx.window_rust(&dir, target, Some(&features[..]), &host, m.label)?);
             rust.push(ctx.window_rust(&dir, target, None, &host, m.label)?);
-            if !c_harness(target) {
-                continue;
-            }
             c.push(ctx.window_c(
                 &dir,
                 target,
@@ -652,7 +649,7 @@ fn peer(
     }
     let source = ctx.root.join("bench/c/window_peer.c");
     let mut measures = Vec::new();
-    for &target in targets.iter().filter(|&&t| c_harness(t)) {
+    for &target in targets {
         measures.push(ctx.window_c(&dir, target, &source, Some(&include), &host, "emlearn RF10 + C loop")?);
     }
     let statistics =

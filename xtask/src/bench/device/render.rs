@@ -6,7 +6,6 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::bench::device::build::c_harness;
 use crate::bench::device::figures::{mean, pct, Entry, Measure, Report};
 use crate::bench::device::goals::{goals, pipeline_goals};
 use crate::bench::device::guard::{Guard, REFERENCE};
@@ -14,7 +13,7 @@ use crate::bench::device::pipeline::{per_sample, PipelineReport, HOP, MODELS, PE
 use crate::cmd;
 use crate::firmware::demo::TRAIN_CSV;
 use crate::firmware::inputs::{CHANNELS, TEST_CSV, WINDOW};
-use crate::firmware::{Target, TARGETS};
+use crate::firmware::{Target, QEMU_RISCV32, TARGETS};
 
 /// The tools' versions: the Rust, QEMU and gcc on the path, and the Python packages.
 pub fn versions(peers: &Value) -> Vec<(String, String)> {
@@ -23,6 +22,11 @@ pub fn versions(peers: &Value) -> Vec<(String, String)> {
         ("rustc".to_string(), first_line(Command::new("rustc").arg("--version"))),
         ("qemu-system-arm".into(), first_line(Command::new("qemu-system-arm").arg("--version"))),
         ("arm-none-eabi-gcc".into(), first_line(Command::new("arm-none-eabi-gcc").arg("--version"))),
+        ("qemu-system-riscv32".into(), first_line(Command::new("qemu-system-riscv32").arg("--version"))),
+        (
+            "riscv64-unknown-elf-gcc".into(),
+            first_line(Command::new("riscv64-unknown-elf-gcc").arg("--version")),
+        ),
     ];
     if let Some(obj) = peers["versions"].as_object() {
         for (k, val) in obj {
@@ -45,7 +49,9 @@ pub fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String
         report.commit
     );
     method(&mut s, report);
-    summary(&mut s, report, m3);
+    for t in TARGETS.iter().filter(|t| t.triple == m3 || t.machine.qemu == QEMU_RISCV32) {
+        summary(&mut s, report, *t);
+    }
     s.push_str(&goals(report, m3));
 
     if let Some((now, reference)) = guard {
@@ -75,10 +81,11 @@ pub fn render(report: &Report, guard: &Option<(Guard, Option<Guard>)>) -> String
 fn method(s: &mut String, report: &Report) {
     s.push_str(
         "## Method\n\n\
-         - **Device**: QEMU `mps2-an385` (Cortex-M3) for every model; the learners' defaults and every emlearn model \
-         also on `microbit` (Cortex-M0) and `mps2-an386` (Cortex-M4F) in a full run. Instruction counts are exact: \
-         the TCG plugin `firmware-example/tools/insncount.c` counts the instructions between two marker no-ops \
-         around each call (the harness's argument moves and call are inside, about 5 instructions).\n\
+         - **Device**: QEMU `mps2-an385` (Cortex-M3) and `virt` (RV32IMAC, `riscv32imac-unknown-none-elf`) for every \
+         model; the learners' defaults and every emlearn model also on `microbit` (Cortex-M0) and `mps2-an386` \
+         (Cortex-M4F) in a full run. Instruction counts are exact: the TCG plugin `firmware-example/tools/insncount.c` \
+         counts the instructions between two marker no-ops around each call (the harness's argument moves and call \
+         are inside, about 5 instructions).\n\
          - **Rows**: per dataset, `np.sort(np.random.RandomState(0).choice(n, 50, replace=False))` of all rows \
          (`bench/device.py`). ltu's firmware gets the exact integers the host handed `Model::predict` for those \
          rows (what `ltu predict --json` prints as `inputs`); emlearn's gets the same rows quantized to int16 as \
@@ -94,8 +101,9 @@ fn method(s: &mut String, report: &Report) {
          The runtime is built as a firmware that runs only that model would build it: `default-features = false` and \
          the cargo features `ltu inspect` lists for the model (`Model::features_needed`: its structure, weight kind \
          and `sparse` if it has a feature table), so code for other kinds of models is not linked.\n\
-         - **emlearn** (`bench/c/harness.c`, `arm-none-eabi-gcc -Os -ffunction-sections -fdata-sections`, \
-         `--gc-sections`, no LTO): `DecisionTreeClassifier(random_state=0)` and \
+         - **emlearn** (`bench/c/harness.c`, `arm-none-eabi-gcc` with newlib, on RISC-V `riscv64-unknown-elf-gcc \
+         -march=rv32imac -mabi=ilp32` with picolibc's headers and no C library linked; `-Os -ffunction-sections \
+         -fdata-sections`, `--gc-sections`, no LTO; ltu's generated C in the same harness): `DecisionTreeClassifier(random_state=0)` and \
          `RandomForestClassifier(n_estimators=10, max_depth=10, random_state=0)` trained on all rows of the int16 \
          data, converted with `emlearn.convert(..., method=\"inline\" | \"loadable\", dtype=\"int16_t\")`; \
          `model_predict` sits in its own translation unit, so the call is real.\n\
@@ -116,10 +124,15 @@ fn method(s: &mut String, report: &Report) {
     s.push_str("\n\n");
 }
 
-/// One line per dataset: emlearn's forest and tree against the cheapest ltu model within 1 point
-/// of the forest (else the most accurate), through the runtime and as generated code.
-fn summary(s: &mut String, report: &Report, m3: &str) {
-    let _ = writeln!(s, "## Summary (Cortex-M3)\n");
+/// One line per dataset on `target`: emlearn's forest and tree against the cheapest ltu model
+/// within 1 point of the forest (else the most accurate), through the runtime and as generated
+/// code. Nothing when no model ran there.
+fn summary(s: &mut String, report: &Report, target: Target) {
+    let m3 = target.triple;
+    if !report.datasets.iter().any(|d| d.3.iter().any(|e| e.on(m3).is_some())) {
+        return;
+    }
+    let _ = writeln!(s, "## Summary ({})\n", target.core);
     s.push_str(
         "Per dataset: emlearn's random forest (inline) and single tree (inline); and, run by the runtime from a \
          model file and compiled in as generated Rust or C (`ltu codegen`), the cheapest ltu model whose accuracy is \
@@ -245,20 +258,6 @@ fn other_cores(s: &mut String, entries: &[Entry]) {
             }
             s.push('\n');
         }
-        without_c_harness(s, &others);
-    }
-}
-
-/// Says which of `cores` had only the Rust bench firmware.
-fn without_c_harness(s: &mut String, cores: &[&Target]) {
-    let rust_only: Vec<&str> = cores.iter().filter(|t| !c_harness(***t)).map(|t| t.core).collect();
-    if !rust_only.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n{}: ltu's runtime and generated Rust only; the C bench harness (emlearn, ltu's generated C) \
-             builds for the Cortex-M cores.",
-            rust_only.join(", ")
-        );
     }
 }
 
@@ -394,7 +393,6 @@ fn pipeline_section(s: &mut String, p: &PipelineReport) {
             }
             s.push('\n');
         }
-        without_c_harness(s, &others);
     }
 
     let _ = writeln!(s, "\n### Streaming (Cortex-M3)\n");
