@@ -122,7 +122,7 @@ pub fn run(root: &Path) -> ExitCode {
     if ready {
         checks::all(root, &firmware::TARGETS, &mut steps);
         steps.run(
-            "bench-device --quick: iris against emlearn on Cortex-M3; committed model's counts vs reference",
+            "bench-device --quick: iris against emlearn on Cortex-M3 and RISC-V; committed model's counts vs reference",
             || cmd::run(cmd::cargo(root).args(["xtask", "bench-device", "--quick"])),
         );
     }
