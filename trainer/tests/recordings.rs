@@ -98,11 +98,15 @@ fn wide_layout_train_eval_inspect_predict() {
     // With a window the pipeline is compiled in, and nothing is left to warn about.
     let c = ltu(d, &["codegen", "gp.ltu", "--lang", "c", "--window", "150", "--hop", "50", "-o", "gp_w.c"]);
     assert!(c.status.success() && !String::from_utf8_lossy(&c.stderr).contains("warning"));
-    let source = std::fs::read_to_string(d.join("gp_w.c")).unwrap();
+    let header = std::fs::read_to_string(d.join("gp_w.h")).unwrap();
     for needle in
         ["#define LTU_WINDOW 150", "#define LTU_HOP 50", "int ltu_classify_window(", "int ltu_push("]
     {
-        assert!(source.contains(needle), "{needle}");
+        assert!(header.contains(needle), "model.h: {needle}");
+    }
+    let source = std::fs::read_to_string(d.join("gp_w.c")).unwrap();
+    for needle in ["#include \"gp_w.h\"", "int ltu_classify_window(", "int ltu_push("] {
+        assert!(source.contains(needle), "model.c: {needle}");
     }
     let report = json(d, &["codegen", "gp.ltu", "--window", "150", "-o", "gp.rs", "--json"]);
     assert!(report["entry_point"].as_str().unwrap().contains("classify_window"), "{report}");
@@ -163,7 +167,7 @@ fn windows_hops_features_and_cv_by_recording() {
     fails(d, &["codegen", "w.ltu", "--window", "40"], "trained on windows of 50 samples");
     let c = ltu(d, &["codegen", "w.ltu", "--lang", "c", "--window", "50", "-o", "w.c"]);
     assert!(c.status.success() && !String::from_utf8_lossy(&c.stderr).contains("warning"));
-    assert!(std::fs::read_to_string(d.join("w.c")).unwrap().contains("#define LTU_HOP 25"));
+    assert!(std::fs::read_to_string(d.join("w.h")).unwrap().contains("#define LTU_HOP 25"));
     // The budget counts the pipeline's table.
     let b = json(
         d,
