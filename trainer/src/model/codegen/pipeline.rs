@@ -10,11 +10,13 @@
 //!
 //! Only the inputs some path of the model reads are computed ([`inputs_read`]). Features over
 //! the same samples of a channel (one *segment*: a channel and constant bounds `[start, end)`)
-//! share one loop that gathers just the sums their statistics need ([`Needs`]): a mean needs
-//! `Σx`, a spread `Σx` and `Σx²`, and so on. The stream keeps those sums as running sums instead,
-//! updated in O(1) per frame as one sample enters and one leaves each segment (exact integer
-//! updates, so the sums always equal a fresh loop's); the order statistics (`min`, `max`,
-//! `peak_to_peak`, `crossings`) are computed over the ring buffer when a window is ready.
+//! share one loop over its contiguous samples that gathers just the sums and extremes their
+//! statistics need ([`Needs`]): a mean needs `Σx`, a spread `Σx` and `Σx²`, a peak-to-peak the
+//! min and the max, and so on (`crossings` takes a second loop, as it compares with the mean).
+//! The stream keeps those sums as running sums instead, updated in O(1) per frame as one sample
+//! enters and one leaves each segment (exact integer updates, so the sums always equal a fresh
+//! loop's); the order statistics (`min`, `max`, `peak_to_peak`, `crossings`) are computed over
+//! the ring buffer, as at most two contiguous runs of it, when a window is ready.
 //!
 //! The arithmetic is the runtime's, term for term: `i32` sums of samples, `u64` sums of squares,
 //! `u32` sums of absolute differences, an `i64` slope moment and `i64` for the spread's
