@@ -627,9 +627,9 @@ impl Gen<'_> {
             .filter_map(|(on, w)| on.then_some(w))
             .collect();
             let what = what.join(", ");
-            // The square of an `i16` sample is at most 2^30, so `v * v` never overflows `i32`;
-            // it is widened before the add (the 64-bit product of two 32-bit values, which a
-            // Cortex-M3 accumulates in one `smlal`) because a sum of more than three such
+            // The square of an `i16` sample is at most 2^30, so `v * v` never overflows `i32`
+            // (a Cortex-M3 still accumulates it in one `smlal`; a 64-bit product would call a
+            // library multiply on a Cortex-M0); the sum is 64-bit because more than three such
             // squares can exceed `u32`.
             if c {
                 decls.extend(sum.then(|| format!("int32_t sum{g} = 0;")));
@@ -646,7 +646,7 @@ impl Gen<'_> {
                 decls.extend(max.then(|| format!("int32_t max{g} = INT16_MIN;")));
                 body.push(format!("const int32_t v = samples[{ch}][t];"));
                 body.extend(sum.then(|| format!("sum{g} += v;")));
-                body.extend(sq.then(|| format!("sq{g} += (uint64_t)((int64_t)v * v);")));
+                body.extend(sq.then(|| format!("sq{g} += (uint64_t)(v * v);")));
                 if ad {
                     body.push(format!("ad{g} += (uint32_t)(v > prev{g} ? v - prev{g} : prev{g} - v);"));
                     body.push(format!("prev{g} = v;"));
@@ -684,7 +684,7 @@ impl Gen<'_> {
                 decls.extend(max.then(|| format!("let mut max{g}: i32 = i16::MIN as i32;")));
                 body.push("let v = v as i32;".to_string());
                 body.extend(sum.then(|| format!("sum{g} += v;")));
-                body.extend(sq.then(|| format!("sq{g} += (v as i64 * v as i64) as u64;")));
+                body.extend(sq.then(|| format!("sq{g} += (v * v) as u64;")));
                 if ad {
                     body.push(format!("ad{g} += (v - prev{g}).unsigned_abs();"));
                     body.push(format!("prev{g} = v;"));
