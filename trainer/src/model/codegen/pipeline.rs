@@ -10,11 +10,13 @@
 //!
 //! Only the inputs some path of the model reads are computed ([`inputs_read`]). Features over
 //! the same samples of a channel (one *segment*: a channel and constant bounds `[start, end)`)
-//! share one loop that gathers just the sums their statistics need ([`Needs`]): a mean needs
-//! `Σx`, a spread `Σx` and `Σx²`, and so on. The stream keeps those sums as running sums instead,
-//! updated in O(1) per frame as one sample enters and one leaves each segment (exact integer
-//! updates, so the sums always equal a fresh loop's); the order statistics (`min`, `max`,
-//! `peak_to_peak`, `crossings`) are computed over the ring buffer when a window is ready.
+//! share one loop over its contiguous samples that gathers just the sums and extremes their
+//! statistics need ([`Needs`]): a mean needs `Σx`, a spread `Σx` and `Σx²`, a peak-to-peak the
+//! min and the max, and so on (`crossings` takes a second loop, as it compares with the mean).
+//! The stream keeps those sums as running sums instead, updated in O(1) per frame as one sample
+//! enters and one leaves each segment (exact integer updates, so the sums always equal a fresh
+//! loop's); the order statistics (`min`, `max`, `peak_to_peak`, `crossings`) are computed over
+//! the ring buffer, as at most two contiguous runs of it, when a window is ready.
 //!
 //! The arithmetic is the runtime's, term for term: `i32` sums of samples, `u64` sums of squares,
 //! `u32` sums of absolute differences, an `i64` slope moment and `i64` for the spread's
@@ -112,6 +114,11 @@ struct Needs {
     ad: bool,
     /// `Σ(2t − n + 1)·x` (`i64`), for segments of at least two samples.
     mo: bool,
+    /// The smallest sample: gathered by `classify_window`'s loop; the stream reads it from its
+    /// ring buffer when a window is ready.
+    min: bool,
+    /// The largest sample, as `min`.
+    max: bool,
 }
 
 /// The samples `[start, end)` of one channel's window that some used features read.
@@ -175,7 +182,9 @@ impl Plan {
                 Stat::Energy => needs.sq = true,
                 Stat::MeanAbsDiff => needs.ad |= long,
                 Stat::Slope => needs.mo |= long,
-                Stat::Min | Stat::Max | Stat::PeakToPeak => {}
+                Stat::Min => needs.min = true,
+                Stat::Max => needs.max = true,
+                Stat::PeakToPeak => (needs.min, needs.max) = (true, true),
             }
             used.push(Used { input, feature: *f, segment: s });
         }
@@ -196,6 +205,9 @@ struct Place {
     samples: &'static str,
     /// Expression of the window position 0's index in that array.
     head: &'static str,
+    /// Whether each segment's `min`/`max` are locals of `classify_window`'s loop (`min{g}`,
+    /// `max{g}`) rather than read from the ring buffer.
+    order_locals: bool,
 }
 
 impl Gen<'_> {
@@ -298,7 +310,7 @@ impl Gen<'_> {
              uint32_t since;  /* frames since the last window, up to LTU_HOP */\n",
         );
         for (g, s) in plan.segments.iter().enumerate() {
-            let Needs { sum, sq, ad, mo } = s.needs.stream();
+            let Needs { sum, sq, ad, mo, .. } = s.needs.stream();
             let fields = [
                 (sum, "int32_t sum", "sum of x"),
                 (sq, "uint64_t sq", "sum of x^2"),
@@ -387,30 +399,55 @@ impl Gen<'_> {
                     6 << SLOPE_SHIFT
                 );
             }
+            if ordered {
+                h.push_str(
+                    "/* The slots of window positions [start, end) (start < end <= LTU_WINDOW) of a ring buffer\n \
+                     * whose oldest sample is at slot head, as two contiguous runs: [*a, *a + *n0) and [0, *n1)\n \
+                     * (*n1 is 0 unless the positions wrap past the end of the buffer). */\n\
+                     static inline void ltu_runs(uint32_t head, uint32_t start, uint32_t end, uint32_t *a, uint32_t *n0, uint32_t *n1)\n{\n    \
+                     uint32_t from = ltu_ring(head + start), to = head + end;\n    \
+                     if (to > LTU_WINDOW && from >= head) {\n        \
+                     *n0 = LTU_WINDOW - from;\n        *n1 = to - LTU_WINDOW;\n    \
+                     } else {\n        \
+                     *n0 = end - start;\n        *n1 = 0;\n    }\n    *a = from;\n}\n\n",
+                );
+            }
             if min {
                 h.push_str(
-                    "/* The smallest sample at window positions [start, end) of a ring buffer. */\n\
+                    "/* The smallest of m and x[0..n). */\n\
+                     static inline int32_t ltu_min_of(const int16_t *x, uint32_t n, int32_t m)\n{\n    \
+                     uint32_t t;\n    for (t = 0; t < n; t++) {\n        if (x[t] < m) m = x[t];\n    }\n    return m;\n}\n\n\
+                     /* The smallest sample at window positions [start, end) of a ring buffer. */\n\
                      static inline int32_t ltu_min(const int16_t *x, uint32_t head, uint32_t start, uint32_t end)\n{\n    \
-                     int32_t m = x[ltu_ring(head + start)];\n    uint32_t t;\n    \
-                     for (t = start + 1; t < end; t++) {\n        int32_t v = x[ltu_ring(head + t)];\n        \
-                     if (v < m) m = v;\n    }\n    return m;\n}\n\n",
+                     uint32_t a, n0, n1;\n    ltu_runs(head, start, end, &a, &n0, &n1);\n    \
+                     return ltu_min_of(x, n1, ltu_min_of(x + a, n0, INT16_MAX));\n}\n\n",
                 );
             }
             if max {
                 h.push_str(
-                    "static inline int32_t ltu_max(const int16_t *x, uint32_t head, uint32_t start, uint32_t end)\n{\n    \
-                     int32_t m = x[ltu_ring(head + start)];\n    uint32_t t;\n    \
-                     for (t = start + 1; t < end; t++) {\n        int32_t v = x[ltu_ring(head + t)];\n        \
-                     if (v > m) m = v;\n    }\n    return m;\n}\n\n",
+                    "/* The largest of m and x[0..n). */\n\
+                     static inline int32_t ltu_max_of(const int16_t *x, uint32_t n, int32_t m)\n{\n    \
+                     uint32_t t;\n    for (t = 0; t < n; t++) {\n        if (x[t] > m) m = x[t];\n    }\n    return m;\n}\n\n\
+                     /* The largest sample at window positions [start, end) of a ring buffer. */\n\
+                     static inline int32_t ltu_max(const int16_t *x, uint32_t head, uint32_t start, uint32_t end)\n{\n    \
+                     uint32_t a, n0, n1;\n    ltu_runs(head, start, end, &a, &n0, &n1);\n    \
+                     return ltu_max_of(x, n1, ltu_max_of(x + a, n0, INT16_MIN));\n}\n\n",
                 );
             }
             if crossings {
                 h.push_str(
-                    "/* Consecutive samples in [start, end) on different sides of the floored mean: one > mean, one <= mean. */\n\
+                    "/* Adds to *count the samples of x[0..n) on the other side of the floored mean (one > mean,\n \
+                     * one <= mean) than the sample before them; *high: whether that sample is > mean. */\n\
+                     static inline void ltu_crossings_of(const int16_t *x, uint32_t n, int32_t mean, int *high, int32_t *count)\n{\n    \
+                     uint32_t t;\n    for (t = 0; t < n; t++) {\n        int h = x[t] > mean;\n        \
+                     *count += h != *high;\n        *high = h;\n    }\n}\n\n\
+                     /* Consecutive samples at window positions [start, end) of a ring buffer on different sides of\n \
+                     * the floored mean. */\n\
                      static inline int32_t ltu_crossings(const int16_t *x, uint32_t head, uint32_t start, uint32_t end, int32_t mean)\n{\n    \
-                     int32_t count = 0;\n    int prev = x[ltu_ring(head + start)] > mean;\n    uint32_t t;\n    \
-                     for (t = start + 1; t < end; t++) {\n        int high = x[ltu_ring(head + t)] > mean;\n        \
-                     count += high != prev;\n        prev = high;\n    }\n    return count;\n}\n\n",
+                     uint32_t a, n0, n1;\n    int32_t count = 0;\n    int high;\n    \
+                     ltu_runs(head, start, end, &a, &n0, &n1);\n    high = x[a] > mean;\n    \
+                     ltu_crossings_of(x + a, n0, mean, &high, &count);\n    \
+                     ltu_crossings_of(x, n1, mean, &high, &count);\n    return count;\n}\n\n",
                 );
             }
             return;
@@ -511,7 +548,9 @@ impl Gen<'_> {
         let mean =
             if c { format!("ltu_floor_div32({p}sum{g}, {n})") } else { format!("mean_of({p}sum{g}, {n})") };
         let order = |name: &str| {
-            if c {
+            if place.order_locals {
+                format!("{name}{g}")
+            } else if c {
                 format!("ltu_{name}({samples}, {head}, {start}, {end})")
             } else {
                 format!("{name}_of({samples}, {head}, {start}, {end})")
@@ -568,13 +607,30 @@ impl Gen<'_> {
             let _ = writeln!(self.out, "    let {}x = [0i32; N_INPUTS];", if assigns { "mut " } else { "" });
         }
         for (g, s) in plan.segments.iter().enumerate() {
-            let Needs { sum, sq, ad, mo } = s.needs;
-            if !(sum || sq || ad || mo) {
+            let Needs { sum, sq, ad, mo, min, max } = s.needs;
+            if !(sum || sq || ad || mo || min || max) {
                 continue;
             }
             let (ch, start, end, n) = (s.channel, s.start, s.end, s.len());
             let mut decls = Vec::new();
             let mut body = Vec::new();
+            // What the loop gathers, for its comment.
+            let what: Vec<&str> = [
+                (sum, "sum of x"),
+                (sq, "sum of x^2"),
+                (ad, "sum of |x[t+1] - x[t]|"),
+                (mo, "sum of (2t - n + 1) * x[t]"),
+                (min, "min"),
+                (max, "max"),
+            ]
+            .into_iter()
+            .filter_map(|(on, w)| on.then_some(w))
+            .collect();
+            let what = what.join(", ");
+            // The square of an `i16` sample is at most 2^30, so `v * v` never overflows `i32`
+            // (a Cortex-M3 still accumulates it in one `smlal`; a 64-bit product would call a
+            // library multiply on a Cortex-M0); the sum is 64-bit because more than three such
+            // squares can exceed `u32`.
             if c {
                 decls.extend(sum.then(|| format!("int32_t sum{g} = 0;")));
                 decls.extend(sq.then(|| format!("uint64_t sq{g} = 0;")));
@@ -586,6 +642,8 @@ impl Gen<'_> {
                 if ad {
                     decls.push(format!("int32_t prev{g} = samples[{ch}][{start}];"));
                 }
+                decls.extend(min.then(|| format!("int32_t min{g} = INT16_MAX;")));
+                decls.extend(max.then(|| format!("int32_t max{g} = INT16_MIN;")));
                 body.push(format!("const int32_t v = samples[{ch}][t];"));
                 body.extend(sum.then(|| format!("sum{g} += v;")));
                 body.extend(sq.then(|| format!("sq{g} += (uint64_t)(v * v);")));
@@ -597,7 +655,9 @@ impl Gen<'_> {
                     body.push(format!("mo{g} += (int64_t)(w{g} * v);"));
                     body.push(format!("w{g} += 2;"));
                 }
-                let _ = writeln!(self.out, "    /* channel {ch}, samples [{start}, {end}) */");
+                body.extend(min.then(|| format!("if (v < min{g}) min{g} = v;")));
+                body.extend(max.then(|| format!("if (v > max{g}) max{g} = v;")));
+                let _ = writeln!(self.out, "    /* channel {ch}, samples [{start}, {end}): {what} */");
                 for d in decls {
                     let _ = writeln!(self.out, "    {d}");
                 }
@@ -620,6 +680,8 @@ impl Gen<'_> {
                 if ad {
                     decls.push(format!("let mut prev{g}: i32 = samples[{ch}][{start}] as i32;"));
                 }
+                decls.extend(min.then(|| format!("let mut min{g}: i32 = i16::MAX as i32;")));
+                decls.extend(max.then(|| format!("let mut max{g}: i32 = i16::MIN as i32;")));
                 body.push("let v = v as i32;".to_string());
                 body.extend(sum.then(|| format!("sum{g} += v;")));
                 body.extend(sq.then(|| format!("sq{g} += (v * v) as u64;")));
@@ -631,7 +693,9 @@ impl Gen<'_> {
                     body.push(format!("mo{g} += (w{g} * v) as i64;"));
                     body.push(format!("w{g} += 2;"));
                 }
-                let _ = writeln!(self.out, "    // channel {ch}, samples [{start}, {end})");
+                body.extend(min.then(|| format!("min{g} = min{g}.min(v);")));
+                body.extend(max.then(|| format!("max{g} = max{g}.max(v);")));
+                let _ = writeln!(self.out, "    // channel {ch}, samples [{start}, {end}): {what}");
                 for d in decls {
                     let _ = writeln!(self.out, "    {d}");
                 }
@@ -643,9 +707,9 @@ impl Gen<'_> {
             }
         }
         let place = if c {
-            Place { sums: "", samples: "samples[{c}]", head: "0" }
+            Place { sums: "", samples: "samples[{c}]", head: "0", order_locals: true }
         } else {
-            Place { sums: "", samples: "&samples[{c}]", head: "0" }
+            Place { sums: "", samples: "&samples[{c}]", head: "0", order_locals: true }
         };
         self.assign_inputs(plan, &place, "    ");
         if c {
@@ -680,7 +744,7 @@ impl Gen<'_> {
         let p = if c { "s->" } else { "self." };
         let mut update = String::new();
         for (g, s) in plan.segments.iter().enumerate() {
-            let Needs { sum, sq, ad, mo } = s.needs.stream();
+            let Needs { sum, sq, ad, mo, .. } = s.needs.stream();
             if !(sum || sq || ad || mo) {
                 continue;
             }
@@ -753,7 +817,7 @@ impl Gen<'_> {
             .iter()
             .enumerate()
             .flat_map(|(g, s)| {
-                let Needs { sum, sq, ad, mo } = s.needs.stream();
+                let Needs { sum, sq, ad, mo, .. } = s.needs.stream();
                 [
                     (sum, "sum", "i32", "Σx"),
                     (sq, "sq", "u64", "Σx²"),
@@ -795,7 +859,7 @@ impl Gen<'_> {
                  if (s->filled < LTU_WINDOW || s->since < LTU_HOP) return -1;\n    \
                  s->since = 0;\n    {\n        int32_t x[LTU_N_INPUTS] = {0};\n",
             );
-            let place = Place { sums: "s->", samples: "s->buf[{c}]", head: "s->head" };
+            let place = Place { sums: "s->", samples: "s->buf[{c}]", head: "s->head", order_locals: false };
             self.assign_inputs(plan, &place, "        ");
             self.out.push_str("        return (int)ltu_predict(x);\n    }\n}\n");
             return;
@@ -851,15 +915,17 @@ impl Gen<'_> {
              self.since = 0;\n",
         );
         let _ = writeln!(self.out, "        let {}x = [0i32; N_INPUTS];", if assigns { "mut " } else { "" });
-        let place = Place { sums: "self.", samples: "&self.buf[{c}]", head: "self.head" };
+        let place =
+            Place { sums: "self.", samples: "&self.buf[{c}]", head: "self.head", order_locals: false };
         self.assign_inputs(plan, &place, "        ");
         self.out.push_str("        Some(predict(&x))\n    }\n}\n");
     }
 }
 
 impl Needs {
-    /// The running sums the stream keeps: the slope's update reads the segment's sum.
+    /// The running sums the stream keeps: the slope's update reads the segment's sum; the order
+    /// statistics have no running form.
     fn stream(self) -> Needs {
-        Needs { sum: self.sum || self.mo, ..self }
+        Needs { sum: self.sum || self.mo, min: false, max: false, ..self }
     }
 }
