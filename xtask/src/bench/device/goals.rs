@@ -420,11 +420,17 @@ pub fn pipeline_goals(p: &PipelineReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::device::figures::Measure;
 
-    #[test]
-    fn pareto_goal_needs_a_dominating_ltu_model_in_each_picture() {
-        let entry = |family: &'static str, name: &str, accuracy: f64, predict: u64, flash: u64| Entry {
+    /// One measured model of a test report: `predict` instructions and `flash` bytes on `target`.
+    fn entry(
+        target: crate::firmware::Target,
+        family: &'static str,
+        name: &str,
+        accuracy: f64,
+        predict: u64,
+        flash: u64,
+    ) -> Entry {
+        Entry {
             family,
             name: name.into(),
             group: name.into(),
@@ -433,7 +439,7 @@ mod tests {
             essential: None,
             units: 0,
             measures: vec![Measure {
-                target: TARGETS[0],
+                target,
                 load: None,
                 predict: vec![predict],
                 stack: vec![16],
@@ -441,15 +447,27 @@ mod tests {
                 agree: 1,
             }],
             notes: Vec::new(),
-        };
-        let m3 = TARGETS[0].triple;
-        let report = |entries: Vec<Entry>| Report {
+        }
+    }
+
+    /// A test report of one dataset.
+    fn report(entries: Vec<Entry>) -> Report {
+        Report {
             commit: "test".into(),
             datasets: vec![("d", 10, 10, entries)],
             versions: Vec::new(),
             quick: false,
             pipeline: None,
+        }
+    }
+    use crate::bench::device::figures::Measure;
+
+    #[test]
+    fn pareto_goal_needs_a_dominating_ltu_model_in_each_picture() {
+        let entry = |family, name, accuracy, predict, flash| {
+            entry(TARGETS[0], family, name, accuracy, predict, flash)
         };
+        let m3 = TARGETS[0].triple;
         // One ltu model cheaper on instructions, another as accurate in less flash: left.
         let left = report(vec![
             entry("ltu", "fast", 0.95, 50, 900),
@@ -468,31 +486,8 @@ mod tests {
     #[test]
     fn forest_goal_compiled_in_counts_only_generated_code_on_its_target() {
         let rv = TARGETS.iter().copied().find(|t| t.machine.qemu == QEMU_RISCV32).unwrap();
-        let entry = |family: &'static str, name: &str, accuracy: f64, predict: u64, flash: u64| Entry {
-            family,
-            name: name.into(),
-            group: name.into(),
-            accuracy: Some(accuracy),
-            model_bytes: None,
-            essential: None,
-            units: 0,
-            measures: vec![Measure {
-                target: rv,
-                load: None,
-                predict: vec![predict],
-                stack: vec![16],
-                flash,
-                agree: 1,
-            }],
-            notes: Vec::new(),
-        };
-        let report = |entries: Vec<Entry>| Report {
-            commit: "test".into(),
-            datasets: vec![("d", 10, 10, entries)],
-            versions: Vec::new(),
-            quick: false,
-            pipeline: None,
-        };
+        let entry =
+            |family, name, accuracy, predict, flash| entry(rv, family, name, accuracy, predict, flash);
         // The runtime model is cheap enough; the compiled-in one is not: missed when compiled in.
         let runtime_only = report(vec![
             entry("ltu", "fringe", 0.95, 40, 900),
