@@ -243,18 +243,7 @@ fn other_cores(s: &mut String, entries: &[Entry]) {
         for e in entries.iter().filter(|e| others.iter().any(|t| e.on(t.triple).is_some())) {
             let _ = write!(s, "| {} `{}` |", e.family, e.name);
             for t in &others {
-                match e.on(t.triple) {
-                    Some(m) => {
-                        let _ = write!(
-                            s,
-                            " {} · {} · {} |",
-                            mean(&m.predict),
-                            m.flash,
-                            m.stack.iter().max().unwrap_or(&0)
-                        );
-                    }
-                    None => s.push_str(" — |"),
-                }
+                other_core_cell(s, e.on(t.triple));
             }
             s.push('\n');
         }
@@ -378,18 +367,7 @@ fn pipeline_section(s: &mut String, p: &PipelineReport) {
         for e in &p.windows {
             let _ = write!(s, "| {} `{}` | {} |", e.family, e.model, e.path);
             for t in &others {
-                match e.measures.iter().find(|m| m.target.triple == t.triple) {
-                    Some(m) => {
-                        let _ = write!(
-                            s,
-                            " {} · {} · {} |",
-                            mean(&m.predict),
-                            m.flash,
-                            m.stack.iter().max().unwrap_or(&0)
-                        );
-                    }
-                    None => s.push_str(" — |"),
-                }
+                other_core_cell(s, e.measures.iter().find(|m| m.target.triple == t.triple));
             }
             s.push('\n');
         }
@@ -439,4 +417,16 @@ fn pipeline_section(s: &mut String, p: &PipelineReport) {
     let _ = writeln!(s, "\n### Goals (Cortex-M3)\n");
     s.push_str(&pipeline_goals(p));
     s.push('\n');
+}
+
+/// One cell of an other-cores table: mean instructions · flash · deepest stack, or a dash where
+/// the model was not measured on that core.
+fn other_core_cell(s: &mut String, m: Option<&Measure>) {
+    match m {
+        Some(m) => {
+            let _ =
+                write!(s, " {} · {} · {} |", mean(&m.predict), m.flash, m.stack.iter().max().unwrap_or(&0));
+        }
+        None => s.push_str(" — |"),
+    }
 }
