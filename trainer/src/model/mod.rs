@@ -14,4 +14,4 @@ pub use codec::{ExportError, Host};
 pub use ir::*;
 pub use pipeline::{stat_macs, stat_work, Channel, Extraction, Pipeline};
 pub use reduce::{drop_unused_inputs, reduce_tree};
-pub use update::{Outcome, UpdateError};
+pub use update::{Outcome, UpdateError, WeightsError};

@@ -14,10 +14,11 @@
 //! label does not say which branch was right), so rows reaching a class leaf are
 //! [`Outcome::Constant`].
 
-use ltu_runtime::format::{row_bound, term_bound, MAX_COUNT};
+use ltu_runtime::format::{crc32, row_bound, term_bound, UnitRec, CHECKSUM_LEN, MAX_COUNT};
 
+use crate::model::codec::store_weight;
 use crate::model::quantize::weight_range;
-use crate::model::{ModelSpec, Step, Structure};
+use crate::model::{ExportError, ModelSpec, Step, Structure};
 
 /// What one [`ModelSpec::update`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,6 +82,27 @@ pub enum UpdateError {
     },
 }
 
+/// Why [`ModelSpec::write_weights`] could not write a model's weights into a file.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WeightsError {
+    /// The base file does not load.
+    #[error("the base file is not a model the runtime loads: {0}")]
+    Base(ltu_runtime::Error),
+    /// The model's units are not the base file's (other counts of units, rows or terms).
+    #[error("unit {unit}: its rows or terms differ from the base file's (the model was not read from it)")]
+    Layout {
+        /// The first unit that differs (the unit count if the counts differ).
+        unit: usize,
+    },
+    /// Two units of the base file store their rows in overlapping ranges of the weight table,
+    /// so their learned weights would overwrite each other.
+    #[error("units {0} and {1} share weights in the base file")]
+    SharedWeights(usize, usize),
+    /// A weight does not fit the kind, or the runtime rejects the result.
+    #[error(transparent)]
+    Export(#[from] ExportError),
+}
+
 /// What the deciding unit must answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target {
@@ -134,6 +156,58 @@ impl ModelSpec {
             },
         };
         Ok(self.correct(unit, target, &f))
+    }
+
+    /// The model file `base` with this model's unit weights in place of its own: the same bytes
+    /// but for the weight table and the checksum. For a model read from `base`
+    /// ([`ModelSpec::from_model`]) and then [updated](ModelSpec::update), that is the file the
+    /// device's learner writes after the same updates. [`ModelSpec::to_bytes`] would encode the
+    /// model afresh instead, and may store a unit differently (it drops zero weights of sparse
+    /// units and chooses dense or sparse storage by size).
+    ///
+    /// # Errors
+    /// [`WeightsError`]: `base` does not load, its units differ from the model's or share
+    /// weights, a weight does not fit the weight kind, or the runtime rejects the result.
+    pub fn write_weights(&self, base: &[u8]) -> Result<Vec<u8>, WeightsError> {
+        let model = ltu_runtime::Model::from_bytes(base).map_err(WeightsError::Base)?;
+        let repr = model.repr();
+        let records = repr.units.chunks_exact(UnitRec::SIZE);
+        if records.len() != self.units.len() {
+            return Err(WeightsError::Layout { unit: records.len().min(self.units.len()) });
+        }
+        let kind = repr.weight_kind;
+        let width = kind.width();
+        // The weight table is a slice of `base` (the body is decoded in place).
+        let table = (repr.weights.as_ptr() as usize).wrapping_sub(base.as_ptr() as usize);
+        let mut out = base.to_vec();
+        let mut ranges = Vec::with_capacity(self.units.len());
+        for (ui, (unit, rec)) in self.units.iter().zip(records).enumerate() {
+            let (rec, _) = UnitRec::parse(rec);
+            if usize::from(rec.n_out) != unit.rows.len() || usize::from(rec.n_terms) != unit.terms.len() {
+                return Err(WeightsError::Layout { unit: ui });
+            }
+            let start = rec.weight_start as usize * width;
+            let len = unit.rows.len() * (unit.terms.len() + 1) * width;
+            ranges.push((start, start + len, ui));
+            let (lo, hi) = weight_range(kind);
+            let stored = table + start;
+            for (i, &w) in unit.rows.iter().flatten().enumerate() {
+                if !(lo..=hi).contains(&w) {
+                    return Err(ExportError::WeightRange { unit: ui, value: w, kind }.into());
+                }
+                // In the table: the loader checked every unit's rows against its length.
+                store_weight(kind, w, &mut out[stored + i * width..]);
+            }
+        }
+        ranges.sort_unstable();
+        if let Some(w) = ranges.windows(2).find(|w| w[1].0 < w[0].1) {
+            return Err(WeightsError::SharedWeights(w[0].2.min(w[1].2), w[0].2.max(w[1].2)));
+        }
+        let body = out.len() - CHECKSUM_LEN;
+        let crc = crc32(&out[..body]);
+        out[body..].copy_from_slice(&crc.to_le_bytes());
+        ltu_runtime::Model::from_bytes(&out).map_err(ExportError::Rejected)?;
+        Ok(out)
     }
 
     /// Corrects unit `u` towards `target` for feature values `f` (indexed by feature).
@@ -442,6 +516,45 @@ mod tests {
         loads(&m);
     }
 
+    #[test]
+    fn written_weights_keep_the_base_file_but_for_the_weights() {
+        let base = tiny_tree().to_bytes().unwrap();
+        let mut m = ModelSpec::from_model(&ltu_runtime::Model::from_bytes(&base).unwrap());
+        assert_eq!(m.write_weights(&base).unwrap(), base, "no update: the same file");
+        // The machine's correction at x = 5, red, label 2 (scores 2, 6, −3): n2 = 1 + 1 + 1 + 1 +
+        // f_x², every weight changes but the layout does not.
+        assert_eq!(m.update(&[5, 0], 2), Ok(Outcome::Corrected { unit: 0 }));
+        let written = m.write_weights(&base).unwrap();
+        assert_eq!(written.len(), base.len());
+        let back = ModelSpec::from_model(&ltu_runtime::Model::from_bytes(&written).unwrap());
+        assert_eq!(back, m);
+        // Only the weight table and the checksum differ.
+        let differ: Vec<usize> = (0..base.len()).filter(|&i| base[i] != written[i]).collect();
+        assert!(differ.iter().any(|&i| i >= base.len() - CHECKSUM_LEN));
+        let weights = m.units[0].rows.iter().flatten().count() + m.units[1].rows.iter().flatten().count();
+        assert!(differ.len() <= weights + CHECKSUM_LEN, "{differ:?}");
+    }
+
+    #[test]
+    fn a_sparse_weight_that_becomes_zero_stays_stored() {
+        // The tiny tree's sparse unit over a conjunction c, as the one entry of a list.
+        let mut spec = tiny_tree();
+        spec.structure = Structure::List { entries: vec![(1, 2)], default: 0 };
+        spec.units[1].rows[0] = vec![2, 0];
+        let base = spec.to_bytes().unwrap();
+        let mut m = ModelSpec::from_model(&ltu_runtime::Model::from_bytes(&base).unwrap());
+        // At x = 30, red, c = 1 and y = 2·1 + 0 > 0: the entry fires with class 2 but the label
+        // is 0. n2 = 2, s = floor(2/2) + 1 = 2: w = 2 − 2 = 0, bias = −2.
+        assert_eq!(m.update(&[30, 0], 0), Ok(Outcome::Corrected { unit: 1 }));
+        assert_eq!(m.units[1].rows[0], vec![0, -2]);
+        let written = m.write_weights(&base).unwrap();
+        assert_eq!(written.len(), base.len(), "the zero weight keeps its place");
+        assert_ne!(m.to_bytes().unwrap().len(), base.len(), "encoding afresh drops it");
+        let mut other = m.clone();
+        other.units.pop();
+        assert_eq!(other.write_weights(&base), Err(WeightsError::Layout { unit: 1 }));
+    }
+
     /// Models from the test builders: the tiny tree as a tree, a list of its binary unit and a
     /// linear machine, in every weight kind (rescaled to fit).
     fn builders() -> Vec<ModelSpec> {
@@ -472,15 +585,20 @@ mod tests {
             which in 0usize..16,
             rows in proptest::collection::vec((-400i32..400, -1i32..4, 0usize..3), 1..60),
         ) {
-            let mut m = builders().swap_remove(which);
+            let base = builders().swap_remove(which).to_bytes().expect("encodes");
+            let mut m = ModelSpec::from_model(&ltu_runtime::Model::from_bytes(&base).expect("loads"));
             for (x, color, label) in rows {
                 let before = m.clone();
                 let outcome = m.update(&[x, color], label).expect("valid row");
                 proptest::prop_assert_eq!(outcome.changed(), m != before);
+                proptest::prop_assert!(m.fits(m.weight_kind));
+                // Encoded afresh and written over the base file, the model loads.
                 let bytes = m.to_bytes().expect("encodes");
                 let loaded = ltu_runtime::Model::from_bytes(&bytes);
                 proptest::prop_assert!(loaded.is_ok(), "{:?} after {:?}", loaded.err(), outcome);
-                proptest::prop_assert!(m.fits(m.weight_kind));
+                let written = m.write_weights(&base).expect("writes over the base file");
+                let back = ModelSpec::from_model(&ltu_runtime::Model::from_bytes(&written).expect("loads"));
+                proptest::prop_assert_eq!(&back, &m);
             }
         }
     }
