@@ -115,8 +115,11 @@ enum Target {
 }
 
 impl ModelSpec {
-    /// One step of on-device learning: predicts raw inputs `x` and, if the deciding unit was
-    /// wrong about `label`, corrects it in place (see the [module docs](self) and the outcomes).
+    /// One step of on-device learning: predicts raw inputs `x` and, if the deciding unit (a
+    /// tree's leaf unit, a linear model's unit, a decision list's entry) was wrong about `label`,
+    /// corrects it in place by Utgoff's absolute error correction, with the step shortened to
+    /// keep the runtime's accumulator bound and the weights clamped to the weight kind's range.
+    /// Tree decisions and constant leaves never change; [`Outcome`] says what happened.
     ///
     /// # Errors
     /// `label` is not a class of the model, `x` does not have one value per input, or the model
