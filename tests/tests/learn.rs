@@ -92,3 +92,56 @@ fn errors_change_nothing() {
         assert_eq!(learned_file(&learner), bytes);
     }
 }
+
+/// Utgoff's absolute correction, computed by hand: `w = (2, -1)`, bias 0, input `(3, 4)` scores
+/// `6 - 4 = 2 > 0` (class 1) but is labelled 0: `n2 = 1 + 9 + 16 = 26`, `k = ⌊2/26⌋ + 1 = 1`, so
+/// `w = (2 - 3, -1 - 4)` and bias `0 - 1`; the input then scores `-3 - 20 - 1 = -24`. Labelled 1
+/// at `(1, 1)` (score `-1 - 5 - 1 = -7`): `n2 = 3`, `k = ⌊-7/3⌋ - 1 = -4`, so `w = (3, -1)`, bias 3.
+#[test]
+fn binary_correction_by_hand() {
+    use ltu::model::{Feature, InputKind, InputSpec, Unit, WeightKind};
+    let numeric = |attr| Feature::Numeric { attr, offset: 0, mul: 1, shift: 0, max_abs: 1000 };
+    let input = InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 };
+    let spec = ModelSpec {
+        pipeline: None,
+        n_classes: 2,
+        weight_kind: WeightKind::I32,
+        inputs: vec![input.clone(), input],
+        features: vec![numeric(0), numeric(1)],
+        units: vec![Unit { terms: vec![0, 1], rows: vec![vec![2, -1, 0]], classes: vec![0, 1] }],
+        structure: Structure::Linear(0),
+        names: None,
+    };
+    let bytes = spec.to_bytes().unwrap();
+    let mut ram = [0u8; 12];
+    let mut learner = Learner::new(&bytes, &mut ram).unwrap();
+    let rows = |l: &Learner<'_, '_>| ModelSpec::from_model(&l.model()).units[0].rows.clone();
+    assert_eq!(learner.update(&[3i32, 4], 1), Ok(Outcome::Correct));
+    assert_eq!(learner.update(&[3i32, 4], 0), Ok(Outcome::Corrected { unit: 0 }));
+    assert_eq!(rows(&learner), vec![vec![-1, -5, -1]]);
+    assert_eq!(learner.update(&[1i32, 1], 1), Ok(Outcome::Corrected { unit: 0 }));
+    assert_eq!(rows(&learner), vec![vec![3, -1, 3]]);
+    assert_eq!(learner.model().predict(&[1i32, 1]), Ok(1));
+    let s = learner.stats();
+    assert_eq!((s.updates, s.corrected), (3, 2));
+}
+
+/// A unit whose accumulator bound is already the limit cannot move: every mistake saturates and
+/// the file stays as it was.
+#[test]
+fn a_unit_at_its_bound_saturates() {
+    let golden = ltu_tests::golden_models().into_iter().find(|g| g.name == "binary_i32").unwrap();
+    let bytes = golden.spec.to_bytes().unwrap();
+    let mut ram = vec![0u8; Learner::ram_needed(&bytes).unwrap()];
+    let mut learner = Learner::new(&bytes, &mut ram).unwrap();
+    let mut saturated = 0;
+    for x in &golden.inputs {
+        let wrong = 1 - learner.model().predict(x).unwrap();
+        match learner.update(x, wrong).unwrap() {
+            Outcome::Saturated { unit: 0 } => saturated += 1,
+            other => panic!("{other:?} at the bound"),
+        }
+    }
+    assert!(saturated > 0);
+    assert_eq!(learned_file(&learner), bytes);
+}
