@@ -257,6 +257,17 @@ impl<'a> HostRepr<'a> {
 /// Computed four bits at a time from a 16-entry table (64 bytes of flash instead of the 1 KiB of
 /// a byte-wise table), two lookups per byte.
 pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = Crc32::new();
+    crc.update(bytes);
+    crc.finish()
+}
+
+/// [`crc32`] of bytes given in pieces: `update` with each piece in order, then `finish`. For
+/// data that is never in one slice, such as a learned model written from flash and RAM.
+#[derive(Debug, Clone, Copy)]
+pub struct Crc32(u32);
+
+impl Crc32 {
     const TABLE: [u32; 16] = {
         let mut table = [0u32; 16];
         let mut i = 0;
@@ -272,13 +283,34 @@ pub fn crc32(bytes: &[u8]) -> u32 {
         }
         table
     };
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        crc = TABLE[(crc & 0xF) as usize] ^ (crc >> 4);
-        crc = TABLE[(crc & 0xF) as usize] ^ (crc >> 4);
+
+    /// The CRC of no bytes yet.
+    pub const fn new() -> Self {
+        Crc32(!0)
     }
-    !crc
+
+    /// Adds `bytes` after those added so far.
+    #[inline]
+    pub fn update(&mut self, bytes: &[u8]) {
+        let mut crc = self.0;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            crc = Self::TABLE[(crc & 0xF) as usize] ^ (crc >> 4);
+            crc = Self::TABLE[(crc & 0xF) as usize] ^ (crc >> 4);
+        }
+        self.0 = crc;
+    }
+
+    /// The CRC-32 of every byte added.
+    pub const fn finish(self) -> u32 {
+        !self.0
+    }
+}
+
+impl Default for Crc32 {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// Checks header and checksum and decodes the body, rejecting trailing bytes.
@@ -958,6 +990,9 @@ mod tests {
         // The standard check value of CRC-32/ISO-HDLC.
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
         assert_eq!(crc32(b""), 0);
+        let mut pieces = Crc32::new();
+        [&b"1234"[..], b"", b"56789"].iter().for_each(|p| pieces.update(p));
+        assert_eq!(pieces.finish(), 0xCBF4_3926);
     }
 
     #[test]

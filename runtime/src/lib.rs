@@ -94,12 +94,16 @@
 mod error;
 pub mod format;
 mod input;
+#[cfg(feature = "learn")]
+pub mod learn;
 mod model;
 pub mod window;
 
 pub use error::{Error, Result};
 pub use format::WeightKind;
 pub use input::{Input, InputsRead};
+#[cfg(feature = "learn")]
+pub use learn::{LearnStats, Learner, Outcome};
 #[cfg(feature = "host")]
 pub use model::Names;
 #[cfg(feature = "pipeline")]
