@@ -9,7 +9,6 @@ use std::path::Path;
 use anyhow::{bail, Context as _, Result};
 use serde::Serialize;
 
-use ltu::model::quantize::weight_range;
 use ltu::model::{ModelSpec, Outcome};
 
 use super::args::ReadArgs;
@@ -23,7 +22,8 @@ pub struct OutcomeCounts {
     pub correct: usize,
     /// The deciding unit was wrong and was corrected.
     pub corrected: usize,
-    /// Corrected by a step shortened to keep the accumulator bound.
+    /// Corrected by less than the full step (shortened to keep the accumulator bound, or weights
+    /// clamped to the weight kind's range).
     pub clipped: usize,
     /// Wrong, but the unit is at the accumulator bound: no change.
     pub saturated: usize,
@@ -222,7 +222,7 @@ pub fn update(
     let after = ltu_runtime::Model::from_bytes(&bytes).context("the learned model does not load")?;
     let accuracy_before = accuracy(&loaded.model(), &rows)?;
     let accuracy_after = accuracy(&after, &rows)?;
-    warnings.extend(outcome_warnings(&before, &spec, &rows, &outcomes, &saturated, first_unlearnable));
+    warnings.extend(outcome_warnings(&before, &rows, &outcomes, &saturated, first_unlearnable));
     if super::train::is_training_data(&loaded, data_path) {
         warnings.push(format!(
             "{}: these are the rows the model was trained on (its metadata's data_fnv1a64): the accuracy \
@@ -262,7 +262,6 @@ pub fn update(
 /// Warnings for the updates that changed nothing although the row was wrong.
 fn outcome_warnings(
     spec: &ModelSpec,
-    learned: &ModelSpec,
     rows: &Rows,
     outcomes: &OutcomeCounts,
     saturated: &[usize],
@@ -302,21 +301,10 @@ fn outcome_warnings(
             full.join(", ")
         ));
     }
-    let (lo, hi) = weight_range(spec.weight_kind);
-    let at_end = |m: &ModelSpec| {
-        m.units.iter().flat_map(|u| u.rows.iter().flatten()).filter(|w| **w == lo || **w == hi).count()
-    };
-    let newly = at_end(learned).saturating_sub(at_end(spec));
-    if newly > 0 {
-        w.push(format!(
-            "{newly} more weight(s) than before are at the end of the {:?} range: corrections beyond it were \
-             clamped",
-            spec.weight_kind
-        ));
-    }
     if outcomes.clipped > 0 {
         w.push(format!(
-            "{} correction(s) were shortened to keep the accumulator bound of {:?} weights",
+            "{} correction(s) were less than the full step (shortened to keep the accumulator bound, or \
+             weights clamped to the {:?} range): those rows may still be wrong",
             outcomes.clipped, spec.weight_kind
         ));
     }

@@ -5,7 +5,7 @@
 //! unit, a decision list's entry) when it was wrong, by the smallest integer step that makes it
 //! right (Utgoff 1989, Table II, steps 4–6), shortened so that the model keeps the runtime's
 //! load-time accumulator bound ([`ltu_runtime::format::row_bound`]) and clamped to the weight
-//! kind's range ([`quantize::weight_range`]). Only unit weights and biases change: the model's
+//! kind's range ([`quantize::weight_range`]); either makes the outcome [`Outcome::Clipped`]. Only unit weights and biases change: the model's
 //! file keeps its tables, sizes and weight kind, and always loads with
 //! [`ltu_runtime::Model::from_bytes`]. The same model fed the same rows in the same order gives the
 //! same file as the device's learner, byte for byte.
@@ -30,8 +30,9 @@ pub enum Outcome {
         /// The corrected unit.
         unit: u16,
     },
-    /// The deciding unit was wrong and was corrected by a step shortened to keep the accumulator
-    /// bound.
+    /// The deciding unit was wrong and was corrected by less than the full step: the step was
+    /// shortened to keep the accumulator bound, or a weight was clamped to the weight kind's
+    /// range. The row may still be misclassified.
     Clipped {
         /// The corrected unit.
         unit: u16,
@@ -276,15 +277,22 @@ impl ModelSpec {
         let (lo, hi) = weight_range(kind);
         let (lo, hi) = (i128::from(lo), i128::from(hi));
         let n = fv.len();
+        let mut clamped = false;
+        let mut set = |w: &mut i64, new: i128| {
+            // Within the accumulator limit (an i64) before clamping: the step bound proves it.
+            let kept = new.clamp(lo, hi);
+            clamped |= kept != new;
+            *w = kept as i64;
+        };
         for (r, s) in steps {
             let row = &mut unit.rows[r];
             for (w, &v) in row[..n].iter_mut().zip(&fv) {
-                // Within the accumulator limit (an i64) before clamping: the step bound proves it.
-                *w = (i128::from(*w) - s * i128::from(v)).clamp(lo, hi) as i64;
+                set(w, i128::from(*w) - s * i128::from(v));
             }
-            row[n] = (i128::from(row[n]) - s).clamp(lo, hi) as i64;
+            let bias = i128::from(row[n]) - s;
+            set(&mut row[n], bias);
         }
-        if clipped {
+        if clipped || clamped {
             Outcome::Clipped { unit: unit_id }
         } else {
             Outcome::Corrected { unit: unit_id }
@@ -496,13 +504,13 @@ mod tests {
     }
 
     #[test]
-    fn new_weights_are_clamped_to_the_kind() {
+    fn new_weights_are_clamped_to_the_kind_and_the_update_is_clipped() {
         // I8, f = 100 (max_abs 100): y = 100·100 − 0 > 0, negative label. n2 = 10001,
         // s = floor(10000/10001) + 1 = 1: w = 100 − 100 = 0, fine. With w = −120 and a positive
         // label: y = −12000, s = floor(−12000/10001) − 1 = −3, w = −120 + 300 = 180 → 127.
         let unit = Unit { terms: vec![0], rows: vec![vec![-120, 0]], classes: vec![0, 1] };
         let mut m = one_input(vec![unit], Structure::Linear(0), WeightKind::I8);
-        assert_eq!(m.update(&[100], 1), Ok(Outcome::Corrected { unit: 0 }));
+        assert_eq!(m.update(&[100], 1), Ok(Outcome::Clipped { unit: 0 }));
         assert_eq!(m.units[0].rows[0], vec![127, 3]);
         loads(&m);
     }
