@@ -233,3 +233,32 @@ fn every_option_in_the_help_works() {
     assert_eq!(o.stdout, std::fs::read(d.join("n1.ltu")).unwrap());
     assert!(stderr(&o).contains("150 updates"), "{}", stderr(&o));
 }
+
+#[test]
+fn what_cannot_learn_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (train, test) = (data("monks-2_train.csv"), data("monks-2_test.csv"));
+    let (train, test) = (train.to_str().unwrap(), test.to_str().unwrap());
+    // FRINGE learns a tree of tests here: no unit, every row reaches a constant leaf, the file
+    // comes back unchanged.
+    json(d, &["train", train, "--algo", "fringe", "-o", "f.ltu", "--no-estimate", "--json"]);
+    let o = ltu(d, &["update", "f.ltu", test, "-o", "f2.ltu", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["weights_total"], 0, "{r}");
+    assert_eq!(r["outcomes"]["constant"], 432, "{r}");
+    assert!(stderr(&o).contains("the model has no units"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(d.join("f.ltu")).unwrap(), std::fs::read(d.join("f2.ltu")).unwrap());
+    // A neural decision list on rows it gets wrong: some corrections are less than the full step
+    // (I16 weights clamped), and its accuracy on them falls; both are said.
+    json(d, &["train", train, "--algo", "ndl", "-o", "l.ltu", "--no-estimate", "--json"]);
+    let o = ltu(d, &["update", "l.ltu", test, "-o", "l2.ltu", "--epochs", "2", "--json"]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let err = stderr(&o);
+    assert_eq!(r["warnings"].as_array().unwrap().len(), err.lines().count(), "{err}");
+    assert!(r["outcomes"]["clipped"].as_u64().unwrap() > 0, "{r}");
+    assert!(err.contains("less than the full step"), "{err}");
+    assert!(r["accuracy_after"].as_f64() < r["accuracy_before"].as_f64(), "{r}");
+    assert!(err.contains("went down"), "{err}");
+}

@@ -117,6 +117,8 @@ impl fmt::Display for UpdateReport {
 /// Labelled rows of a data file read for a model: raw inputs and class indices, in file order.
 struct Rows {
     source: String,
+    /// What one row is, for messages: `data row` or `window`.
+    unit: &'static str,
     raw: Vec<Vec<i32>>,
     labels: Vec<usize>,
     warnings: Vec<String>,
@@ -148,7 +150,7 @@ fn read_rows(loaded: &LoadedModel, data_path: &Path, args: &ReadArgs) -> Result<
             labels.push(k);
         }
         let raw = (0..data.n_rows()).map(|r| data.row(r).iter().map(|&v| v as i32).collect()).collect();
-        return Ok(Rows { source: data.source, raw, labels, warnings });
+        return Ok(Rows { source: data.source, unit: "window", raw, labels, warnings });
     }
     let (data, raw, align) = read_for_model(loaded, data_path, &args.options())?;
     if align.unlabeled {
@@ -169,7 +171,7 @@ fn read_rows(loaded: &LoadedModel, data_path: &Path, args: &ReadArgs) -> Result<
     }
     let mut warnings = align_warnings(&data.source, &align);
     warnings.extend(clamped_warnings(loaded, &data));
-    Ok(Rows { source: data.source.clone(), raw, labels: data.y, warnings })
+    Ok(Rows { source: data.source.clone(), unit: "data row", raw, labels: data.y, warnings })
 }
 
 /// Fraction of `rows` the runtime model predicts right.
@@ -207,7 +209,8 @@ pub fn update(
     let mut first_unlearnable = None;
     for _ in 0..epochs {
         for (r, (x, &y)) in rows.raw.iter().zip(&rows.labels).enumerate() {
-            let outcome = spec.update(x, y).with_context(|| format!("{}: row {}", rows.source, r + 1))?;
+            let outcome =
+                spec.update(x, y).with_context(|| format!("{}: {} {}", rows.source, rows.unit, r + 1))?;
             outcomes.add(outcome);
             match outcome {
                 Outcome::Saturated { unit } => saturated[usize::from(unit)] += 1,
@@ -223,6 +226,15 @@ pub fn update(
     let accuracy_before = accuracy(&loaded.model(), &rows)?;
     let accuracy_after = accuracy(&after, &rows)?;
     warnings.extend(outcome_warnings(&before, &rows, &outcomes, &saturated, first_unlearnable));
+    if accuracy_after < accuracy_before {
+        warnings.push(format!(
+            "{}: the accuracy on these rows went down ({:.2}% -> {:.2}%): each correction fits its own row, \
+             which can undo what earlier rows taught; the model written is the one after the last row",
+            rows.source,
+            100.0 * accuracy_before,
+            100.0 * accuracy_after
+        ));
+    }
     if super::train::is_training_data(&loaded, data_path) {
         warnings.push(format!(
             "{}: these are the rows the model was trained on (its metadata's data_fnv1a64): the accuracy \
@@ -284,9 +296,10 @@ fn outcome_warnings(
     if let Some(r) = first_unlearnable {
         w.push(format!(
             "{}: {} update(s) had a label the deciding unit cannot output, or a decision list has no entry \
-             for (the first: data row {}): no change",
+             for (the first: {} {}): no change",
             rows.source,
             outcomes.unlearnable,
+            rows.unit,
             r + 1
         ));
     }
@@ -294,8 +307,9 @@ fn outcome_warnings(
         saturated.iter().enumerate().filter(|(_, &n)| n > 0).map(|(u, n)| format!("unit {u} ×{n}")).collect();
     if !full.is_empty() {
         w.push(format!(
-            "{} update(s) found their unit at the accumulator bound of {:?} weights and changed nothing ({}); \
-             a model trained with wider --weights has room to learn",
+            "{}: {} update(s) found their unit at the accumulator bound of {:?} weights and changed nothing \
+             ({}); a model trained with wider --weights has room to learn",
+            rows.source,
             outcomes.saturated,
             spec.weight_kind,
             full.join(", ")
@@ -303,9 +317,9 @@ fn outcome_warnings(
     }
     if outcomes.clipped > 0 {
         w.push(format!(
-            "{} correction(s) were less than the full step (shortened to keep the accumulator bound, or \
+            "{}: {} correction(s) were less than the full step (shortened to keep the accumulator bound, or \
              weights clamped to the {:?} range): those rows may still be wrong",
-            outcomes.clipped, spec.weight_kind
+            rows.source, outcomes.clipped, spec.weight_kind
         ));
     }
     w
