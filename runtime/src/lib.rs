@@ -94,6 +94,8 @@
 mod error;
 pub mod format;
 mod input;
+#[cfg(feature = "learn")]
+pub mod learn;
 mod model;
 pub mod window;
 

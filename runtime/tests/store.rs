@@ -1,0 +1,494 @@
+//! The learned-model store under power cuts: every save is cut after every single primitive flash
+//! operation (each word written, each page erased), the device "reboots" (power back, a new
+//! `Store` over the same flash contents), and the latest slot must hold exactly the previous
+//! model or exactly the new one: never none, never other bytes.
+#![cfg(feature = "learn")]
+
+use embedded_storage::nor_flash::{NorFlash, ReadNorFlash};
+use ltu_runtime::format::{crc32, CHECKSUM_LEN};
+use ltu_runtime::learn::{Image, MemFlash, MemFlashError, Slot, Store, StoreError, HEADER_LEN, SLOT_MAGIC};
+use ltu_runtime::Model;
+
+const TREE: &[u8] = include_bytes!("../../tests/golden/tree.ltu");
+const LIST: &[u8] = include_bytes!("../../tests/golden/list.ltu");
+const MACHINE: &[u8] = include_bytes!("../../tests/golden/machine_fixed.ltu");
+const BINARY: &[u8] = include_bytes!("../../tests/golden/binary_i32.ltu");
+
+type Error<F> = StoreError<<F as embedded_storage::nor_flash::ErrorType>::Error>;
+
+/// `file` with byte `at` changed and its trailing CRC-32 recomputed: another valid file of the
+/// same length (as a learned model is of its base).
+fn variant(file: &[u8], at: usize) -> Vec<u8> {
+    let mut v = file.to_vec();
+    v[at] ^= 0x5A;
+    let body = v.len() - CHECKSUM_LEN;
+    let crc = crc32(&v[..body]);
+    v[body..].copy_from_slice(&crc.to_le_bytes());
+    v
+}
+
+/// The whole file of `slot`, read through `Store::read`.
+fn read_all<F: NorFlash>(store: &mut Store<F>, slot: &Slot) -> Result<Vec<u8>, Error<F>> {
+    let mut buf = vec![0; slot.len];
+    store.read(slot, 0, &mut buf)?;
+    Ok(buf)
+}
+
+/// The file of the latest valid slot, if any.
+fn latest_file<F: NorFlash>(store: &mut Store<F>) -> Option<Vec<u8>> {
+    let slot = store.latest().expect("reading a powered flash");
+    slot.map(|s| read_all(store, &s).expect("reading the latest slot"))
+}
+
+/// A flash geometry under test: the simulated flash, where the store starts, the slot size.
+struct Rig<const N: usize, const E: usize, const W: usize, const R: usize> {
+    offset: u32,
+    slot_size: u32,
+}
+
+/// Counts of one cut-every-point run.
+#[derive(Default, Debug)]
+struct Cuts {
+    points: usize,
+    kept_previous: usize,
+    got_new: usize,
+    got_none: usize,
+}
+
+impl<const N: usize, const E: usize, const W: usize, const R: usize> Rig<N, E, W, R> {
+    /// A fresh flash whose bytes outside the store hold a pattern (to check the store never
+    /// touches them).
+    fn flash(&self) -> Box<MemFlash<N, E, W, R>> {
+        let mut flash = Box::new(MemFlash::<N, E, W, R>::new());
+        let (lo, hi) = self.bounds();
+        for (i, b) in flash.as_bytes_mut().iter_mut().enumerate() {
+            if i < lo || i >= hi {
+                *b = (i as u8).wrapping_mul(37) | 1;
+            }
+        }
+        flash
+    }
+
+    fn bounds(&self) -> (usize, usize) {
+        let lo = self.offset as usize;
+        (lo, lo + 2 * self.slot_size as usize)
+    }
+
+    fn store<'f>(&self, flash: &'f mut MemFlash<N, E, W, R>) -> Store<&'f mut MemFlash<N, E, W, R>> {
+        Store::new(flash, self.offset, self.slot_size).expect("valid layout")
+    }
+
+    fn outside(&self, flash: &MemFlash<N, E, W, R>) -> Vec<u8> {
+        let (lo, hi) = self.bounds();
+        let bytes = flash.as_bytes();
+        [&bytes[..lo], &bytes[hi..]].concat()
+    }
+
+    /// Saves `image` into `flash` uncut and checks it is then the latest.
+    fn save(&self, flash: &mut MemFlash<N, E, W, R>, image: &[u8]) -> Slot {
+        let mut store = self.store(flash);
+        let slot = store.save(image).expect("uncut save");
+        assert_eq!(latest_file(&mut store).as_deref(), Some(image));
+        slot
+    }
+
+    /// Cuts the save of `new` over `before` after every primitive operation, with each seed of
+    /// `seeds` for how the cut operation is torn; after each cut, reboots and checks the latest
+    /// model is exactly `previous` (`None`: no model) or exactly `new`, then that a following
+    /// uncut save works. Returns the counts.
+    fn cut_every_point(
+        &self,
+        before: &MemFlash<N, E, W, R>,
+        previous: Option<&[u8]>,
+        new: &[u8],
+        seeds: &[u32],
+    ) -> Cuts {
+        type S<const N: usize, const E: usize, const W: usize, const R: usize> = Store<MemFlash<N, E, W, R>>;
+        let ops = S::<N, E, W, R>::pages_per_save(new.len()) + S::<N, E, W, R>::words_per_save(new.len());
+        let outside = self.outside(before);
+        let mut cuts = Cuts::default();
+        for &seed in seeds {
+            for k in 0.. {
+                let mut flash = Box::new(before.clone());
+                flash.reseed(seed.wrapping_add(k as u32));
+                flash.cut_after(k);
+                let start = flash.ops();
+                let result = self.store(&mut flash).save(new);
+                if let Ok(slot) = result {
+                    // Uncut: the save took exactly the operations the wear figures say.
+                    assert_eq!(k, ops, "cut points of an uncut save");
+                    assert_eq!(flash.ops() - start, ops);
+                    assert_eq!(slot.len, new.len());
+                    break;
+                }
+                assert_eq!(result, Err(StoreError::Flash(MemFlashError::PowerLost)), "cut {k}");
+                assert!(!flash.is_powered());
+                assert!(k < ops, "save still cut after {ops} operations");
+                cuts.points += 1;
+
+                flash.restore_power();
+                let mut store = self.store(&mut flash);
+                match latest_file(&mut store) {
+                    Some(f) if f == new => cuts.got_new += 1,
+                    Some(f) if Some(f.as_slice()) == previous => cuts.kept_previous += 1,
+                    None if previous.is_none() => cuts.got_none += 1,
+                    other => panic!(
+                        "cut after {k} operations (seed {seed}): latest is {:?}, neither previous nor new",
+                        other.map(|f| f.len())
+                    ),
+                }
+                // The device goes on: the next save after the reboot completes.
+                let again = variant(new, new.len() / 2);
+                store.save(again.as_slice()).expect("save after a cut");
+                assert_eq!(latest_file(&mut store), Some(again));
+                assert_eq!(flash.overwrites(), 0, "a word written twice without an erase");
+                assert_eq!(self.outside(&flash), outside, "bytes outside the store changed");
+            }
+        }
+        cuts
+    }
+
+    /// Saves `generations` in turn, cutting each save at every point first.
+    fn generations(&self, generations: &[&[u8]], seeds: &[u32]) -> Cuts {
+        let mut flash = self.flash();
+        let mut previous: Option<&[u8]> = None;
+        let mut total = Cuts::default();
+        for &image in generations {
+            let cuts = self.cut_every_point(&flash, previous, image, seeds);
+            total.points += cuts.points;
+            total.kept_previous += cuts.kept_previous;
+            total.got_new += cuts.got_new;
+            total.got_none += cuts.got_none;
+            self.save(&mut flash, image);
+            previous = Some(image);
+        }
+        assert_eq!(flash.overwrites(), 0);
+        total
+    }
+}
+
+const SEEDS: [u32; 3] = [1, 0x9E37_79B9, 0xDEAD_BEEF];
+
+fn report(name: &str, cuts: &Cuts) {
+    println!(
+        "{name}: {} cut points, previous model kept {}, new model {}, none (first save) {}",
+        cuts.points, cuts.kept_previous, cuts.got_new, cuts.got_none
+    );
+    assert!(cuts.points > 0);
+}
+
+#[test]
+fn every_cut_of_a_save_keeps_the_previous_or_the_new_model() {
+    let a = TREE;
+    let b = LIST;
+    // Write size 1 (every byte is an operation), pages smaller than the file.
+    let rig = Rig::<2048, 128, 1, 1> { offset: 256, slot_size: 512 };
+    let mut flash = rig.flash();
+    rig.save(&mut flash, a);
+    let cuts = rig.cut_every_point(&flash, Some(a), b, &SEEDS);
+    report("A then B, write 1, erase 128", &cuts);
+    assert_eq!(cuts.got_none, 0);
+    assert!(cuts.kept_previous > 0 && cuts.got_new > 0);
+    // Each seed covers every operation of the save once.
+    let ops = Store::<MemFlash<2048, 128, 1, 1>>::pages_per_save(b.len())
+        + Store::<MemFlash<2048, 128, 1, 1>>::words_per_save(b.len());
+    assert_eq!(cuts.points, ops * SEEDS.len());
+}
+
+#[test]
+fn every_cut_of_every_generation_with_several_geometries() {
+    let tree2 = variant(TREE, 40);
+    let list2 = variant(LIST, 30);
+    let generations: [&[u8]; 6] = [TREE, LIST, &tree2, MACHINE, &list2, BINARY];
+    // Write 1, read 1, erase pages smaller than the files.
+    report(
+        "6 generations, write 1, erase 64",
+        &Rig::<4096, 64, 1, 1> { offset: 0, slot_size: 512 }.generations(&generations, &SEEDS),
+    );
+    // Write 4, read 4, one page larger than every file.
+    report(
+        "6 generations, write 4, erase 1024",
+        &Rig::<4096, 1024, 4, 4> { offset: 1024, slot_size: 1024 }.generations(&generations, &SEEDS),
+    );
+    // Write 8, read 2, pages smaller than the files.
+    report(
+        "6 generations, write 8, erase 64",
+        &Rig::<2048, 64, 8, 2> { offset: 128, slot_size: 384 }.generations(&generations, &SEEDS),
+    );
+    // Write 32 (a header area of one word), read 32.
+    report(
+        "6 generations, write 32, erase 256",
+        &Rig::<2048, 256, 32, 32> { offset: 512, slot_size: 512 }.generations(&generations, &SEEDS),
+    );
+}
+
+#[test]
+fn a_cut_first_save_leaves_no_model_not_an_error() {
+    let rig = Rig::<2048, 128, 4, 1> { offset: 0, slot_size: 512 };
+    let empty = rig.flash();
+    let cuts = rig.cut_every_point(&empty, None, TREE, &SEEDS);
+    report("first save, write 4", &cuts);
+    assert!(cuts.got_none > 0);
+    assert_eq!(cuts.kept_previous, 0);
+    // Nothing saved at all: no model, no error.
+    assert_eq!(rig.store(&mut rig.flash()).latest(), Ok(None));
+}
+
+/// Writes a slot by hand from the layout in the module docs.
+fn raw_slot<const N: usize, const E: usize, const W: usize, const R: usize>(
+    flash: &mut MemFlash<N, E, W, R>,
+    at: usize,
+    seq: u32,
+    file: &[u8],
+) {
+    let area = HEADER_LEN.div_ceil(W) * W;
+    let mut covered = seq.to_le_bytes().to_vec();
+    covered.extend_from_slice(&(file.len() as u32).to_le_bytes());
+    covered.extend_from_slice(file);
+    let bytes = flash.as_bytes_mut();
+    bytes[at..at + area].fill(0xFF);
+    bytes[at..at + 4].copy_from_slice(&SLOT_MAGIC);
+    bytes[at + 4..at + 12].copy_from_slice(&covered[..8]);
+    bytes[at + 12..at + 16].copy_from_slice(&crc32(&covered).to_le_bytes());
+    bytes[at + area..at + area + file.len()].copy_from_slice(file);
+}
+
+#[test]
+fn a_save_writes_exactly_the_documented_layout() {
+    type F = MemFlash<2048, 256, 8, 1>;
+    let mut flash = F::new();
+    let mut store = Store::new(&mut flash, 512, 512).unwrap();
+    assert_eq!(Store::<F>::HEADER_AREA, 16);
+    store.save(TREE).unwrap(); // slot 0, sequence 1
+    store.save(LIST).unwrap(); // slot 1, sequence 2
+    let mut expected = F::new();
+    raw_slot(&mut expected, 512, 1, TREE);
+    raw_slot(&mut expected, 1024, 2, LIST);
+    assert_eq!(flash.as_bytes(), expected.as_bytes());
+}
+
+#[test]
+fn sequence_numbers_wrap() {
+    type F = MemFlash<1024, 128, 4, 1>;
+    let mut flash = F::new();
+    raw_slot(&mut flash, 0, u32::MAX - 1, TREE);
+    let mut store = Store::new(flash, 0, 512).unwrap();
+    assert_eq!(store.latest().unwrap(), Some(Slot { index: 0, seq: u32::MAX - 1, len: TREE.len() }));
+    let files = [LIST.to_vec(), variant(TREE, 9), MACHINE.to_vec(), variant(LIST, 20)];
+    let seqs = [u32::MAX, 0, 1, 2];
+    for (file, seq) in files.iter().zip(seqs) {
+        let slot = store.save(file.as_slice()).unwrap();
+        assert_eq!(slot.seq, seq);
+        assert_eq!(store.latest().unwrap(), Some(slot));
+        assert_eq!(latest_file(&mut store).as_ref(), Some(file));
+    }
+    // The newer of two valid slots across the wrap is the one just past u32::MAX.
+    let mut flash = F::new();
+    raw_slot(&mut flash, 0, u32::MAX, TREE);
+    raw_slot(&mut flash, 512, 0, LIST);
+    let mut store = Store::new(flash, 0, 512).unwrap();
+    assert_eq!(store.latest().unwrap().map(|s| (s.index, s.seq)), Some((1, 0)));
+    // Cut at every point of the save across the wrap (u32::MAX -> 0 and 0 -> 1).
+    let rig = Rig::<1024, 128, 4, 1> { offset: 0, slot_size: 512 };
+    let mut flash = rig.flash();
+    raw_slot(&mut flash, 512, u32::MAX, MACHINE);
+    let cuts = rig.cut_every_point(&flash, Some(MACHINE), TREE, &SEEDS);
+    report("across the sequence wrap", &cuts);
+    assert!(cuts.kept_previous > 0 && cuts.got_new > 0);
+}
+
+#[test]
+fn a_corrupted_slot_loses_to_the_other() {
+    type F = MemFlash<2048, 256, 4, 4>;
+    let saved = || {
+        let mut store = Store::new(F::new(), 0, 512).unwrap();
+        store.save(TREE).unwrap(); // slot 0
+        store.save(LIST).unwrap(); // slot 1, the latest
+        store.into_inner()
+    };
+    let latest = |flash: F| latest_file(&mut Store::new(flash, 0, 512).unwrap());
+    assert_eq!(latest(saved()).as_deref(), Some(LIST));
+    // A flipped bit anywhere in slot 1's header or file: slot 0 is the latest.
+    for at in (512..512 + 16).chain([512 + 16, 512 + 16 + 70, 512 + 16 + LIST.len() - 1]) {
+        for bit in [0x01, 0x80] {
+            let mut flash = saved();
+            flash.as_bytes_mut()[at] ^= bit;
+            assert_eq!(latest(flash).as_deref(), Some(TREE), "bit {bit:#x} of byte {at} flipped");
+        }
+    }
+    // A length beyond the slot's capacity.
+    let mut flash = saved();
+    flash.as_bytes_mut()[512 + 8..512 + 12].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert_eq!(latest(flash).as_deref(), Some(TREE));
+    // Both corrupted: no model.
+    let mut flash = saved();
+    flash.as_bytes_mut()[3] ^= 1;
+    flash.as_bytes_mut()[512 + 100] ^= 1;
+    assert_eq!(latest(flash), None);
+}
+
+#[test]
+fn a_slot_whose_file_checksum_is_bad_is_not_valid() {
+    type F = MemFlash<2048, 256, 4, 1>;
+    let mut flash = F::new();
+    raw_slot(&mut flash, 0, 5, TREE);
+    // Slot 1 is newer and its header checks out, but its file's own CRC does not.
+    let mut bad = variant(LIST, 10);
+    bad[20] ^= 1;
+    raw_slot(&mut flash, 512, 6, &bad);
+    let mut store = Store::new(flash, 0, 512).unwrap();
+    assert_eq!(store.latest().unwrap(), Some(Slot { index: 0, seq: 5, len: TREE.len() }));
+    // Saving such an image is refused before its header is written; the latest stays.
+    assert_eq!(store.save(bad.as_slice()), Err(StoreError::ImageChecksum));
+    assert_eq!(store.save(&[1u8, 2, 3][..]), Err(StoreError::ImageChecksum));
+    assert_eq!(latest_file(&mut store).as_deref(), Some(TREE));
+    assert_eq!(store.save(LIST).map(|s| s.seq), Ok(6));
+}
+
+/// An image whose `len` is not what it writes.
+struct Liar<'a> {
+    len: usize,
+    bytes: &'a [u8],
+}
+
+impl Image for Liar<'_> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn write<E>(&self, mut sink: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
+        // In uneven pieces, as a streaming writer gives them.
+        for piece in self.bytes.chunks(7) {
+            sink(piece)?;
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn bad_images_are_refused_and_change_nothing_that_counts() {
+    type F = MemFlash<2048, 256, 4, 1>;
+    let mut store = Store::new(F::new(), 0, 512).unwrap();
+    store.save(TREE).unwrap();
+    let capacity = store.capacity();
+    assert_eq!(capacity, 512 - 16);
+    let big = vec![0u8; capacity + 1];
+    let ops = {
+        let flash = store.into_inner();
+        let ops = flash.ops();
+        store = Store::new(flash, 0, 512).unwrap();
+        ops
+    };
+    assert_eq!(store.save(big.as_slice()), Err(StoreError::TooLarge));
+    let flash = store.into_inner();
+    assert_eq!(flash.ops(), ops, "a too large image erases nothing");
+    let mut store = Store::new(flash, 0, 512).unwrap();
+    assert_eq!(store.save(&Liar { len: LIST.len() - 1, bytes: LIST }), Err(StoreError::ImageLength));
+    assert_eq!(store.save(&Liar { len: LIST.len() + 1, bytes: LIST }), Err(StoreError::ImageLength));
+    assert_eq!(latest_file(&mut store).as_deref(), Some(TREE));
+    // Pieces of any size give the same slot as one piece.
+    let slot = store.save(&Liar { len: LIST.len(), bytes: LIST }).unwrap();
+    assert_eq!(read_all(&mut store, &slot).unwrap(), LIST);
+    // A file of exactly the capacity fits.
+    let full = variant(&vec![7u8; capacity], 3);
+    let slot = store.save(full.as_slice()).unwrap();
+    assert_eq!(read_all(&mut store, &slot).unwrap(), full);
+}
+
+#[test]
+fn reads_at_any_offset_and_length() {
+    type F = MemFlash<2048, 256, 8, 8>;
+    let mut store = Store::new(F::new(), 256, 512).unwrap();
+    let slot = store.save(MACHINE).unwrap();
+    for at in [0, 1, 3, 7, 8, 63, 64, 65, 200] {
+        for len in [0, 1, 5, 8, 31, MACHINE.len() - at] {
+            let mut buf = vec![0; len];
+            store.read(&slot, at, &mut buf).unwrap();
+            assert_eq!(buf, &MACHINE[at..at + len], "at {at} len {len}");
+        }
+    }
+    let mut buf = [0; 2];
+    assert_eq!(store.read(&slot, MACHINE.len() - 1, &mut buf), Err(StoreError::ReadOutOfRange));
+    assert_eq!(store.read(&slot, usize::MAX, &mut buf), Err(StoreError::ReadOutOfRange));
+    let forged = Slot { index: 2, ..slot };
+    assert_eq!(store.read(&forged, 0, &mut buf), Err(StoreError::ReadOutOfRange));
+    // The bytes read back are a model the runtime loads.
+    let file = read_all(&mut store, &slot).unwrap();
+    assert!(Model::from_bytes(&file).is_ok());
+}
+
+/// A flash whose words are wider than the store supports.
+type Wide = MemFlash<4096, 1024, 64, 1>;
+
+#[test]
+fn layouts_the_store_cannot_use_are_rejected() {
+    type F = MemFlash<2048, 256, 4, 1>;
+    let new = |offset, slot_size| Store::new(F::new(), offset, slot_size).map(|_| ());
+    assert_eq!(new(0, 1024), Ok(()));
+    assert_eq!(new(128, 512), Err(StoreError::LayoutUnaligned));
+    assert_eq!(new(0, 300), Err(StoreError::LayoutUnaligned));
+    assert_eq!(new(256, 1024), Err(StoreError::LayoutOutOfBounds));
+    assert_eq!(new(u32::MAX - 255, 256), Err(StoreError::LayoutOutOfBounds));
+    assert_eq!(new(0, 0), Err(StoreError::LayoutSlotTooSmall));
+    assert_eq!(Store::new(Wide::new(), 0, 1024).map(|_| ()), Err(StoreError::LayoutWordSize));
+}
+
+#[test]
+fn wear_per_save_follows_the_geometry() {
+    // 276-byte file, 16-byte header area.
+    assert_eq!(Store::<MemFlash<4096, 64, 1, 1>>::pages_per_save(276), 5);
+    assert_eq!(Store::<MemFlash<4096, 64, 1, 1>>::words_per_save(276), 16 + 276);
+    assert_eq!(Store::<MemFlash<4096, 1024, 4, 1>>::pages_per_save(276), 1);
+    assert_eq!(Store::<MemFlash<4096, 1024, 4, 1>>::words_per_save(276), 4 + 69);
+    assert_eq!(Store::<MemFlash<4096, 1024, 32, 1>>::words_per_save(276), 1 + 9);
+}
+
+#[test]
+fn mem_flash_behaves_as_nor_flash() {
+    let mut flash = MemFlash::<256, 64, 4, 1>::new();
+    assert!(flash.as_bytes().iter().all(|&b| b == 0xFF));
+    flash.write(0, &[0xF0, 0x0F, 0xAA, 0x55]).unwrap();
+    assert_eq!(flash.overwrites(), 0);
+    // A second write over the same word ANDs, and counts as an overwrite.
+    flash.write(0, &[0x3C, 0xFF, 0xFF, 0x00]).unwrap();
+    assert_eq!(&flash.as_bytes()[..4], &[0x30, 0x0F, 0xAA, 0x00]);
+    assert_eq!(flash.overwrites(), 1);
+    assert_eq!(flash.write(2, &[0; 4]), Err(MemFlashError::NotAligned));
+    assert_eq!(flash.write(256, &[0; 4]), Err(MemFlashError::OutOfBounds));
+    assert_eq!(flash.erase(0, 32), Err(MemFlashError::NotAligned));
+    flash.erase(0, 64).unwrap();
+    assert!(flash.as_bytes().iter().all(|&b| b == 0xFF));
+    assert_eq!(flash.ops(), 3);
+
+    // Cut after one word: the second word is torn, every later operation fails, reads too.
+    flash.cut_after(1);
+    assert_eq!(flash.write(64, &[0; 12]), Err(MemFlashError::PowerLost));
+    assert!(!flash.is_powered());
+    assert_eq!(&flash.as_bytes()[64..68], &[0; 4]);
+    assert_eq!(&flash.as_bytes()[72..76], &[0xFF; 4], "the words after the torn one are untouched");
+    let mut buf = [0; 4];
+    assert_eq!(flash.read(0, &mut buf), Err(MemFlashError::PowerLost));
+    assert_eq!(flash.erase(0, 64), Err(MemFlashError::PowerLost));
+    flash.restore_power();
+    flash.read(64, &mut buf).unwrap();
+
+    // Torn words take every prefix length, from none to all, over seeds.
+    let mut prefixes = std::collections::BTreeSet::new();
+    for seed in 1..200 {
+        let mut flash = MemFlash::<256, 64, 4, 1>::new();
+        flash.reseed(seed);
+        flash.cut_after(0);
+        assert_eq!(flash.write(0, &[0; 4]), Err(MemFlashError::PowerLost));
+        let written = flash.as_bytes()[..4].iter().take_while(|&&b| b == 0).count();
+        prefixes.insert(written);
+        // Torn erase: a prefix of 0xFF, the rest as it was (but for the byte being erased).
+        let mut flash = MemFlash::<256, 64, 4, 1>::new();
+        flash.as_bytes_mut().fill(0);
+        flash.reseed(seed);
+        flash.cut_after(0);
+        assert_eq!(flash.erase(0, 128), Err(MemFlashError::PowerLost));
+        let erased = flash.as_bytes()[..64].iter().take_while(|&&b| b == 0xFF).count();
+        assert!(flash.as_bytes()[erased + 1..].iter().all(|&b| b == 0));
+    }
+    assert_eq!(prefixes.len(), 5, "prefix lengths seen: {prefixes:?}");
+}
