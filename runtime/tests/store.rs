@@ -492,3 +492,116 @@ fn mem_flash_behaves_as_nor_flash() {
     }
     assert_eq!(prefixes.len(), 5, "prefix lengths seen: {prefixes:?}");
 }
+
+#[test]
+fn cuts_during_saves_after_cuts_never_lose_the_latest_model() {
+    // Many saves in a row, most of them cut at a pseudo-random operation; after every reboot the
+    // latest model is the one that was latest before that save, or the one it was saving.
+    type F = MemFlash<2048, 128, 2, 2>;
+    let images: Vec<Vec<u8>> =
+        (0..8).map(|i| variant([TREE, LIST, MACHINE, BINARY][i % 4], 20 + i)).collect();
+    let mut flash = Box::new(F::new());
+    let mut latest: Option<Vec<u8>> = None;
+    let mut rng = 0x1234_5679u32;
+    let (mut cut, mut outcomes) = (0, [0usize; 3]);
+    for step in 0..3000 {
+        rng ^= rng << 13;
+        rng ^= rng >> 17;
+        rng ^= rng << 5;
+        let image = &images[rng as usize % images.len()];
+        let ops = Store::<F>::pages_per_save(image.len()) + Store::<F>::words_per_save(image.len());
+        flash.reseed(rng);
+        let cut_at = (rng >> 8) as usize % (ops + ops / 4);
+        flash.cut_after(cut_at);
+        let result = Store::new(&mut *flash, 512, 512).unwrap().save(image.as_slice());
+        assert_eq!(result.is_ok(), cut_at >= ops, "step {step}");
+        cut += usize::from(result.is_err());
+        flash.restore_power();
+        let now = latest_file(&mut Store::new(&mut *flash, 512, 512).unwrap());
+        let outcome = match &now {
+            Some(file) if file == image => 0,
+            Some(_) if now == latest => 1,
+            None if latest.is_none() => 2,
+            _ => panic!("step {step}: the latest model is neither the previous nor the new one"),
+        };
+        outcomes[outcome] += 1;
+        latest = now;
+        assert_eq!(flash.overwrites(), 0);
+    }
+    println!(
+        "3000 saves, {cut} cut: new model {}, previous kept {}, none {}",
+        outcomes[0], outcomes[1], outcomes[2]
+    );
+    assert!(cut > 2000 && latest.is_some());
+}
+
+/// A flash that records the lowest stack address reached inside its calls (the method of
+/// `tests/stack.rs`: only addresses are compared, no memory is read).
+struct StackProbe<F> {
+    inner: F,
+    deepest: usize,
+}
+
+impl<F: NorFlash> StackProbe<F> {
+    fn mark(&mut self) {
+        let local = 0u8;
+        self.deepest = self.deepest.min(std::hint::black_box(&local) as *const u8 as usize);
+    }
+}
+
+impl<F: NorFlash> embedded_storage::nor_flash::ErrorType for StackProbe<F> {
+    type Error = F::Error;
+}
+
+impl<F: NorFlash> ReadNorFlash for StackProbe<F> {
+    const READ_SIZE: usize = F::READ_SIZE;
+
+    fn read(&mut self, offset: u32, bytes: &mut [u8]) -> Result<(), Self::Error> {
+        self.mark();
+        self.inner.read(offset, bytes)
+    }
+
+    fn capacity(&self) -> usize {
+        self.inner.capacity()
+    }
+}
+
+impl<F: NorFlash> NorFlash for StackProbe<F> {
+    const WRITE_SIZE: usize = F::WRITE_SIZE;
+    const ERASE_SIZE: usize = F::ERASE_SIZE;
+
+    fn erase(&mut self, from: u32, to: u32) -> Result<(), Self::Error> {
+        self.mark();
+        self.inner.erase(from, to)
+    }
+
+    fn write(&mut self, offset: u32, bytes: &[u8]) -> Result<(), Self::Error> {
+        self.mark();
+        self.inner.write(offset, bytes)
+    }
+}
+
+#[test]
+fn stack_use_does_not_depend_on_the_model_size() {
+    // Host (x86_64) figures of this build, from the caller's frame down to the flash driver.
+    fn depth(file: &[u8]) -> usize {
+        let mut store = Store::new(
+            StackProbe { inner: MemFlash::<8192, 1024, 4, 4>::new(), deepest: usize::MAX },
+            0,
+            4096,
+        )
+        .unwrap();
+        let top = 0u8;
+        let top = std::hint::black_box(&top) as *const u8 as usize;
+        store.save(file).unwrap();
+        store.latest().unwrap().unwrap();
+        top - store.into_inner().deepest
+    }
+    let small = depth(BINARY);
+    let large = depth(&variant(&vec![3u8; 4000], 9));
+    println!(
+        "stack from the caller to the flash driver: {small} B (96-byte file), {large} B (4000-byte file)"
+    );
+    assert_eq!(small, large);
+    assert!(small < 1024, "{small} B of stack");
+}

@@ -158,8 +158,10 @@ pub struct Slot {
 ///
 /// A [`Store`] holds the flash driver and two `u32`s. Reads go through one 64-byte stack buffer in
 /// chunks, writes through another; with the 16 to 32-byte header, [`Self::save`] keeps about
-/// 200 bytes of buffers on the stack, and no buffer the size of a model. Checking a slot reads it
-/// once; [`Self::latest`] reads both slots, and [`Self::save`] reads both slots before writing
+/// 200 bytes of buffers on the stack, and no buffer the size of a model, so its stack use does not
+/// depend on the model's size (on x86_64, 663 bytes from the caller down to the flash driver for
+/// a 96-byte and for a 4,000-byte file: `stack_use_does_not_depend_on_the_model_size` in
+/// `runtime/tests/store.rs`). Checking a slot reads it once; [`Self::latest`] reads both slots, and [`Self::save`] reads both slots before writing
 /// and the written slot after.
 ///
 /// # Example
