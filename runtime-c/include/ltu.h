@@ -133,6 +133,16 @@ typedef enum ltu_status {
    */
   LTU_ERR_ENCODE_BUFFER_TOO_SMALL = 26,
   /**
+   * Learning: the label is not below the model's number of classes (no function of this API
+   * learns).
+   */
+  LTU_ERR_LEARN_LABEL_OUT_OF_RANGE = 27,
+  /**
+   * Learning: the learner's RAM is shorter than the model's weight table (no function of this
+   * API learns).
+   */
+  LTU_ERR_LEARN_RAM_TOO_SMALL = 28,
+  /**
    * A required pointer is NULL.
    */
   LTU_ERR_NULL = 64,

@@ -131,6 +131,12 @@ pub enum ltu_status {
     LTU_ERR_PREDICT_SCORES_BUFFER = 25,
     /// Encoding: the output buffer is too small for the model (no function of this API encodes).
     LTU_ERR_ENCODE_BUFFER_TOO_SMALL = 26,
+    /// Learning: the label is not below the model's number of classes (no function of this API
+    /// learns).
+    LTU_ERR_LEARN_LABEL_OUT_OF_RANGE = 27,
+    /// Learning: the learner's RAM is shorter than the model's weight table (no function of this
+    /// API learns).
+    LTU_ERR_LEARN_RAM_TOO_SMALL = 28,
     /// A required pointer is NULL.
     LTU_ERR_NULL = 64,
     /// A pointer is not aligned for its type.
@@ -145,7 +151,7 @@ pub enum ltu_status {
 }
 
 /// Every status, for the look-ups from a raw number.
-const STATUSES: [ltu_status; 32] = {
+const STATUSES: [ltu_status; 34] = {
     use ltu_status::*;
     [
         LTU_OK,
@@ -175,6 +181,8 @@ const STATUSES: [ltu_status; 32] = {
         LTU_ERR_PREDICT_INPUT_UNAVAILABLE,
         LTU_ERR_PREDICT_SCORES_BUFFER,
         LTU_ERR_ENCODE_BUFFER_TOO_SMALL,
+        LTU_ERR_LEARN_LABEL_OUT_OF_RANGE,
+        LTU_ERR_LEARN_RAM_TOO_SMALL,
         LTU_ERR_NULL,
         LTU_ERR_MISALIGNED,
         LTU_ERR_MODEL_UNINITIALISED,
@@ -220,6 +228,8 @@ impl ltu_status {
             LTU_ERR_PREDICT_INPUT_UNAVAILABLE => "LTU_ERR_PREDICT_INPUT_UNAVAILABLE\0",
             LTU_ERR_PREDICT_SCORES_BUFFER => "LTU_ERR_PREDICT_SCORES_BUFFER\0",
             LTU_ERR_ENCODE_BUFFER_TOO_SMALL => "LTU_ERR_ENCODE_BUFFER_TOO_SMALL\0",
+            LTU_ERR_LEARN_LABEL_OUT_OF_RANGE => "LTU_ERR_LEARN_LABEL_OUT_OF_RANGE\0",
+            LTU_ERR_LEARN_RAM_TOO_SMALL => "LTU_ERR_LEARN_RAM_TOO_SMALL\0",
             LTU_ERR_NULL => "LTU_ERR_NULL\0",
             LTU_ERR_MISALIGNED => "LTU_ERR_MISALIGNED\0",
             LTU_ERR_MODEL_UNINITIALISED => "LTU_ERR_MODEL_UNINITIALISED\0",
@@ -260,6 +270,8 @@ impl ltu_status {
             LTU_ERR_PREDICT_INPUT_UNAVAILABLE => "an input needed by the model was unavailable\0",
             LTU_ERR_PREDICT_SCORES_BUFFER => "scores buffer shorter than the number of classes\0",
             LTU_ERR_ENCODE_BUFFER_TOO_SMALL => "output buffer too small for the model\0",
+            LTU_ERR_LEARN_LABEL_OUT_OF_RANGE => "label out of range of the model's classes\0",
+            LTU_ERR_LEARN_RAM_TOO_SMALL => "learner RAM shorter than the model's weight table\0",
             LTU_ERR_NULL => "a required pointer is NULL\0",
             LTU_ERR_MISALIGNED => "a pointer is not aligned for its type\0",
             LTU_ERR_MODEL_UNINITIALISED => "the model was not initialised by a successful ltu_model_init\0",
@@ -299,6 +311,8 @@ impl From<Error> for ltu_status {
             Error::PredictInputUnavailable => LTU_ERR_PREDICT_INPUT_UNAVAILABLE,
             Error::PredictScoresBuffer => LTU_ERR_PREDICT_SCORES_BUFFER,
             Error::EncodeBufferTooSmall => LTU_ERR_ENCODE_BUFFER_TOO_SMALL,
+            Error::LearnLabelOutOfRange => LTU_ERR_LEARN_LABEL_OUT_OF_RANGE,
+            Error::LearnRamTooSmall => LTU_ERR_LEARN_RAM_TOO_SMALL,
             // `Error` is non-exhaustive; the header test fails when a variant has no code here.
             _ => LTU_ERR_UNKNOWN,
         }

@@ -291,5 +291,7 @@ fn errors() -> Vec<Error> {
         PredictInputUnavailable,
         PredictScoresBuffer,
         EncodeBufferTooSmall,
+        LearnLabelOutOfRange,
+        LearnRamTooSmall,
     ]
 }

@@ -69,6 +69,11 @@ pub enum Error {
     PredictScoresBuffer,
     /// Encoding: the output buffer is too small for the model.
     EncodeBufferTooSmall,
+    /// Learning: the label is not below the model's number of classes.
+    LearnLabelOutOfRange,
+    /// Learning: the RAM given to the learner is shorter than the model's weight table
+    /// (`Learner::ram_needed`).
+    LearnRamTooSmall,
 }
 
 /// `Result` with the runtime's [`Error`].
@@ -103,6 +108,8 @@ impl core::fmt::Display for Error {
             Error::PredictInputUnavailable => "an input needed by the model was unavailable",
             Error::PredictScoresBuffer => "scores buffer shorter than the number of classes",
             Error::EncodeBufferTooSmall => "output buffer too small for the model",
+            Error::LearnLabelOutOfRange => "label out of range of the model's classes",
+            Error::LearnRamTooSmall => "learner RAM shorter than the model's weight table",
         };
         f.write_str(s)
     }

@@ -29,6 +29,16 @@ pub enum Kind {
     Linear,
 }
 
+/// The leaf a tree walk ends at ([`Model::leaf`]).
+#[cfg(feature = "tree")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Leaf {
+    /// A leaf decided by this unit.
+    Unit(usize),
+    /// A constant leaf of this class.
+    Class(usize),
+}
+
 /// A model that passed every load-time check, evaluated in place from the bytes it was loaded from.
 ///
 /// Once [`Model::from_bytes`] returned `Ok`, no evaluation method panics, overflows, loops or
@@ -695,58 +705,100 @@ impl<'a> Model<'a> {
             #[cfg(feature = "list")]
             StructureRepr::List { entries, default_class } => self.list(src, entries, default_class, scores),
             #[cfg(feature = "tree")]
-            StructureRepr::Tree { nodes, children } => {
-                let raw = |src: &mut S, i: usize| src(i).ok_or(Error::PredictInputUnavailable);
-                let mut i = 0;
-                // Every link points forward, so this visits at most `n_nodes` nodes.
-                loop {
-                    let n: &[u8; NodeRec::SIZE] = record(nodes, i);
-                    let (a, value, b, c) = (le16(n, 2), le32(n, 4), le16(n, 8), le16(n, 10));
-                    i = match n[0] {
-                        node_kind::THRESHOLD => {
-                            if raw(src, a as usize)? <= value {
-                                b
-                            } else {
-                                c
-                            }
-                        }
-                        node_kind::CATEGORICAL => {
-                            let v = raw(src, a as usize)?;
-                            if v >= 0 && v < i32::from(c) {
-                                let k = value as usize + v as usize;
-                                u16::from_le_bytes(*record(children, k))
-                            } else {
-                                b
-                            }
-                        }
-                        // The loader checked that a split's unit is binary: its score decides.
-                        node_kind::UNIT_SPLIT if WEIGHTS => {
-                            if self.split(src, a as usize)? <= 0 {
-                                b
-                            } else {
-                                c
-                            }
-                        }
-                        node_kind::UNIT if WEIGHTS => return self.unit(src, a as usize, scores),
-                        // CLASS: the loader rejected every other kind (and, in a build without
-                        // weight kinds, every unit: a tree of tests has none).
-                        _ => {
-                            set_score(&mut scores, a as usize, 0);
-                            return Ok(a as usize);
-                        }
-                    } as usize;
+            StructureRepr::Tree { nodes, children } => match self.leaf(src, nodes, children)? {
+                Leaf::Unit(u) => self.unit(src, u, scores),
+                Leaf::Class(c) => {
+                    set_score(&mut scores, c, 0);
+                    Ok(c)
                 }
-            }
+            },
             // A structure this build leaves out never loads (`Error::Unsupported`).
             #[allow(unreachable_patterns)]
             _ => Ok(0),
         }
     }
 
+    /// This model with its weight table read from `weights` instead: a learner's model, whose
+    /// weights live in RAM. `weights` must have the table's length and keep every row's
+    /// accumulator bound (the learner's updates keep both), so every guarantee of the loaded
+    /// model holds for it.
+    #[cfg(feature = "learn")]
+    pub(crate) fn with_weights<'b>(&self, weights: &'b [u8]) -> Model<'b>
+    where
+        'a: 'b,
+    {
+        Model {
+            repr: ModelRepr { weights, ..self.repr },
+            n_inputs: self.n_inputs,
+            all_numeric: self.all_numeric,
+        }
+    }
+
+    /// [`Model::eval`] that starts with the numeric features another evaluation of the same
+    /// input computed (`carry`), so they are not computed again.
+    #[cfg(feature = "learn")]
+    pub(crate) fn eval_carried<'r, S: FnMut(usize) -> Option<i32>>(
+        &'r self,
+        src: &'r mut S,
+        carry: Carry,
+    ) -> Eval<'r, 'a, S> {
+        let mut ev = self.eval(src);
+        (ev.num, ev.cached) = (carry.num, carry.cached);
+        ev
+    }
+
+    /// Walks a tree from its root to the leaf that decides for the current input.
+    #[cfg(feature = "tree")]
+    #[inline(always)]
+    pub(crate) fn leaf<S: FnMut(usize) -> Option<i32>>(
+        &self,
+        src: &mut S,
+        nodes: &[u8],
+        children: &[u8],
+    ) -> Result<Leaf> {
+        let raw = |src: &mut S, i: usize| src(i).ok_or(Error::PredictInputUnavailable);
+        let mut i = 0;
+        // Every link points forward, so this visits at most `n_nodes` nodes.
+        loop {
+            let n: &[u8; NodeRec::SIZE] = record(nodes, i);
+            let (a, value, b, c) = (le16(n, 2), le32(n, 4), le16(n, 8), le16(n, 10));
+            i = match n[0] {
+                node_kind::THRESHOLD => {
+                    if raw(src, a as usize)? <= value {
+                        b
+                    } else {
+                        c
+                    }
+                }
+                node_kind::CATEGORICAL => {
+                    let v = raw(src, a as usize)?;
+                    if v >= 0 && v < i32::from(c) {
+                        let k = value as usize + v as usize;
+                        u16::from_le_bytes(*record(children, k))
+                    } else {
+                        b
+                    }
+                }
+                // The loader checked that a split's unit is binary: its score decides.
+                node_kind::UNIT_SPLIT if WEIGHTS => {
+                    if self.split(src, a as usize)? <= 0 {
+                        b
+                    } else {
+                        c
+                    }
+                }
+                node_kind::UNIT if WEIGHTS => return Ok(Leaf::Unit(a as usize)),
+                // CLASS: the loader rejected every other kind (and, in a build without weight
+                // kinds, every unit: a tree of tests has none).
+                _ => return Ok(Leaf::Class(a as usize)),
+            } as usize;
+        }
+    }
+
     /// The state of a prediction's units. Built where a unit is evaluated, in that function's
     /// frame, so a tree walk that ends at a class leaf never holds the numeric cache on its stack.
     #[inline(always)]
-    fn eval<'r, S: FnMut(usize) -> Option<i32>>(&'r self, src: &'r mut S) -> Eval<'r, 'a, S> {
+    pub(crate) fn eval<'r, S: FnMut(usize) -> Option<i32>>(&'r self, src: &'r mut S) -> Eval<'r, 'a, S> {
         Eval {
             repr: &self.repr,
             src,
@@ -792,17 +844,9 @@ impl<'a> Model<'a> {
         mut scores: Option<&mut [i64]>,
     ) -> Result<usize> {
         let mut ev = self.eval(src);
-        for e in entries.chunks_exact(ListEntryRec::SIZE) {
-            let (unit, class) = (le16(e, 0) as usize, le16(e, 2) as usize);
-            // The loader checked that every entry's unit is binary.
-            let s = ev.row_score(&ev.unit(unit), 0);
-            if ev.missing {
-                break;
-            }
-            if s > 0 {
-                set_score(&mut scores, class, s);
-                return Ok(class);
-            }
+        if let Some((_, class, s)) = ev.fired(entries) {
+            set_score(&mut scores, class, s);
+            return Ok(class);
         }
         set_score(&mut scores, default_class as usize, 0);
         ev.done(default_class as usize)
@@ -814,8 +858,16 @@ impl<'a> Model<'a> {
 /// machine all read them from here. A numeric input beyond these is scaled where it is read.
 const NUM_CACHE: usize = 32;
 
+/// The numeric features one evaluation computed, for another evaluation of the same input
+/// ([`Eval::carry`], [`Model::eval_carried`]).
+#[cfg(feature = "learn")]
+pub(crate) struct Carry {
+    num: heapless::Vec<i16, NUM_CACHE>,
+    cached: bool,
+}
+
 /// The state of one prediction: the input source and the numeric inputs' standard features.
-struct Eval<'r, 'a, S> {
+pub(crate) struct Eval<'r, 'a, S> {
     repr: &'r ModelRepr<'a>,
     src: &'r mut S,
     n_inputs: usize,
@@ -827,10 +879,75 @@ struct Eval<'r, 'a, S> {
     /// The source had no value for an input a unit read. The unit goes on with 0 for it (every
     /// bound holds for any input value) and the prediction fails once the unit is done: one test
     /// per unit instead of a `Result` through every read.
-    missing: bool,
+    pub(crate) missing: bool,
 }
 
 impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
+    /// The first entry of a decision list whose unit fires (scores above 0): its unit, class and
+    /// score. `None` if no entry fires or an input was missing (`missing` is then set).
+    #[cfg(feature = "list")]
+    #[inline(always)]
+    pub(crate) fn fired(&mut self, entries: &[u8]) -> Option<(usize, usize, i64)> {
+        for e in entries.chunks_exact(ListEntryRec::SIZE) {
+            let (unit, class) = (le16(e, 0) as usize, le16(e, 2) as usize);
+            // The loader checked that every entry's unit is binary.
+            let s = self.row_score(&self.unit(unit), 0);
+            if self.missing {
+                return None;
+            }
+            if s > 0 {
+                return Some((unit, class, s));
+            }
+        }
+        None
+    }
+
+    /// The numeric features this evaluation holds, if `num` holds them (a sparse machine's
+    /// term values are not carried).
+    #[cfg(feature = "learn")]
+    pub(crate) fn carry(&self) -> Carry {
+        if self.cached {
+            Carry { num: self.num.clone(), cached: true }
+        } else {
+            Carry { num: heapless::Vec::new(), cached: false }
+        }
+    }
+
+    /// Calls `visit(f, max_abs)` for each term of unit `rec`, in weight order: the term's
+    /// feature value for the current input and the largest magnitude the loader allows it
+    /// (the `max|f_j|` of the accumulator bound).
+    #[cfg(feature = "learn")]
+    pub(crate) fn terms(&mut self, rec: &UnitRec, mut visit: impl FnMut(i32, u64)) {
+        if cfg!(feature = "sparse") && rec.flags & unit_flags::SPARSE != 0 {
+            let at = rec.term_start as usize * 2;
+            let terms = self.repr.term_features.get(at..at + 2 * rec.n_terms as usize).unwrap_or(&[]);
+            for t in terms.chunks_exact(2) {
+                let f: &[u8; FeatureRec::SIZE] = record(self.repr.features, le16(t, 0) as usize);
+                let abs = if f[0] == feature_kind::NUMERIC { u64::from(le16(f, 10)) } else { 1 };
+                visit(self.feature(f), abs);
+            }
+            return;
+        }
+        self.fill();
+        let mut scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
+        let mut k = 0;
+        for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
+            match le16(n, 0) {
+                0 => {
+                    let abs = scales.next().map_or(0, |s| u64::from(le16(s, 6)));
+                    visit(self.numeric(k, attr), abs);
+                    k += 1;
+                }
+                n => {
+                    let x = self.raw(attr);
+                    for v in 0..i32::from(n) {
+                        visit(if x == v { 1 } else { -1 }, 1);
+                    }
+                }
+            }
+        }
+    }
+
     /// Raw input `i`, or 0 with `missing` set when the source has none.
     #[inline(always)]
     fn raw(&mut self, i: usize) -> i32 {
@@ -844,17 +961,17 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
     }
 
     /// `value`, unless an input was missing.
-    fn done<T>(&self, value: T) -> Result<T> {
+    pub(crate) fn done<T>(&self, value: T) -> Result<T> {
         check(!self.missing, Error::PredictInputUnavailable)?;
         Ok(value)
     }
 
     #[inline(always)]
-    fn unit(&self, u: usize) -> UnitRec {
+    pub(crate) fn unit(&self, u: usize) -> UnitRec {
         UnitRec::from_array(record(self.repr.units, u)).0
     }
 
-    fn unit_class(&self, rec: &UnitRec, k: usize) -> usize {
+    pub(crate) fn unit_class(&self, rec: &UnitRec, k: usize) -> usize {
         u16::from_le_bytes(*record(self.repr.unit_classes, rec.class_start as usize + k)) as usize
     }
 
@@ -893,7 +1010,7 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
     /// One arm per weight width, so each reads its weights without a width test. A kind this
     /// build leaves out never loads; its arm is not compiled in.
     #[inline(never)] // one copy, shared by lists, splits, leaves and machine rows
-    fn row_score(&mut self, rec: &UnitRec, o: usize) -> i64 {
+    pub(crate) fn row_score(&mut self, rec: &UnitRec, o: usize) -> i64 {
         match self.repr.weight_kind {
             WeightKind::I8 if cfg!(feature = "i8") => self.row_w::<1, false>(rec, o),
             WeightKind::I16 if cfg!(feature = "i16") => self.row_w::<2, false>(rec, o),

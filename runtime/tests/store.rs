@@ -6,8 +6,10 @@
 
 use embedded_storage::nor_flash::{NorFlash, ReadNorFlash};
 use ltu_runtime::format::{crc32, CHECKSUM_LEN};
-use ltu_runtime::learn::{Image, MemFlash, MemFlashError, Slot, Store, StoreError, HEADER_LEN, SLOT_MAGIC};
-use ltu_runtime::Model;
+use ltu_runtime::learn::{
+    Image, MemFlash, MemFlashError, Slot, Store, StoreError, SLOT_HEADER_LEN, SLOT_MAGIC,
+};
+use ltu_runtime::{Learner, Model};
 
 const TREE: &[u8] = include_bytes!("../../tests/golden/tree.ltu");
 const LIST: &[u8] = include_bytes!("../../tests/golden/list.ltu");
@@ -241,7 +243,7 @@ fn raw_slot<const N: usize, const E: usize, const W: usize, const R: usize>(
     seq: u32,
     file: &[u8],
 ) {
-    let area = HEADER_LEN.div_ceil(W) * W;
+    let area = SLOT_HEADER_LEN.div_ceil(W) * W;
     let mut covered = seq.to_le_bytes().to_vec();
     covered.extend_from_slice(&(file.len() as u32).to_le_bytes());
     covered.extend_from_slice(file);
@@ -604,4 +606,168 @@ fn stack_use_does_not_depend_on_the_model_size() {
     );
     assert_eq!(small, large);
     assert!(small < 1024, "{small} B of stack");
+}
+
+/// The learned model file `learner` writes.
+fn learned_file(learner: &Learner<'_, '_>) -> Vec<u8> {
+    let mut out = Vec::new();
+    learner
+        .write_file(|p| -> Result<(), ()> {
+            out.extend_from_slice(p);
+            Ok(())
+        })
+        .unwrap();
+    out
+}
+
+/// `n` updates of `learner` with pseudo-random inputs in -60..60 and labels.
+fn learn(learner: &mut Learner<'_, '_>, rng: &mut u32, n: usize) {
+    let model = learner.model();
+    let (n_inputs, n_classes) = (model.n_inputs(), model.n_classes());
+    for _ in 0..n {
+        let mut next = || {
+            *rng ^= *rng << 13;
+            *rng ^= *rng >> 17;
+            *rng ^= *rng << 5;
+            *rng
+        };
+        let x: Vec<i32> = (0..n_inputs).map(|_| (next() % 120) as i32 - 60).collect();
+        let label = next() as usize % n_classes;
+        learner.update(&x, label).unwrap();
+    }
+}
+
+/// Byte range of `file`'s weight table (the decoder borrows it from the file).
+fn weights_range(file: &[u8]) -> std::ops::Range<usize> {
+    let weights = Model::from_bytes(file).unwrap().repr().weights;
+    let at = weights.as_ptr() as usize - file.as_ptr() as usize;
+    at..at + weights.len()
+}
+
+#[test]
+fn a_learned_model_saved_and_cut_at_every_point_restores_exactly() {
+    type F = MemFlash<2048, 128, 4, 4>;
+    // The golden binary LTU's weights are at their bounds already: it cannot learn.
+    for base in [MACHINE, LIST, TREE] {
+        let mut ram = vec![0u8; Learner::ram_needed(base).unwrap()];
+        let mut learner = Learner::new(base, &mut ram).unwrap();
+        let mut rng = 0xC0FF_EE11;
+        learn(&mut learner, &mut rng, 40);
+        let a = learned_file(&learner);
+        assert_ne!(a, base, "the updates changed the model");
+        let mut flash = Box::new(F::new());
+        assert_eq!(Store::new(&mut *flash, 0, 1024).unwrap().save(&learner).unwrap().len, a.len());
+        learn(&mut learner, &mut rng, 40);
+        let b = learned_file(&learner);
+        assert_ne!(a, b, "more updates changed the model again");
+
+        let mut points = 0;
+        for k in 0.. {
+            let mut cut = flash.clone();
+            cut.reseed(k as u32 + 1);
+            cut.cut_after(k);
+            if Store::new(&mut *cut, 0, 1024).unwrap().save(&learner).is_ok() {
+                break;
+            }
+            points += 1;
+            cut.restore_power();
+            // Reboot: a fresh learner from the base model in flash, then the saved weights.
+            let mut ram = vec![0u8; Learner::ram_needed(base).unwrap()];
+            let mut fresh = Learner::new(base, &mut ram).unwrap();
+            let slot = Store::new(&mut *cut, 0, 1024).unwrap().restore(&mut fresh).unwrap();
+            assert!(slot.is_some(), "cut {k}: no model");
+            let restored = learned_file(&fresh);
+            assert!(
+                restored == a || restored == b,
+                "cut {k}: restored neither the previous nor the new model"
+            );
+            assert!(Model::from_bytes(&restored).is_ok());
+        }
+        println!("learned model of {} bytes: {points} cut points, each restored exactly", base.len());
+        let ops = Store::<F>::pages_per_save(b.len()) + Store::<F>::words_per_save(b.len());
+        assert_eq!(points, ops);
+
+        // Uncut: the new model restores, and predicts as the learner that saved it.
+        Store::new(&mut *flash, 0, 1024).unwrap().save(&learner).unwrap();
+        let mut ram = vec![0u8; Learner::ram_needed(base).unwrap()];
+        let mut fresh = Learner::new(base, &mut ram).unwrap();
+        Store::new(&mut *flash, 0, 1024).unwrap().restore(&mut fresh).unwrap().unwrap();
+        assert_eq!(learned_file(&fresh), b);
+        let x = vec![7i32; learner.model().n_inputs()];
+        assert_eq!(fresh.model().predict(&x), learner.model().predict(&x));
+    }
+}
+
+#[test]
+fn restore_with_no_model_saved_leaves_the_learner_as_it_is() {
+    let mut flash = MemFlash::<2048, 128, 4, 4>::new();
+    let mut ram = vec![0u8; Learner::ram_needed(BINARY).unwrap()];
+    let mut learner = Learner::new(BINARY, &mut ram).unwrap();
+    learn(&mut learner, &mut 77, 20);
+    let before = learned_file(&learner);
+    assert_eq!(Store::new(&mut flash, 0, 1024).unwrap().restore(&mut learner), Ok(None));
+    assert_eq!(learned_file(&learner), before);
+}
+
+#[test]
+fn restore_refuses_a_model_learned_from_another_base() {
+    let mut flash = MemFlash::<2048, 128, 4, 4>::new();
+    let mut store = Store::new(&mut flash, 0, 1024).unwrap();
+    let mut ram = vec![0u8; Learner::ram_needed(LIST).unwrap()];
+    let mut learner = Learner::new(LIST, &mut ram).unwrap();
+    learn(&mut learner, &mut 5, 20);
+    let before = learned_file(&learner);
+    assert_ne!(before, LIST);
+    // Another length.
+    store.save(MACHINE).unwrap();
+    assert_eq!(store.restore(&mut learner), Err(StoreError::RestoreOtherBase));
+    // The same length, one byte outside the weight table changed (before it, after it, last).
+    let weights = weights_range(LIST);
+    for at in [0, weights.start - 1, weights.end, LIST.len() - CHECKSUM_LEN - 1] {
+        store.save(variant(LIST, at).as_slice()).unwrap();
+        assert_eq!(store.restore(&mut learner), Err(StoreError::RestoreOtherBase), "byte {at}");
+        assert_eq!(learned_file(&learner), before, "the learner is unchanged");
+    }
+    // A model another learner of the same base learned restores.
+    let mut other_ram = vec![0u8; Learner::ram_needed(LIST).unwrap()];
+    let mut other = Learner::new(LIST, &mut other_ram).unwrap();
+    learn(&mut other, &mut 6, 20);
+    let other_file = learned_file(&other);
+    assert_ne!(other_file, before);
+    store.save(&other).unwrap();
+    assert!(store.restore(&mut learner).unwrap().is_some());
+    assert_eq!(learned_file(&learner), other_file);
+}
+
+/// `base` with its weight table filled with `byte` and its CRC recomputed.
+fn with_weights(base: &[u8], byte: u8) -> Vec<u8> {
+    let mut file = base.to_vec();
+    file[weights_range(base)].fill(byte);
+    let body = file.len() - CHECKSUM_LEN;
+    let crc = crc32(&file[..body]);
+    file[body..].copy_from_slice(&crc.to_le_bytes());
+    file
+}
+
+#[test]
+fn restore_refuses_weights_the_loader_would_reject() {
+    let mut flash = MemFlash::<2048, 128, 4, 4>::new();
+    let mut store = Store::new(&mut flash, 0, 1024).unwrap();
+    let mut ram = vec![0u8; Learner::ram_needed(BINARY).unwrap()];
+    let mut learner = Learner::new(BINARY, &mut ram).unwrap();
+    // Zero weights load: the learner takes them.
+    let zero = with_weights(BINARY, 0);
+    store.save(zero.as_slice()).unwrap();
+    assert!(store.restore(&mut learner).unwrap().is_some());
+    assert_eq!(learned_file(&learner), zero);
+    // i32 weights of 0x7F7F7F7F may overflow the accumulator: the loader rejects them, and so
+    // does restore, which puts the base model's weights back.
+    let huge = with_weights(BINARY, 0x7F);
+    assert_eq!(Model::from_bytes(&huge).err(), Some(ltu_runtime::Error::AccumulatorMayOverflow));
+    store.save(huge.as_slice()).unwrap();
+    assert_eq!(
+        store.restore(&mut learner),
+        Err(StoreError::RestoreModel(ltu_runtime::Error::AccumulatorMayOverflow))
+    );
+    assert_eq!(learned_file(&learner), BINARY, "the learner is back to its base model");
 }

@@ -5,13 +5,14 @@ use embedded_storage::nor_flash::{
     check_erase, check_read, check_write, ErrorType, NorFlash, NorFlashError, NorFlashErrorKind, ReadNorFlash,
 };
 
+use super::Learner;
 use crate::format::{Crc32, CHECKSUM_LEN};
 
 /// The first four bytes of a valid slot.
 pub const SLOT_MAGIC: [u8; 4] = *b"LTUS";
 
 /// Bytes of a slot header before its padding: magic, sequence number, length, CRC-32.
-pub const HEADER_LEN: usize = 16;
+pub const SLOT_HEADER_LEN: usize = 16;
 
 /// The largest `WRITE_SIZE` and `READ_SIZE` the store supports.
 const MAX_WORD: usize = 32;
@@ -35,6 +36,17 @@ pub trait Image {
     /// # Errors
     /// The first error of `sink`.
     fn write<E>(&self, sink: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E>;
+}
+
+/// The learned model file, streamed by [`Learner::write_file`]: `store.save(&learner)`.
+impl Image for Learner<'_, '_> {
+    fn len(&self) -> usize {
+        self.file_len()
+    }
+
+    fn write<E>(&self, sink: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
+        self.write_file(sink)
+    }
 }
 
 impl Image for [u8] {
@@ -76,6 +88,14 @@ pub enum StoreError<E> {
     Verify,
     /// A [`Store::read`] outside the slot's file, or a [`Slot`] no [`Store`] of this layout returns.
     ReadOutOfRange,
+    /// [`Store::restore`]: the stored model was learned from another base model (its length, or a
+    /// byte outside the weight table, differs from the learner's model file). The learner is
+    /// unchanged.
+    RestoreOtherBase,
+    /// [`Store::restore`]: the stored weights fail the loader's checks
+    /// ([`Error::AccumulatorMayOverflow`](crate::Error::AccumulatorMayOverflow)); the learner has
+    /// its base model's weights.
+    RestoreModel(crate::Error),
 }
 
 /// A valid slot, as [`Store::latest`] and [`Store::save`] return it.
@@ -110,7 +130,7 @@ pub struct Slot {
 /// | `16..header_area`              | `0xFF` padding up to a whole number of `WRITE_SIZE` words   |
 /// | `header_area..header_area+len` | the model file (which ends with its own CRC-32)             |
 ///
-/// `header_area` is [`HEADER_LEN`] rounded up to `WRITE_SIZE` ([`Self::HEADER_AREA`]); the file's
+/// `header_area` is [`SLOT_HEADER_LEN`] rounded up to `WRITE_SIZE` ([`Self::HEADER_AREA`]); the file's
 /// last word is padded with `0xFF`.
 ///
 /// A slot is **valid** iff its magic matches, `4 <= len <= capacity`, the header's CRC matches
@@ -202,8 +222,8 @@ pub struct Store<F> {
 }
 
 impl<F: NorFlash> Store<F> {
-    /// Bytes of a slot before its file: [`HEADER_LEN`] rounded up to a whole number of words.
-    pub const HEADER_AREA: usize = round_up(HEADER_LEN, F::WRITE_SIZE);
+    /// Bytes of a slot before its file: [`SLOT_HEADER_LEN`] rounded up to a whole number of words.
+    pub const HEADER_AREA: usize = round_up(SLOT_HEADER_LEN, F::WRITE_SIZE);
 
     /// A store using the `2 * slot_size` bytes of `flash` from `offset`. Nothing is read or
     /// written yet.
@@ -349,6 +369,59 @@ impl<F: NorFlash> Store<F> {
         }
     }
 
+    /// Puts the weights of the latest saved model into `learner`, which must have been made
+    /// from the base model that learned them, and returns that slot; `Ok(None)` (and the learner
+    /// unchanged) if no model was saved.
+    ///
+    /// The stored file must have the learner's file length and, outside the weight table and the
+    /// trailing CRC, the base file's bytes: a check that reads the slot once; then a second read
+    /// copies the weights into the learner's RAM and the learner checks them as the loader would.
+    /// Saving with [`Store::save`]`(&learner)` and restoring into a fresh
+    /// [`Learner::new`](super::Learner::new) of the same base gives the saved model byte for byte.
+    ///
+    /// # Errors
+    /// [`StoreError::RestoreOtherBase`] (learner unchanged); [`StoreError::RestoreModel`] (the
+    /// base weights); [`StoreError::Flash`] (on an error while copying, the base weights).
+    pub fn restore(&mut self, learner: &mut Learner<'_, '_>) -> Result<Option<Slot>, StoreError<F::Error>> {
+        let Some(slot) = self.latest()? else {
+            return Ok(None);
+        };
+        if slot.len != learner.file_len() {
+            return Err(StoreError::RestoreOtherBase);
+        }
+        let base = learner.base();
+        let weights = learner.weights_range();
+        let body = slot.len - CHECKSUM_LEN;
+        let addr = self.file_addr(slot.index);
+        let (mut at, mut same) = (0, true);
+        self.stream(addr, slot.len, |chunk| {
+            for (p, &b) in (at..).zip(chunk) {
+                same &= weights.contains(&p) || p >= body || base.get(p) == Some(&b);
+            }
+            at += chunk.len();
+        })
+        .map_err(StoreError::Flash)?;
+        if !same {
+            return Err(StoreError::RestoreOtherBase);
+        }
+        let ram = learner.weights_mut();
+        let mut at = 0;
+        let copied = self.stream(addr + weights.start as u32, weights.len(), |chunk| {
+            if let Some(dst) = ram.get_mut(at..at + chunk.len()) {
+                dst.copy_from_slice(chunk);
+            }
+            at += chunk.len();
+        });
+        if let Err(e) = copied {
+            for (dst, &b) in ram.iter_mut().zip(base.get(weights).unwrap_or(&[])) {
+                *dst = b;
+            }
+            return Err(StoreError::Flash(e));
+        }
+        learner.revalidate().map_err(StoreError::RestoreModel)?;
+        Ok(Some(slot))
+    }
+
     fn slot_addr(&self, index: usize) -> u32 {
         if index == 0 {
             self.offset
@@ -363,9 +436,9 @@ impl<F: NorFlash> Store<F> {
 
     /// The slot `index` if it is valid.
     fn check(&mut self, index: usize) -> Result<Option<Slot>, StoreError<F::Error>> {
-        let mut header = [0u8; HEADER_LEN];
+        let mut header = [0u8; SLOT_HEADER_LEN];
         let mut filled = 0;
-        self.stream(self.slot_addr(index), HEADER_LEN, |chunk| {
+        self.stream(self.slot_addr(index), SLOT_HEADER_LEN, |chunk| {
             if let Some(dst) = header.get_mut(filled..filled + chunk.len()) {
                 dst.copy_from_slice(chunk);
             }

@@ -1,0 +1,275 @@
+//! One step of Utgoff's error correction on a loaded model: find the unit that decides, check
+//! whether it decided right, and correct its rows by the absolute error-correction rule, with the
+//! step shortened so that the load-time accumulator bound still holds.
+
+#[cfg(feature = "list")]
+use crate::format::ListEntryRec;
+use crate::format::{StructureRepr, UnitRec, WeightKind};
+#[cfg(feature = "tree")]
+use crate::model::Leaf;
+use crate::model::{Carry, Eval, Model};
+use crate::Result;
+
+use super::Outcome;
+
+/// Which way the deciding unit must answer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// A tree leaf or a linear model: the unit's output must be this class.
+    Class(usize),
+    /// A decision list's entry that fired for the wrong class: it must not fire.
+    #[cfg_attr(not(feature = "list"), allow(dead_code))]
+    Negative,
+    /// A decision list's entry for the label, when the default answered wrongly: it must fire.
+    #[cfg_attr(not(feature = "list"), allow(dead_code))]
+    Positive,
+}
+
+/// The correction one update applies: unit `unit`, rows and steps (`W_r ← W_r − step·I`).
+pub(super) struct Plan {
+    pub unit: u16,
+    pub rows: [(usize, i64); 2],
+    pub n_rows: usize,
+    /// The step was shortened to keep the accumulator bound.
+    pub clipped: bool,
+    /// The numeric features computed so far, for [`apply`].
+    pub carry: Carry,
+}
+
+/// Decides what one update does: `Err(outcome)` when nothing changes (no mistake, a constant
+/// leaf, a label the unit cannot output, or a step the bound leaves no room for), otherwise
+/// the plan. `view` is the learned model (weights in RAM), `base` the same model as loaded (its
+/// weights are never read here: only features).
+pub(super) fn plan<S: FnMut(usize) -> Option<i32>>(
+    view: &Model<'_>,
+    base: &Model<'_>,
+    src: &mut S,
+    label: usize,
+) -> Result<core::result::Result<Plan, Outcome>> {
+    let (unit, target) = match deciding_unit(view, src, label)? {
+        Ok(found) => found,
+        Err(outcome) => return Ok(Err(outcome)),
+    };
+    let mut ev = view.eval(src);
+    let rec = ev.unit(unit);
+    let (mut rows, n_rows) = match unit_steps(&mut ev, &rec, target) {
+        Some(Ok(steps)) => steps,
+        Some(Err(())) => return Ok(Err(Outcome::Correct)),
+        None => return Ok(Err(Outcome::Unlearnable)),
+    };
+    ev.done(())?;
+    let carry = ev.carry();
+    // `n2 = 1 + Σ f_j²`, `F = 1 + Σ |f_j|·max|f_j|` and each changed row's bound `B_r`.
+    let kind = view.weight_kind();
+    let weights = view.repr().weights;
+    let (mut n2, mut f_sum) = (1i64, 1u64);
+    let mut bound = [0u64; 2];
+    for (b, &(r, _)) in bound.iter_mut().zip(&rows[..n_rows]) {
+        *b = weight_at(weights, kind, row_start(&rec, r) + rec.n_terms as usize).unsigned_abs().into();
+    }
+    let mut fe = base.eval_carried(src, carry);
+    let mut j = 0;
+    fe.terms(&rec, |f, abs| {
+        n2 += i64::from(f) * i64::from(f);
+        f_sum = f_sum.saturating_add(u64::from(f.unsigned_abs()).saturating_mul(abs));
+        for (b, &(r, _)) in bound.iter_mut().zip(&rows[..n_rows]) {
+            let w = weight_at(weights, kind, row_start(&rec, r) + j);
+            *b = crate::format::term_bound(*b, i64::from(w), abs);
+        }
+        j += 1;
+    });
+    fe.done(())?;
+    let carry = fe.carry();
+    // Utgoff's steps, from the scores `unit_steps` left in `rows`.
+    let limit = kind.accumulator_limit();
+    let room = |b: u64| limit.saturating_sub(b) / f_sum;
+    let mut clipped = false;
+    if n_rows == 1 {
+        let (y, positive) = (rows[0].1, target_positive(&ev_classes(view, &rec), target));
+        let q = y.div_euclid(n2);
+        let s = if positive { q.saturating_sub(1) } else { q.saturating_add(1) };
+        let allowed = room(bound[0]);
+        let s = if s.unsigned_abs() > allowed {
+            clipped = true;
+            // `allowed < |s| <= i64::MAX + 1`, so it fits.
+            (allowed as i64) * s.signum()
+        } else {
+            s
+        };
+        rows[0].1 = s;
+    } else {
+        let d = rows[1].1.saturating_sub(rows[0].1);
+        let mut c = d.div_euclid(2 * n2).saturating_add(1);
+        let allowed = room(bound[0]).min(room(bound[1]));
+        if c.unsigned_abs() > allowed {
+            clipped = true;
+            c = allowed as i64;
+        }
+        rows[0].1 = -c;
+        rows[1].1 = c;
+    }
+    if rows[0].1 == 0 {
+        return Ok(Err(Outcome::Saturated { unit: unit as u16 }));
+    }
+    Ok(Ok(Plan { unit: unit as u16, rows, n_rows, clipped, carry }))
+}
+
+/// Applies `plan` to the RAM weight table `ram`: each planned row `r` becomes `W_r − step·I`,
+/// every weight clamped to the weight kind's range. Returns whether some weight was clamped.
+pub(super) fn apply<S: FnMut(usize) -> Option<i32>>(
+    base: &Model<'_>,
+    src: &mut S,
+    plan: Plan,
+    ram: &mut [u8],
+) -> bool {
+    let kind = base.weight_kind();
+    let mut ev = base.eval_carried(src, plan.carry);
+    let rec = ev.unit(usize::from(plan.unit));
+    let rows = &plan.rows[..plan.n_rows];
+    let mut j = 0;
+    let mut clamped = false;
+    let mut step = |ram: &mut [u8], e: usize, f: i32, s: i64| {
+        // The step's bound keeps `|w − s·f|` within the accumulator limit: no overflow.
+        let w = i64::from(weight_at(ram, kind, e)).saturating_sub(s.saturating_mul(i64::from(f)));
+        clamped |= set_weight(ram, kind, e, w);
+    };
+    ev.terms(&rec, |f, _| {
+        for &(r, s) in rows {
+            step(ram, row_start(&rec, r) + j, f, s);
+        }
+        j += 1;
+    });
+    for &(r, s) in rows {
+        step(ram, row_start(&rec, r) + rec.n_terms as usize, 1, s);
+    }
+    clamped
+}
+
+/// The unit whose answer decides for the current input, and what it should answer, or the
+/// outcome when there is no unit to correct.
+#[cfg_attr(not(any(feature = "tree", feature = "list")), allow(unused_variables))]
+fn deciding_unit<S: FnMut(usize) -> Option<i32>>(
+    view: &Model<'_>,
+    src: &mut S,
+    label: usize,
+) -> Result<core::result::Result<(usize, Target), Outcome>> {
+    match view.repr().structure {
+        StructureRepr::Linear { unit } => Ok(Ok((usize::from(unit), Target::Class(label)))),
+        #[cfg(feature = "tree")]
+        StructureRepr::Tree { nodes, children } => Ok(match view.leaf(src, nodes, children)? {
+            Leaf::Unit(u) => Ok((u, Target::Class(label))),
+            Leaf::Class(_) => Err(Outcome::Constant),
+        }),
+        #[cfg(feature = "list")]
+        StructureRepr::List { entries, default_class } => {
+            let mut ev = view.eval(src);
+            let fired = ev.fired(entries);
+            ev.done(())?;
+            Ok(match fired {
+                Some((_, class, _)) if class == label => Err(Outcome::Correct),
+                Some((unit, _, _)) => Ok((unit, Target::Negative)),
+                None if usize::from(default_class) == label => Err(Outcome::Correct),
+                None => entries
+                    .chunks_exact(ListEntryRec::SIZE)
+                    .map(|e| {
+                        (usize::from(u16::from_le_bytes([e[0], e[1]])), u16::from_le_bytes([e[2], e[3]]))
+                    })
+                    .find(|&(_, class)| usize::from(class) == label)
+                    .map_or(Err(Outcome::Unlearnable), |(unit, _)| Ok((unit, Target::Positive))),
+            })
+        }
+        // A structure this build leaves out never loads.
+        #[allow(unreachable_patterns)]
+        _ => Ok(Err(Outcome::Unlearnable)),
+    }
+}
+
+/// The classes `[negative, positive]` of binary unit `rec`.
+fn ev_classes(view: &Model<'_>, rec: &UnitRec) -> [usize; 2] {
+    let classes = view.repr().unit_classes;
+    let class = |k: usize| {
+        let at = (rec.class_start as usize + k) * 2;
+        classes.get(at..at + 2).map_or(0, |b| usize::from(u16::from_le_bytes([b[0], b[1]])))
+    };
+    [class(0), class(1)]
+}
+
+/// Whether a binary unit must answer positive.
+fn target_positive(classes: &[usize; 2], target: Target) -> bool {
+    match target {
+        Target::Class(c) => c == classes[1],
+        Target::Negative => false,
+        Target::Positive => true,
+    }
+}
+
+/// Scores the rows the correction concerns: `Some(Ok(([(row, score)...], n)))` on a mistake
+/// (binary: the one row; machine: the label's row then the strongest other row),
+/// `Some(Err(()))` if the unit already answers right, `None` if it cannot output the label.
+#[allow(clippy::type_complexity)]
+fn unit_steps<S: FnMut(usize) -> Option<i32>>(
+    ev: &mut Eval<'_, '_, S>,
+    rec: &UnitRec,
+    target: Target,
+) -> Option<core::result::Result<([(usize, i64); 2], usize), ()>> {
+    if rec.n_out == 1 {
+        let (neg, pos) = (ev.unit_class(rec, 0), ev.unit_class(rec, 1));
+        if let Target::Class(c) = target {
+            if c != neg && c != pos {
+                return None;
+            }
+        }
+        let y = ev.row_score(rec, 0);
+        let positive = target_positive(&[neg, pos], target);
+        let wrong = if positive { y <= 0 } else { y >= 0 };
+        return Some(if wrong { Ok(([(0, y), (0, 0)], 1)) } else { Err(()) });
+    }
+    let Target::Class(label) = target else { return None };
+    let t = (0..rec.n_out as usize).find(|&o| ev.unit_class(rec, o) == label)?;
+    let y_t = ev.row_score(rec, t);
+    let mut other: Option<(usize, i64)> = None;
+    for o in (0..rec.n_out as usize).filter(|&o| o != t) {
+        let s = ev.row_score(rec, o);
+        if other.is_none_or(|(_, best)| s > best) {
+            other = Some((o, s));
+        }
+    }
+    let (o, y_o) = other?;
+    Some(if y_o >= y_t { Ok(([(t, y_t), (o, y_o)], 2)) } else { Err(()) })
+}
+
+/// Index in the weight table of the first weight of row `r` of unit `rec`.
+fn row_start(rec: &UnitRec, r: usize) -> usize {
+    rec.weight_start as usize + r * (rec.n_terms as usize + 1)
+}
+
+/// Weight `e` of a weight table of kind `kind` (raw bits for `Fixed`; 0 out of range).
+fn weight_at(table: &[u8], kind: WeightKind, e: usize) -> i32 {
+    let w = kind.width();
+    match table.get(e * w..e * w + w) {
+        Some([b]) => i32::from(*b as i8),
+        Some([a, b]) => i32::from(i16::from_le_bytes([*a, *b])),
+        Some([a, b, c, d]) => i32::from_le_bytes([*a, *b, *c, *d]),
+        _ => 0,
+    }
+}
+
+/// Stores `w`, clamped to the weight kind's range, as weight `e`; returns whether it was clamped.
+fn set_weight(table: &mut [u8], kind: WeightKind, e: usize, w: i64) -> bool {
+    let width = kind.width();
+    let Some(out) = table.get_mut(e * width..e * width + width) else { return false };
+    let (lo, hi) = match width {
+        1 => (i8::MIN.into(), i8::MAX.into()),
+        2 => (i16::MIN.into(), i16::MAX.into()),
+        _ => (i32::MIN.into(), i32::MAX.into()),
+    };
+    let v = w.clamp(lo, hi);
+    out.copy_from_slice(&v.to_le_bytes()[..width]);
+    v != w
+}
+
+/// Checks that every row of every unit of `view` keeps its accumulator bound: the loader's
+/// check, for weights that came from storage rather than from the learner's own updates.
+pub(super) fn check(view: &Model<'_>) -> Result<()> {
+    Model::from_repr(*view.repr()).map(|_| ())
+}
