@@ -433,6 +433,42 @@ fn layouts_the_store_cannot_use_are_rejected() {
     assert_eq!(new(u32::MAX - 255, 256), Err(StoreError::LayoutOutOfBounds));
     assert_eq!(new(0, 0), Err(StoreError::LayoutSlotTooSmall));
     assert_eq!(Store::new(Wide::new(), 0, 1024).map(|_| ()), Err(StoreError::LayoutWordSize));
+    // A 4 GiB flash: the slots must end below 2^32 so that every address is a `u32`.
+    let huge = |offset, slot_size| Store::new(Huge, offset, slot_size).map(|_| ());
+    assert_eq!(huge(0, 1 << 31), Err(StoreError::LayoutOutOfBounds));
+    assert_eq!(huge(0, (1 << 31) - 4096), Ok(()));
+}
+
+/// A flash of 4 GiB of addresses and no contents, for layout checks only.
+struct Huge;
+
+impl embedded_storage::nor_flash::ErrorType for Huge {
+    type Error = MemFlashError;
+}
+
+impl ReadNorFlash for Huge {
+    const READ_SIZE: usize = 1;
+
+    fn read(&mut self, _: u32, _: &mut [u8]) -> Result<(), Self::Error> {
+        Err(MemFlashError::OutOfBounds)
+    }
+
+    fn capacity(&self) -> usize {
+        1 << 32
+    }
+}
+
+impl NorFlash for Huge {
+    const WRITE_SIZE: usize = 4;
+    const ERASE_SIZE: usize = 4096;
+
+    fn erase(&mut self, _: u32, _: u32) -> Result<(), Self::Error> {
+        Err(MemFlashError::OutOfBounds)
+    }
+
+    fn write(&mut self, _: u32, _: &[u8]) -> Result<(), Self::Error> {
+        Err(MemFlashError::OutOfBounds)
+    }
 }
 
 #[test]

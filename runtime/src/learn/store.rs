@@ -72,7 +72,7 @@ pub enum StoreError<E> {
     LayoutWordSize,
     /// `offset` or `slot_size` is not a multiple of the flash's `ERASE_SIZE`.
     LayoutUnaligned,
-    /// The two slots do not fit in the flash (or beyond its 4 GiB of `u32` addresses).
+    /// The two slots do not fit in the flash, or end at 4 GiB or beyond (flash addresses are `u32`).
     LayoutOutOfBounds,
     /// A slot cannot hold its header and a smallest model file.
     LayoutSlotTooSmall,
@@ -246,7 +246,8 @@ impl<F: NorFlash> Store<F> {
         }
         let end = u64::from(offset) + 2 * u64::from(slot_size);
         let capacity = u64::try_from(flash.capacity()).unwrap_or(u64::MAX);
-        if end > capacity || end > u64::from(u32::MAX) + 1 {
+        // Every address up to and including `end` must be a `u32`.
+        if end > capacity || end > u64::from(u32::MAX) {
             return Err(StoreError::LayoutOutOfBounds);
         }
         if (slot_size as usize) < Self::HEADER_AREA + CHECKSUM_LEN {
