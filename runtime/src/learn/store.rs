@@ -188,30 +188,40 @@ pub struct Slot {
 ///
 /// On a device the flash is the HAL's driver (any [`NorFlash`]: the nRF52's `Nvmc`, an STM32
 /// HAL's `Flash`, ...) and the slots are pages the linker script keeps out of the program; here
-/// it is a [`MemFlash`].
+/// it is a [`MemFlash`]. The base model stays in the program's flash; the learner keeps its
+/// weights in RAM and the store keeps the learned model across resets and power cuts.
 ///
 /// ```
-/// use ltu_runtime::learn::{MemFlash, Store, StoreError, MemFlashError};
-/// use ltu_runtime::Model;
+/// use ltu_runtime::{Learner, MemFlash, MemFlashError, Model, Store, StoreError};
 ///
-/// const BUILT_IN: &[u8] = include_bytes!("../../../tests/golden/tree.ltu");
+/// const BASE: &[u8] = include_bytes!("../../../tests/golden/list.ltu");
 /// let mut flash = MemFlash::<8192, 1024, 4>::new();
 /// let mut store = Store::new(&mut flash, 4096, 2048)?;
+/// let mut ram = [0u8; 64];
+/// let mut learner = Learner::new(BASE, &mut ram).expect("the base model loads");
 ///
-/// // At boot: the last saved model, or the built-in one if none was ever saved.
-/// let mut ram = [0u8; 2048];
-/// let file = match store.latest()? {
-///     Some(slot) => {
-///         store.read(&slot, 0, &mut ram[..slot.len])?;
-///         &ram[..slot.len]
+/// // At boot: the model learned before the last reset, if one was saved (else the base model).
+/// assert_eq!(store.restore(&mut learner)?, None);
+///
+/// // Learn from labelled inputs, saving every 4 updates (flash wear: see above).
+/// let labelled = [([3, -2], 1), ([-5, 4], 0), ([7, 7], 1), ([0, -9], 0)];
+/// for (i, (x, label)) in labelled.iter().cycle().take(8).enumerate() {
+///     learner.update(x, *label).expect("inputs of the model's length, a label below its classes");
+///     if (i + 1) % 4 == 0 {
+///         store.save(&learner)?;
 ///     }
-///     None => BUILT_IN,
-/// };
-/// assert!(Model::from_bytes(file).is_ok());
+/// }
 ///
-/// // After learning: save the model file (here the built-in one, as bytes).
-/// let slot = store.save(BUILT_IN)?;
-/// assert_eq!(store.latest()?, Some(slot));
+/// // After a reset: a fresh learner over the same base model gets the saved weights back.
+/// let mut ram2 = [0u8; 64];
+/// let mut restored = Learner::new(BASE, &mut ram2).expect("the base model loads");
+/// let slot = store.restore(&mut restored)?.expect("a model was saved");
+/// assert_eq!(restored.crc(), learner.crc());
+///
+/// // The stored bytes are a model file like any other.
+/// let mut file = [0u8; 2048];
+/// store.read(&slot, 0, &mut file[..slot.len])?;
+/// assert!(Model::from_bytes(&file[..slot.len]).is_ok());
 /// # Ok::<(), StoreError<MemFlashError>>(())
 /// ```
 #[derive(Debug)]
