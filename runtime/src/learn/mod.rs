@@ -36,12 +36,15 @@
 //! recurse or loop beyond the model's size; its RAM is the weight table plus the [`Learner`] itself.
 
 mod correct;
+mod store;
 
 use crate::format::{Crc32, HEADER_LEN};
 use crate::input::Input;
 #[cfg(feature = "pipeline")]
 use crate::window::Sample;
 use crate::{Error, Model, Result};
+
+pub use store::{Image, MemFlash, MemFlashError, Slot, Store, StoreError, SLOT_HEADER_LEN, SLOT_MAGIC};
 
 /// What one [`Learner::update`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
