@@ -287,20 +287,17 @@ impl<'m, 'w> Learner<'m, 'w> {
     }
 
     /// The base model file.
-    #[allow(dead_code)]
     pub(crate) fn base(&self) -> &'m [u8] {
         self.file
     }
 
     /// Byte range of the weight table in the model file.
-    #[allow(dead_code)]
     pub(crate) fn weights_range(&self) -> core::ops::Range<usize> {
         self.weights_at..self.weights_at + self.ram.len()
     }
 
     /// The learned weight table, for restoring weights from storage ([`Learner::revalidate`]
     /// must follow).
-    #[allow(dead_code)]
     pub(crate) fn weights_mut(&mut self) -> &mut [u8] {
         self.ram
     }
@@ -310,7 +307,6 @@ impl<'m, 'w> Learner<'m, 'w> {
     ///
     /// # Errors
     /// The loader's error for the weights ([`Error::AccumulatorMayOverflow`]).
-    #[allow(dead_code)]
     pub(crate) fn revalidate(&mut self) -> Result<()> {
         let checked = correct::check(&self.model());
         if checked.is_err() {
