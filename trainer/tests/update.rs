@@ -103,7 +103,7 @@ fn another_data_file_and_its_report() {
     let o = ltu(d, &["update", "m.ltu", test.to_str().unwrap(), "-o", "n.ltu"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("432 updates (432 rows x 1 epochs)"), "{text}");
+    assert!(text.contains("432 updates (432 rows x 1 epoch)"), "{text}");
     assert!(text.contains("accuracy on") && text.contains("before") && text.contains("after"), "{text}");
     json(d, &["eval", "n.ltu", test.to_str().unwrap(), "--json"]);
 }

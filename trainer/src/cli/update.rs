@@ -83,8 +83,14 @@ impl fmt::Display for UpdateReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{} + {} -> {}: {} updates ({} rows x {} epochs)",
-            self.model, self.data, self.output, self.updates, self.rows, self.epochs
+            "{} + {} -> {}: {} updates ({} rows x {} epoch{})",
+            self.model,
+            self.data,
+            self.output,
+            self.updates,
+            self.rows,
+            self.epochs,
+            if self.epochs == 1 { "" } else { "s" }
         )?;
         let o = &self.outcomes;
         writeln!(
