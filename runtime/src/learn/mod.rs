@@ -47,7 +47,7 @@ use crate::{Error, Model, Result};
 pub use store::{Image, MemFlash, MemFlashError, Slot, Store, StoreError, SLOT_HEADER_LEN, SLOT_MAGIC};
 
 /// What one [`Learner::update`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Outcome {
     /// The model already answered right: nothing changed.
@@ -74,6 +74,13 @@ pub enum Outcome {
     /// The deciding unit cannot answer the label (a leaf that scores other classes only, or a
     /// decision list without an entry for it): nothing changed.
     Unlearnable,
+}
+
+impl Outcome {
+    /// Whether the update changed the model's weights.
+    pub fn changed(&self) -> bool {
+        matches!(self, Outcome::Corrected { .. } | Outcome::Clipped { .. })
+    }
 }
 
 /// Counts of what a [`Learner`]'s updates did, saturating at `u32::MAX`.

@@ -20,41 +20,9 @@ use crate::model::codec::store_weight;
 use crate::model::quantize::weight_range;
 use crate::model::{ExportError, ModelSpec, Step, Structure};
 
-/// What one [`ModelSpec::update`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    /// The model already answered the label (or the deciding unit scored it right): no change.
-    Correct,
-    /// The deciding unit was wrong and was corrected by the full step.
-    Corrected {
-        /// The corrected unit.
-        unit: u16,
-    },
-    /// The deciding unit was wrong and was corrected by less than the full step: the step was
-    /// shortened to keep the accumulator bound, or a weight was clamped to the weight kind's
-    /// range. The row may still be misclassified.
-    Clipped {
-        /// The corrected unit.
-        unit: u16,
-    },
-    /// The deciding unit was wrong but any step would break the accumulator bound: no change.
-    Saturated {
-        /// The unit that could not be corrected.
-        unit: u16,
-    },
-    /// A tree reached a constant class leaf: nothing to correct.
-    Constant,
-    /// The deciding unit cannot output the label (its classes do not include it), or a decision
-    /// list has no entry of the label's class: no change.
-    Unlearnable,
-}
-
-impl Outcome {
-    /// Whether the model's weights changed.
-    pub fn changed(&self) -> bool {
-        matches!(self, Outcome::Corrected { .. } | Outcome::Clipped { .. })
-    }
-}
+/// What one [`ModelSpec::update`] did: the runtime's outcome type, so host and device report
+/// alike.
+pub use ltu_runtime::Outcome;
 
 /// Why [`ModelSpec::update`] refused a row (the model is then unchanged).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
