@@ -35,6 +35,11 @@ pub struct InspectReport {
     pub table_bytes: Vec<(String, usize)>,
     /// Whether the file has a host block (absent in a model trained with `--strip`).
     pub host_block: bool,
+    /// Bytes of RAM on-device learning needs for this model (`Learner::ram_needed`: its weight
+    /// table).
+    pub learn_ram_bytes: usize,
+    /// Units on-device learning corrects ([`ModelSpec::learnable_units`]).
+    pub learnable_units: usize,
     /// The `ltu-runtime` cargo features a firmware needs for this model
     /// ([`ltu_runtime::Model::features_needed`]).
     pub runtime_features: Vec<&'static str>,
@@ -218,6 +223,17 @@ impl fmt::Display for InspectReport {
                 "pipeline: windows of {window}{}; channels {}; each input is a window statistic",
                 p["recording"].as_str().map_or(String::new(), |r| format!(", recordings by column `{r}`")),
                 channels.join(", ")
+            )?;
+        }
+        if self.learnable_units == 0 {
+            writeln!(f, "on-device learning: nothing to learn (no leaf unit, list entry or linear unit)")?;
+        } else {
+            writeln!(
+                f,
+                "on-device learning (feature \"learn\"): {} bytes of RAM for the weights; {} unit{} learn",
+                self.learn_ram_bytes,
+                self.learnable_units,
+                if self.learnable_units == 1 { "" } else { "s" }
             )?;
         }
         let features: Vec<String> = self.runtime_features.iter().map(|f| format!("\"{f}\"")).collect();
@@ -629,6 +645,8 @@ pub fn inspect(model_path: &Path) -> Result<InspectReport> {
         stats: spec.stats(),
         table_bytes,
         host_block: repr.host.is_some(),
+        learn_ram_bytes: repr.weights.len(),
+        learnable_units: spec.learnable_units(),
         runtime_features: model.features_needed().collect(),
         metadata: loaded.metadata(),
         classes,

@@ -18,7 +18,7 @@ use ltu_runtime::format::{crc32, row_bound, term_bound, UnitRec, CHECKSUM_LEN, M
 
 use crate::model::codec::store_weight;
 use crate::model::quantize::weight_range;
-use crate::model::{ExportError, ModelSpec, Step, Structure};
+use crate::model::{ExportError, ModelSpec, Node, Step, Structure};
 
 /// What one [`ModelSpec::update`] did: the runtime's outcome type, so host and device report
 /// alike.
@@ -84,6 +84,21 @@ enum Target {
 }
 
 impl ModelSpec {
+    /// The units an update can correct: a tree's leaf units (not its unit splits), a decision
+    /// list's entries, a linear model's unit. None for a tree of tests (every leaf a class).
+    pub fn learnable_units(&self) -> usize {
+        let mut units: Vec<usize> = match &self.structure {
+            Structure::Linear(u) => vec![*u],
+            Structure::Tree(nodes) => {
+                nodes.iter().filter_map(|n| if let Node::Unit(u) = n { Some(*u) } else { None }).collect()
+            }
+            Structure::List { entries, .. } => entries.iter().map(|&(u, _)| u).collect(),
+        };
+        units.sort_unstable();
+        units.dedup();
+        units.len()
+    }
+
     /// One step of on-device learning: predicts raw inputs `x` and, if the deciding unit (a
     /// tree's leaf unit, a linear model's unit, a decision list's entry) was wrong about `label`,
     /// corrects it in place by Utgoff's absolute error correction, with the step shortened to
