@@ -250,6 +250,8 @@ pub struct HostRun {
     pub after: usize,
     /// Mistakes (updates whose outcome was not `Correct`) in each epoch.
     pub mistakes: Vec<usize>,
+    /// Whether each update, in order, found a mistake.
+    pub was_mistake: Vec<bool>,
     /// The learned model file.
     pub learned: Vec<u8>,
     /// Its CRC-32 (its last four bytes).
@@ -273,10 +275,12 @@ pub fn learn_on_host(s: &Scenario) -> Result<HostRun> {
     let mut buffer = vec![0; ram];
     let mut learner = Learner::new(&s.model, &mut buffer).map_err(|e| anyhow!("Learner::new: {e}"))?;
     let mut mistakes = Vec::new();
+    let mut was_mistake = Vec::new();
     while mistakes.len() < MAX_EPOCHS {
         let mut m = 0;
         for (i, (x, label)) in rows.iter().enumerate() {
             let outcome = learner.update(x, *label).map_err(|e| anyhow!("update with window {i}: {e}"))?;
+            was_mistake.push(!matches!(outcome, Outcome::Correct));
             m += usize::from(!matches!(outcome, Outcome::Correct));
         }
         mistakes.push(m);
@@ -293,7 +297,7 @@ pub fn learn_on_host(s: &Scenario) -> Result<HostRun> {
         })
         .map_err(|()| anyhow!("writing the learned model"))?;
     Model::from_bytes(&learned).map_err(|e| anyhow!("the learned model does not load: {e}"))?;
-    Ok(HostRun { clean, before, after, mistakes, learned, crc: learner.crc(), ram })
+    Ok(HostRun { clean, before, after, mistakes, was_mistake, learned, crc: learner.crc(), ram })
 }
 
 /// The firmware's inputs, written into `dir`: the model, each set of windows (frames as a sensor
@@ -443,8 +447,10 @@ pub struct Report {
     pub device: DeviceRun,
     /// Instructions of the plain prediction.
     pub predict: u64,
-    /// Instructions of each update.
-    pub updates: Vec<u64>,
+    /// Instructions of each update that found no mistake (`Outcome::Correct`).
+    pub no_mistake: Vec<u64>,
+    /// Instructions of each update that found a mistake (a correction, or none possible).
+    pub mistake: Vec<u64>,
     /// Whether the learned model's length and CRC are the host's.
     pub equal: bool,
 }
@@ -454,34 +460,77 @@ fn pct(right: usize, n: usize) -> f64 {
     100.0 * right as f64 / n.max(1) as f64
 }
 
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let d = &self.device;
-        let Spread(min, mean, max) = Spread::of(&self.updates);
-        write!(
-            f,
-            "{:<10} {:>9.1}% {:>9.1}% {:>9.1}% {:>8} {:>6}/{:>6}/{:>6} {:>8} {:>5.2}x {:>5}+{:<4} {:>6}/{:<6} {}",
-            self.target.core,
-            pct(d.correct[0], d.windows[0]),
-            pct(d.correct[1], d.windows[1]),
-            pct(d.correct[2], d.windows[2]),
-            d.mistakes.len(),
-            min,
-            mean,
-            max,
-            self.predict,
-            mean as f64 / self.predict.max(1) as f64,
-            d.ram.0,
-            d.ram.1,
-            d.stack.0,
-            d.stack.1,
-            if self.equal { "yes" } else { "NO" }
-        )
+/// Width of each column of the table of [`Report`]s (the first is left-aligned).
+const WIDTHS: [usize; 11] = [10, 9, 8, 8, 6, 7, 27, 27, 11, 14, 5];
+
+/// One row of the table of [`Report`]s.
+fn table_row(cells: [&str; 11]) -> String {
+    let mut row = format!("{:<w$}", cells[0], w = WIDTHS[0]);
+    for (cell, w) in cells.iter().zip(WIDTHS).skip(1) {
+        let _ = write!(row, "  {cell:>w$}");
     }
+    row
 }
 
 /// The header of the table of [`Report`]s.
-pub const TABLE_HEADER: &str = "core       undrifted  drifted    drifted   epochs  insns/update min/mean/max  insns/   mean/  RAM      stack        bytes\n                       before     after                                     predict  predict buf+Learner upd/predict  equal";
+pub fn table_header() -> String {
+    let top = [
+        "core",
+        "undrifted",
+        "drifted",
+        "drifted",
+        "epochs",
+        "predict",
+        "update, no mistake",
+        "update, mistake",
+        "RAM",
+        "stack bytes",
+        "bytes",
+    ];
+    let bottom = [
+        "",
+        "accuracy",
+        "before",
+        "after",
+        "",
+        "insns",
+        "min/mean/max insns (max/p)",
+        "min/mean/max insns (max/p)",
+        "buf+Learner",
+        "update/predict",
+        "equal",
+    ];
+    format!("{}\n{}", table_row(top), table_row(bottom))
+}
+
+/// `min/mean/max (max / predict)` of a list of instruction counts.
+fn spread_cell(xs: &[u64], predict: u64) -> String {
+    if xs.is_empty() {
+        return "-".to_string();
+    }
+    let Spread(min, mean, max) = Spread::of(xs);
+    format!("{min}/{mean}/{max} ({:.2}x)", max as f64 / predict.max(1) as f64)
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = &self.device;
+        let accuracy = |set: usize| format!("{:.1}%", pct(d.correct[set], d.windows[set]));
+        f.write_str(&table_row([
+            self.target.core,
+            &accuracy(0),
+            &accuracy(1),
+            &accuracy(2),
+            &d.mistakes.len().to_string(),
+            &self.predict.to_string(),
+            &spread_cell(&self.no_mistake, self.predict),
+            &spread_cell(&self.mistake, self.predict),
+            &format!("{}+{}", d.ram.0, d.ram.1),
+            &format!("{}/{}", d.stack.0, d.stack.1),
+            if self.equal { "yes" } else { "NO" },
+        ]))
+    }
+}
 
 /// `cargo xtask adapt`: the scenario on the host, then the firmware on each requested target.
 ///
@@ -550,7 +599,7 @@ pub fn all(root: &Path, targets: &[Target], steps: &mut Steps) {
         reports.extend(check_target(root, target, &dir, &host, sizes, steps));
     }
     if !reports.is_empty() {
-        println!("\nSummary (`cargo xtask adapt`):\n{TABLE_HEADER}");
+        println!("\nSummary (`cargo xtask adapt`):\n{}", table_header());
         for r in &reports {
             println!("{r}");
         }
@@ -630,13 +679,13 @@ fn check_target(
             let elf_bytes = fs::read(&elf).with_context(|| format!("reading {}", elf.display()))?;
             let sizes = cost::sizes(&elf_bytes)?;
             println!("flash {} bytes, static RAM {} bytes", sizes.flash, sizes.ram);
-            report = Some(Report {
-                target,
-                device,
-                predict: run.regions[0],
-                updates: run.regions[1..].to_vec(),
-                equal,
-            });
+            // The device made the host's updates (same model bytes, same mistakes per epoch), so
+            // the host's outcomes say which updates corrected.
+            let (mut no_mistake, mut mistake) = (Vec::new(), Vec::new());
+            for (&n, &was) in run.regions[1..].iter().zip(&host.was_mistake) {
+                if was { &mut mistake } else { &mut no_mistake }.push(n);
+            }
+            report = Some(Report { target, device, predict: run.regions[0], no_mistake, mistake, equal });
             Ok(())
         },
     );
@@ -744,6 +793,7 @@ mod tests {
             before: 13,
             after: 40,
             mistakes: vec![21, 0],
+            was_mistake: vec![true; 21],
             learned: vec![0; 1476],
             crc: 0xc0ffee,
             ram: 248,
