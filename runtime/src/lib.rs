@@ -103,7 +103,7 @@ pub use error::{Error, Result};
 pub use format::WeightKind;
 pub use input::{Input, InputsRead};
 #[cfg(feature = "learn")]
-pub use learn::{LearnStats, Learner, Outcome};
+pub use learn::{Image, LearnStats, Learner, MemFlash, MemFlashError, Outcome, Slot, Store, StoreError};
 #[cfg(feature = "host")]
 pub use model::Names;
 #[cfg(feature = "pipeline")]

@@ -20,12 +20,13 @@ pub fn run(root: &Path) -> ExitCode {
         cmd::run(cmd::cargo(root).args(["test", "--workspace", "--no-fail-fast"]))
     });
     for target in prereq::CROSS_TARGETS {
-        // Default features, plus defmt, a one-model build (a tree of i16 units) and the build
-        // with no model kind at all.
+        // Default features, plus defmt, a one-model build (a tree of i16 units), the same that
+        // learns on the device, and the build with no model kind at all.
         for (features, what) in [
             (None, ""),
             (Some("defmt"), " with defmt"),
             (Some("-tree,i16"), " with only tree and i16"),
+            (Some("-learn,tree,i16"), " learning, with only tree and i16"),
             (Some("-"), " without default features"),
         ] {
             let mut cargo = cmd::cargo(root);

@@ -36,12 +36,15 @@
 //! recurse or loop beyond the model's size; its RAM is the weight table plus the [`Learner`] itself.
 
 mod correct;
+mod store;
 
 use crate::format::{Crc32, HEADER_LEN};
 use crate::input::Input;
 #[cfg(feature = "pipeline")]
 use crate::window::Sample;
 use crate::{Error, Model, Result};
+
+pub use store::{Image, MemFlash, MemFlashError, Slot, Store, StoreError, SLOT_HEADER_LEN, SLOT_MAGIC};
 
 /// What one [`Learner::update`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -284,20 +287,17 @@ impl<'m, 'w> Learner<'m, 'w> {
     }
 
     /// The base model file.
-    #[allow(dead_code)]
     pub(crate) fn base(&self) -> &'m [u8] {
         self.file
     }
 
     /// Byte range of the weight table in the model file.
-    #[allow(dead_code)]
     pub(crate) fn weights_range(&self) -> core::ops::Range<usize> {
         self.weights_at..self.weights_at + self.ram.len()
     }
 
     /// The learned weight table, for restoring weights from storage ([`Learner::revalidate`]
     /// must follow).
-    #[allow(dead_code)]
     pub(crate) fn weights_mut(&mut self) -> &mut [u8] {
         self.ram
     }
@@ -307,7 +307,6 @@ impl<'m, 'w> Learner<'m, 'w> {
     ///
     /// # Errors
     /// The loader's error for the weights ([`Error::AccumulatorMayOverflow`]).
-    #[allow(dead_code)]
     pub(crate) fn revalidate(&mut self) -> Result<()> {
         let checked = correct::check(&self.model());
         if checked.is_err() {

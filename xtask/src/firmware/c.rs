@@ -103,7 +103,12 @@ fn cmake_build(
         .arg(src.join("cmake").join(toolchain))
         .arg(format!("-DLTU={}", config.ltu.display()))
         .arg(format!("-DLTU_MODEL_DIR={}", model_dir.display()))
-        .arg(format!("-DLTU_FEATURES={}", config.features));
+        .arg(format!("-DLTU_FEATURES={}", config.features))
+        // Every build of this target links the same library: cargo compiles it once.
+        .arg(format!(
+            "-DLTU_CARGO_TARGET_DIR={}",
+            root.join("target/firmware-c").join(target.triple).join("cargo").display()
+        ));
     cmd::run(&mut configure)?;
     let mut make = Command::new("cmake");
     make.arg("--build").arg(build);
