@@ -11,10 +11,13 @@
 //!   them);
 //! - accuracy on the held-back drifted windows after learning;
 //! - the learned model's length and CRC, the RAM of the learner and the deepest stack of an update
-//!   and of a prediction (painted).
+//!   and of a prediction (painted);
+//! - the learned model saved with the runtime's power-safe `Store` to a RAM-simulated NOR flash
+//!   (`MemFlash`, pages of [`PAGE`] bytes), restored into a fresh learner over the same base model
+//!   as after a reset, and compared byte for byte with the learner's model and the stored file.
 //!
 //! It exits 0 when the learned model's length and CRC are those the host computed for the same
-//! updates (`expected.rs`), `EXIT_MISMATCH` when not, `EXIT_BAD_INPUT` when the model or the
+//! updates (`expected.rs`) and the restored model is the learned one, `EXIT_MISMATCH` when not, `EXIT_BAD_INPUT` when the model or the
 //! data are rejected. Every log line the xtask reads starts with `adapt`.
 //!
 //! Inputs come from the directory named by `LTU_MODEL_DIR` (the xtask writes them): `model.ltu`,
@@ -30,8 +33,9 @@ mod qemu;
 #[path = "../src/stack.rs"]
 mod stack;
 
+use ltu_runtime::learn::SLOT_HEADER_LEN;
 use ltu_runtime::window::{compute_into, Stat, WindowFeature};
-use ltu_runtime::{Learner, Model, Outcome};
+use ltu_runtime::{Learner, MemFlash, Model, Outcome, Slot, Store};
 
 use stack::{paint, sp, stack_used};
 
@@ -45,6 +49,15 @@ const WINDOW: usize = 100;
 const MAX_INPUTS: usize = 64;
 /// Bytes of one window.
 const WINDOW_BYTES: usize = CHANNELS * WINDOW * 2;
+
+/// Erase page of the simulated flash (an nRF51's, the micro:bit's chip).
+const PAGE: usize = 1024;
+/// Bytes of one of the store's two slots: its header and the model file, in whole pages.
+const SLOT: usize = (SLOT_HEADER_LEN + EXPECTED_LEN).div_ceil(PAGE) * PAGE;
+/// The simulated flash: the store's two slots.
+type Flash = MemFlash<{ 2 * SLOT }, PAGE, 4>;
+/// Bytes compared at a time.
+const CHUNK: usize = 64;
 
 /// The base model, read in place from flash.
 static MODEL: &[u8] = include_bytes!(concat!(env!("LTU_MODEL_DIR"), "/model.ltu"));
@@ -160,6 +173,80 @@ impl Statistics {
     }
 }
 
+/// Whether `learner`'s model file is, byte for byte, the file stored in `slot`.
+fn same_as_stored(learner: &Learner<'_, '_>, store: &mut Store<&mut Flash>, slot: &Slot) -> bool {
+    if slot.len != learner.file_len() {
+        return false;
+    }
+    let mut at = 0;
+    let mut stored = [0u8; CHUNK];
+    learner
+        .write_file(|mut piece: &[u8]| {
+            while !piece.is_empty() {
+                let n = piece.len().min(CHUNK);
+                store.read(slot, at, &mut stored[..n]).map_err(|_| ())?;
+                if stored[..n] != piece[..n] {
+                    return Err(());
+                }
+                at += n;
+                piece = &piece[n..];
+            }
+            Ok(())
+        })
+        .is_ok()
+        && at == slot.len
+}
+
+/// Saves the learned model with the store, restores it into a fresh learner over the same base
+/// model (as after a reset) and checks that the stored file, the learned model and the restored
+/// one are the same bytes. Its own frame, so that the simulated flash is not on the stack while
+/// learning.
+#[inline(never)]
+fn save_and_restore(learner: &Learner<'_, '_>) -> bool {
+    let mut flash = Flash::new();
+    let mut store = match Store::new(&mut flash, 0, SLOT as u32) {
+        Ok(store) => store,
+        Err(e) => {
+            defmt::error!("Store::new: {}", e);
+            qemu::exit(qemu::EXIT_BAD_INPUT)
+        }
+    };
+    let saved = match store.save(learner) {
+        Ok(slot) => slot,
+        Err(e) => {
+            defmt::error!("save: {}", e);
+            return false;
+        }
+    };
+    let mut ram = [0u8; LEARN_RAM];
+    let Ok(mut restored) = Learner::new(MODEL, &mut ram) else { return false };
+    let slot = match store.restore(&mut restored) {
+        Ok(Some(slot)) => slot,
+        Ok(None) => {
+            defmt::error!("restore found no saved model");
+            return false;
+        }
+        Err(e) => {
+            defmt::error!("restore: {}", e);
+            return false;
+        }
+    };
+    let equal = slot == saved
+        && restored.crc() == learner.crc()
+        && same_as_stored(learner, &mut store, &slot)
+        && same_as_stored(&restored, &mut store, &slot);
+    defmt::info!(
+        "adapt store equal={=u8} slot={=usize} seq={=u32} bytes={=usize} pages_erased={=usize} words_written={=usize}",
+        u8::from(equal),
+        slot.index,
+        slot.seq,
+        slot.len,
+        Store::<&mut Flash>::pages_per_save(slot.len),
+        Store::<&mut Flash>::words_per_save(slot.len)
+    );
+    equal
+}
+
 #[qemu::entry]
 fn main() -> ! {
     let model = match Model::from_bytes(MODEL) {
@@ -246,10 +333,15 @@ fn main() -> ! {
     );
     defmt::info!("adapt ram buffer={=usize} learner={=usize}", LEARN_RAM, core::mem::size_of_val(&learner));
     defmt::info!("adapt stack update={=usize} predict={=usize}", update_stack, predict_stack);
+    let restored = save_and_restore(&learner);
     if (len, crc) != (EXPECTED_LEN, EXPECTED_CRC) {
         defmt::error!("the learned model differs from the host's");
         qemu::exit(qemu::EXIT_MISMATCH)
     }
-    defmt::info!("the learned model is the host's, byte for byte");
+    if !restored {
+        defmt::error!("the model restored from flash differs from the learned one");
+        qemu::exit(qemu::EXIT_MISMATCH)
+    }
+    defmt::info!("the learned model is the host's, byte for byte, and survives a save and a restore");
     qemu::exit(qemu::EXIT_OK)
 }

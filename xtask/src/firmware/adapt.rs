@@ -11,7 +11,7 @@
 
 use std::fmt::{self, Write as _};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, ensure, Context, Result};
@@ -21,8 +21,8 @@ use crate::firmware::cost::{self, Spread};
 use crate::firmware::inputs::{self, frames_le, model_inputs, windows_of, Window};
 use crate::firmware::qemu::{self, print_log};
 use crate::firmware::{self, demo, BuildOptions, Target};
-use crate::prereq;
 use crate::steps::Steps;
+use crate::{cmd, prereq};
 
 /// Where `cargo xtask adapt` works, relative to the repository root.
 pub const OUT_DIR: &str = "target/adapt";
@@ -356,9 +356,8 @@ pub struct DeviceRun {
     pub ram: (usize, usize),
     /// Deepest stack of one update and of one prediction, in bytes.
     pub stack: (usize, usize),
-    /// Whether the learned model was saved to the simulated flash and restored equal (`None`: not
-    /// logged).
-    pub restored: Option<bool>,
+    /// Whether the learned model was saved to the simulated flash and restored equal.
+    pub restored: bool,
 }
 
 /// The `key=value` fields of a log line that starts with `adapt <what>`, after the level that
@@ -396,7 +395,7 @@ fn value(fields: &[(&str, &str)], key: &str, line: &str) -> Result<u64> {
 pub fn parse_log(log: &[String]) -> Result<DeviceRun> {
     let mut run = DeviceRun::default();
     let mut seen = [false; 3];
-    let (mut learned, mut ram, mut stack) = (false, false, false);
+    let (mut learned, mut ram, mut stack, mut store) = (false, false, false, false);
     for line in log {
         let line = line.as_str();
         let get = |f: &[(&str, &str)], key| value(f, key, line).map(|v| v as usize);
@@ -422,7 +421,8 @@ pub fn parse_log(log: &[String]) -> Result<DeviceRun> {
             run.stack = (get(&f, "update")?, get(&f, "predict")?);
             stack = true;
         } else if let Some(f) = fields(line, "store") {
-            run.restored = Some(get(&f, "equal")? == 1);
+            run.restored = get(&f, "equal")? == 1;
+            store = true;
         }
     }
     for (set, ok) in ["undrifted", "before", "after"].iter().zip(seen) {
@@ -435,7 +435,7 @@ pub fn parse_log(log: &[String]) -> Result<DeviceRun> {
         run.mistakes.len(),
         run.mistakes.last()
     );
-    ensure!(learned && ram && stack, "the log lacks a learned, ram or stack line");
+    ensure!(learned && ram && stack && store, "the log lacks a learned, ram, stack or store line");
     Ok(run)
 }
 
@@ -598,12 +598,76 @@ pub fn all(root: &Path, targets: &[Target], steps: &mut Steps) {
     for &target in targets {
         reports.extend(check_target(root, target, &dir, &host, sizes, steps));
     }
+    if let Some(&first) = targets.first() {
+        steps.run(&format!("adapt: {}: cargo clippy --example adapt -- -D warnings", first.triple), || {
+            clippy(root, first, &dir)
+        });
+        steps.run(
+            &format!("adapt: {}: a learned model other than the host's exits {EXIT_MISMATCH}", first.triple),
+            || check_mismatch(root, first, &dir, &host),
+        );
+    }
     if !reports.is_empty() {
         println!("\nSummary (`cargo xtask adapt`):\n{}", table_header());
         for r in &reports {
             println!("{r}");
         }
     }
+}
+
+/// The firmware features of the adapt example over the inputs in `dir`: as a firmware that learns
+/// one model is built, the runtime with only the kinds this model needs, and learning.
+fn features(dir: &Path) -> Result<Vec<&'static str>> {
+    let model_bytes = host_model(dir)?;
+    let model = inputs::load_model(&model_bytes)?;
+    Ok(model.features_needed().chain(["learn"]).collect())
+}
+
+/// Builds the adapt example for `target` over the inputs in `dir`; returns the ELF's path.
+fn build(root: &Path, target: Target, dir: &Path) -> Result<PathBuf> {
+    let features = features(dir)?;
+    let options = BuildOptions {
+        model_dir: Some(dir),
+        example: Some(EXAMPLE),
+        runtime_features: Some(&features),
+        ..BuildOptions::default()
+    };
+    firmware::build(root, target, &options)
+}
+
+/// `cargo clippy` over the adapt example for `target` (CI's firmware lint skips it: it needs the
+/// generated inputs in `dir`).
+fn clippy(root: &Path, target: Target, dir: &Path) -> Result<()> {
+    let features = features(dir)?.join(",");
+    cmd::run(
+        cmd::cargo(&firmware::dir(root))
+            .args(["clippy", "--release", "--target", target.triple, "--example", EXAMPLE])
+            .args(["--no-default-features", "--features", &features, "--", "-D", "warnings"])
+            .env("LTU_MODEL_DIR", dir)
+            .env("DEFMT_LOG", "info"),
+    )
+}
+
+/// The firmware told to expect another CRC than the host's must exit [`EXIT_MISMATCH`]: the exit
+/// code means something.
+fn check_mismatch(root: &Path, target: Target, dir: &Path, host: &HostRun) -> Result<()> {
+    let bad = root.join(OUT_DIR).join("mismatch");
+    fs::create_dir_all(&bad).with_context(|| format!("creating {}", bad.display()))?;
+    for entry in fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if let Some(name) = path.file_name() {
+            fs::copy(&path, bad.join(name)).with_context(|| format!("copying {}", path.display()))?;
+        }
+    }
+    let other = HostRun { crc: host.crc ^ 1, ..host.clone() };
+    fs::write(bad.join("expected.rs"), expected_rs(&other)).context("writing expected.rs")?;
+    let elf = build(root, target, &bad)?;
+    let run = qemu::run(&elf, target.machine, None)?;
+    print_log(&run);
+    ensure!(run.code == EXIT_MISMATCH, "exit code {}, want {EXIT_MISMATCH}", run.code);
+    let marker = "differs from the host's";
+    ensure!(run.log.iter().any(|l| l.contains(marker)), "no log line says `{marker}`");
+    Ok(())
 }
 
 /// Builds the firmware for `target` over the inputs in `dir`, runs it under QEMU with the
@@ -621,18 +685,7 @@ fn check_target(
     steps.run(
         &format!("adapt: {name} on QEMU {} ({}): learns the host's model", target.machine, target.core),
         || {
-            // As a firmware that learns one model is built: the runtime with only the kinds this
-            // model needs, and learning.
-            let model_bytes = host_model(dir)?;
-            let model = inputs::load_model(&model_bytes)?;
-            let features: Vec<&str> = model.features_needed().chain(["learn"]).collect();
-            let options = BuildOptions {
-                model_dir: Some(dir),
-                example: Some(EXAMPLE),
-                runtime_features: Some(&features),
-                ..BuildOptions::default()
-            };
-            let elf = firmware::build(root, target, &options)?;
+            let elf = build(root, target, dir)?;
             let plugin = firmware::plugin(root)?;
             let run = qemu::run(&elf, target.machine, Some(&plugin))?;
             print_log(&run);
@@ -668,7 +721,10 @@ fn check_target(
                 [host.clean, host.before, host.after],
                 host.mistakes
             );
-            ensure!(device.restored != Some(false), "the model restored from the simulated flash differs");
+            ensure!(
+                device.restored,
+                "the model restored from the simulated flash differs from the learned one"
+            );
             let n_updates = device.mistakes.len() * device.updates;
             ensure!(
                 run.regions.len() == 1 + n_updates,
@@ -747,7 +803,7 @@ mod tests {
         "adapt learned len=1476 crc=0x00c0ffee host_len=1476 host_crc=0x00c0ffee",
         "adapt ram buffer=248 learner=60",
         "adapt stack update=312 predict=200",
-        "adapt store equal=1",
+        "adapt store equal=1 slot=0 seq=1 bytes=1476 pages_erased=2 words_written=373",
     ];
 
     #[test]
@@ -760,19 +816,18 @@ mod tests {
         assert_eq!(run.learned, (1476, 0x00c0_ffee));
         assert_eq!(run.ram, (248, 60));
         assert_eq!(run.stack, (312, 200));
-        assert_eq!(run.restored, Some(true));
+        assert!(run.restored);
     }
 
     #[test]
     fn an_incomplete_or_garbled_log_is_an_error() {
-        // Every line but the first (the model's size) and the last (the store, when there is one)
-        // is required.
-        for (drop, line) in LOG.iter().enumerate().take(LOG.len() - 1).skip(1) {
+        // Every line but the first (the model's size) is required.
+        for (drop, line) in LOG.iter().enumerate().skip(1) {
             let mut lines = LOG.to_vec();
             lines.remove(drop);
             assert!(parse_log(&log(&lines)).is_err(), "without `{line}`");
         }
-        assert!(parse_log(&log(&LOG[1..LOG.len() - 1])).is_ok());
+        assert!(parse_log(&log(&LOG[1..])).is_ok());
         let mut lines = LOG.to_vec();
         lines[7] = "adapt ram buffer=x learner=60";
         let err = parse_log(&log(&lines)).unwrap_err().to_string();
