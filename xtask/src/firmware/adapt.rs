@@ -1,13 +1,15 @@
 //! `cargo xtask adapt`: the firmware that adapts to a drifted sensor (`firmware-example/examples/adapt.rs`).
 //!
 //! The scenario: a model trained on the host from the basicmotions TRAIN recordings (a smart
-//! watch's accelerometer in m/s², gyroscope in rad/s) is deployed on a device whose accelerometer
-//! reports in g (channels 0..3 divided by standard gravity, [`DRIFT`]). The device is given the
-//! labelled drifted TRAIN recordings (10 per class, classes interleaved) and corrects its model with
-//! `ltu_runtime::Learner` in epochs until one makes no mistake ([`MAX_EPOCHS`] at most); it is
-//! evaluated on the TEST recordings, which no update sees, drifted and undrifted. The host runs the
-//! same updates with the same runtime code and hands the firmware the learned model's length and
-//! CRC: the firmware exits non-zero unless its own learned model has them.
+//! watch's 3-axis accelerometer, channels 0..3, and gyroscope, channels 3..6) is deployed on a
+//! device whose accelerometer reads 1/9.80665 of what the training device read ([`DRIFT`]): the
+//! factor between m/s² and g, as when a replacement sensor reports g where the model learned from
+//! m/s². The device is given the labelled drifted TRAIN recordings (10 per class, classes
+//! interleaved: [`update_csv`]) and corrects its model with `ltu_runtime::Learner` in epochs until
+//! one makes no mistake ([`MAX_EPOCHS`] at most); it is evaluated on the TEST recordings, which no
+//! update sees, drifted and undrifted. The host runs the same updates with the runtime's learner
+//! and hands the firmware the learned model's length and CRC: the firmware exits non-zero unless
+//! its own learned model has them.
 
 use std::fmt::{self, Write as _};
 use std::fs;
@@ -36,7 +38,7 @@ pub const TRAIN_OPTIONS: [&str; 6] =
     ["--recordings", "--algo", "ptree", "--window-features", "mean,spread,energy,min,max", "--quiet"];
 /// Standard gravity, m/s² per g.
 const G: f64 = 9.80665;
-/// The drift: the accelerometer (channels 0, 1, 2) reports in g instead of m/s².
+/// The drift: the accelerometer (channels 0, 1, 2) reads 1/9.80665 of the training device's values.
 pub const DRIFT: [ChannelDrift; 3] = [
     ChannelDrift { channel: 0, gain: 1.0 / G, offset: 0.0 },
     ChannelDrift { channel: 1, gain: 1.0 / G, offset: 0.0 },
