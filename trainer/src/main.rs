@@ -147,6 +147,35 @@ enum Command {
         #[arg(long, value_name = "N")]
         hop: Option<u16>,
     },
+    /// Correct a model's unit weights from labelled rows, as the device's on-device learning does
+    /// (Utgoff's absolute error correction), and write the learned model.
+    ///
+    /// Each row, in file order, is one update: the unit that decided it (a tree's leaf unit, a
+    /// linear model's unit, a decision list's entry) is corrected when it was wrong. Tree
+    /// decisions and constant leaves never change. Corrections keep the weight kind and the
+    /// runtime's accumulator bound, so the written model has the input's size and layout and
+    /// loads on the device. For a model trained on recordings DATA holds recordings, and each
+    /// window is one labelled row, as `eval` reads them.
+    #[command(
+        after_help = "Examples:\n  ltu update iris.ltu new-rows.csv -o iris-learned.ltu\n  ltu update gestures.ltu drifted.csv -o adapted.ltu --epochs 3 --json"
+    )]
+    Update {
+        /// Model file.
+        model: PathBuf,
+        /// Labelled data, read as `eval` reads it (columns, values and classes matched by name);
+        /// every class must be one of the model's.
+        data: PathBuf,
+        /// Where to write the learned model: a file (replaced atomically; a symlink is followed),
+        /// a device or FIFO (written through), or `-` for standard output (the report then goes
+        /// to standard error). Never the model or data file.
+        #[arg(short, long, value_name = "PATH")]
+        output: PathBuf,
+        /// Passes over the rows, each in file order.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        epochs: u32,
+        #[command(flatten)]
+        data_args: ReadArgs,
+    },
     /// Show a model's structure, size and worst-case cost.
     #[command(after_help = "Example:\n  ltu inspect iris.ltu --dot > iris.dot")]
     Inspect {
@@ -232,6 +261,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Eval { model, data, data_args } => {
             let report = commands::eval(&model, &data, &data_args)?;
+            print(&report, &report.warnings, cli.json)
+        }
+        Command::Update { model, data, output, epochs, data_args } => {
+            let report = commands::update(&model, &data, &output, epochs, &data_args)?;
+            if output.as_os_str() == "-" {
+                // The model went to stdout; the report must not corrupt it.
+                warn(&report.warnings);
+                let text = if cli.json { serde_json::to_string(&report)? } else { report.to_string() };
+                eprintln!("{text}");
+                return Ok(());
+            }
             print(&report, &report.warnings, cli.json)
         }
         Command::Cv { data, folds, jobs, learn } => {

@@ -702,8 +702,8 @@ fn align_gives_unseen_classes_indices_past_the_schema() {
     assert_eq!(
         report.unseen_classes,
         [
-            UnseenClass { name: "plum".into(), index: 2, count: 2 },
-            UnseenClass { name: "fig".into(), index: 3, count: 1 }
+            UnseenClass { name: "plum".into(), index: 2, count: 2, first_line: 2 },
+            UnseenClass { name: "fig".into(), index: 3, count: 1, first_line: 4 }
         ]
     );
     assert_eq!(report.unseen_class_rows(), 3);

@@ -12,6 +12,7 @@ pub mod model;
 pub mod output;
 pub mod recordings;
 pub mod train;
+pub mod update;
 
 pub use args::{LearnArgs, PredictArgs, ReadArgs};
 pub use codegen::codegen;
@@ -19,3 +20,4 @@ pub use cv::cv;
 pub use inspect::{inspect, inspect_dot};
 pub use model::{eval, predict};
 pub use train::train;
+pub use update::update;

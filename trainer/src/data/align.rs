@@ -218,7 +218,12 @@ fn read_classes(
         let k = *class_index.entry(cell.text.to_string()).or_insert(next);
         if k == next {
             classes.push(cell.text.to_string());
-            report.unseen_classes.push(UnseenClass { name: cell.text.to_string(), index: k, count: 0 });
+            report.unseen_classes.push(UnseenClass {
+                name: cell.text.to_string(),
+                index: k,
+                count: 0,
+                first_line: cell.line,
+            });
         }
         if let Some(unseen) =
             k.checked_sub(schema.classes.len()).and_then(|u| report.unseen_classes.get_mut(u))
@@ -265,7 +270,10 @@ mod tests {
         );
         assert_eq!(data.schema.classes, ["a", "b", "c"]);
         assert_eq!(data.y, [1, 2]);
-        assert_eq!(report.unseen_classes, [UnseenClass { name: "c".into(), index: 2, count: 1 }]);
+        assert_eq!(
+            report.unseen_classes,
+            [UnseenClass { name: "c".into(), index: 2, count: 1, first_line: 3 }]
+        );
     }
 
     #[test]

@@ -408,6 +408,8 @@ pub struct UnseenClass {
     pub index: usize,
     /// Number of rows with this class.
     pub count: usize,
+    /// The line of its first row.
+    pub first_line: usize,
 }
 
 impl AlignReport {

@@ -425,13 +425,9 @@ impl UnitTables {
             if !(lo..=hi).contains(&w) {
                 return Err(ExportError::WeightRange { unit: ui, value: w, kind });
             }
-            match kind {
-                WeightKind::I8 => self.weights.push(w as i8 as u8),
-                WeightKind::I16 => self.weights.extend_from_slice(&(w as i16).to_le_bytes()),
-                WeightKind::I32 | WeightKind::Fixed => {
-                    self.weights.extend_from_slice(&(w as i32).to_le_bytes())
-                }
-            }
+            let at = self.weights.len();
+            self.weights.resize(at + kind.width(), 0);
+            store_weight(kind, w, &mut self.weights[at..]);
             self.n_weights += 1;
         }
         Ok(())
@@ -519,6 +515,16 @@ pub struct Host {
     pub strip: bool,
     /// Metadata text (`key=value` lines) to store.
     pub meta: Option<String>,
+}
+
+/// Stores weight `w` (within [`weight_range`] of `kind`) as the file does: its
+/// [`WeightKind::width`] little-endian bytes at the start of `out`.
+pub(super) fn store_weight(kind: WeightKind, w: i64, out: &mut [u8]) {
+    match kind {
+        WeightKind::I8 => out[0] = w as i8 as u8,
+        WeightKind::I16 => out[..2].copy_from_slice(&(w as i16).to_le_bytes()),
+        WeightKind::I32 | WeightKind::Fixed => out[..4].copy_from_slice(&(w as i32).to_le_bytes()),
+    }
 }
 
 /// The feature table record of `f`, appending a conjunction's literals to `literals`.
