@@ -8,8 +8,9 @@
 //! interleaved: [`update_csv`]) and corrects its model with `ltu_runtime::Learner` in epochs until
 //! one makes no mistake ([`MAX_EPOCHS`] at most); it is evaluated on the TEST recordings, which no
 //! update sees, drifted and undrifted. The host runs the same updates with the runtime's learner
-//! and hands the firmware the learned model's length and CRC: the firmware exits non-zero unless
-//! its own learned model has them.
+//! and with `ltu update` (the trainer's reference of the procedure), which must agree byte for
+//! byte, and hands the firmware the learned model's length and CRC: the firmware exits non-zero
+//! unless its own learned model has them.
 
 use std::fmt::{self, Write as _};
 use std::fs;
@@ -302,6 +303,37 @@ pub fn learn_on_host(s: &Scenario) -> Result<HostRun> {
     Ok(HostRun { clean, before, after, mistakes, was_mistake, learned, crc: learner.crc(), ram })
 }
 
+/// The same updates by the trainer's reference of the procedure, as a user rehearses them: `ltu
+/// update MODEL UPDATE_CSV` once per epoch, with the same stopping rule (its JSON report counts the
+/// updates that found no mistake). Returns the learned model file and the mistakes per epoch.
+pub fn learn_with_cli(root: &Path) -> Result<(Vec<u8>, Vec<usize>)> {
+    let mut current = format!("{OUT_DIR}/model.ltu");
+    let mut mistakes = Vec::new();
+    while mistakes.len() < MAX_EPOCHS {
+        let next = format!("{OUT_DIR}/ltu-update-epoch{}.ltu", mistakes.len() + 1);
+        let json = cmd::output(
+            cmd::cargo(root)
+                .args(["run", "--release", "--quiet", "-p", "ltu", "--"])
+                .args(["--json", "update", &current, UPDATE_CSV, "-o", &next]),
+        )?;
+        let report: serde_json::Value = serde_json::from_str(&json)
+            .with_context(|| format!("`ltu update` printed no JSON report: {json}"))?;
+        let count = |v: &serde_json::Value| v.as_u64().map(|n| n as usize);
+        let (Some(updates), Some(correct)) =
+            (count(&report["updates"]), count(&report["outcomes"]["correct"]))
+        else {
+            anyhow::bail!("`ltu update`'s report lacks updates or outcomes.correct: {json}");
+        };
+        mistakes.push(updates.saturating_sub(correct));
+        current = next;
+        if mistakes.last() == Some(&0) {
+            break;
+        }
+    }
+    let learned = fs::read(root.join(&current)).with_context(|| format!("reading {current}"))?;
+    Ok((learned, mistakes))
+}
+
 /// The firmware's inputs, written into `dir`: the model, each set of windows (frames as a sensor
 /// delivers them, `frames_le`) with one label byte per window, and `expected.rs`, the constants the
 /// firmware checks itself against.
@@ -562,6 +594,19 @@ pub fn all(root: &Path, targets: &[Target], steps: &mut Steps) {
     steps.run("adapt: base model, drift and learning on the host", || {
         let scenario = Scenario::generate(root)?;
         let run = learn_on_host(&scenario)?;
+        let (reference, mistakes) = learn_with_cli(root)?;
+        ensure!(
+            reference == run.learned && mistakes == run.mistakes,
+            "the runtime's learner and `ltu update` disagree: mistakes per epoch {:?} and {:?}, learned models {} \
+             bytes with CRC {:#010x} and {} bytes with CRC {:#010x}",
+            run.mistakes,
+            mistakes,
+            run.learned.len(),
+            run.crc,
+            reference.len(),
+            ltu_runtime::format::crc32(reference.get(..reference.len().saturating_sub(4)).unwrap_or_default())
+        );
+        println!("`ltu update` (the trainer's reference) learns the same model, byte for byte");
         println!(
             "{} update windows ({} classes), {} drifted and {} undrifted TEST windows",
             scenario.update.len(),
