@@ -5,7 +5,7 @@
 //!
 //! - `firmware/`: the firmware example — building it (`mod.rs`), the QEMU runner (`qemu.rs`), what
 //!   an image costs (`cost.rs`), its generated inputs (`inputs.rs`), `demo`
-//!   (`demo.rs`), `qemu` (`checks.rs`, and `c.rs` for the C firmware) and the cargo runner `run-elf` (`run_elf.rs`).
+//!   (`demo.rs`), `adapt` (`adapt.rs`), `qemu` (`checks.rs`, and `c.rs` for the C firmware) and the cargo runner `run-elf` (`run_elf.rs`).
 //! - `bench/`: `compare` and `bench-device`, each split into running and measuring, then
 //!   rendering the report; `python.rs` is the Python side both use.
 //! - `test.rs`: `cargo xtask test`, everything CI checks.
@@ -26,7 +26,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::bench::{compare, device};
-use crate::firmware::{checks, demo, run_elf};
+use crate::firmware::{adapt, checks, demo, run_elf};
 
 #[derive(Parser)]
 #[command(about = "ltu project automation", long_about = None)]
@@ -45,6 +45,12 @@ enum Cmd {
     },
     /// Build and run the firmware examples under QEMU (Rust on every target, C on thumbv7m and riscv32imac); exit non-zero unless every on-chip class is the host's and the instruction counts repeat
     Qemu {
+        /// Only this target; repeat for several (default: all of thumbv7m-none-eabi, thumbv6m-none-eabi, thumbv7em-none-eabihf, riscv32imac-unknown-none-elf)
+        #[arg(long)]
+        target: Vec<String>,
+    },
+    /// The firmware that adapts: a model trained on the host, corrected on the device from labelled windows of a drifted sensor (ltu_runtime::Learner) under QEMU; fails unless the device learns the host's model byte for byte and drifted accuracy recovers to within 5 points of undrifted
+    Adapt {
         /// Only this target; repeat for several (default: all of thumbv7m-none-eabi, thumbv6m-none-eabi, thumbv7em-none-eabihf, riscv32imac-unknown-none-elf)
         #[arg(long)]
         target: Vec<String>,
@@ -74,6 +80,7 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Cmd::Demo { target } => demo::run(&root, &target).map(|()| ExitCode::SUCCESS),
         Cmd::Qemu { target } => checks::run(&root, &target),
+        Cmd::Adapt { target } => adapt::run(&root, &target),
         Cmd::Test => Ok(test::run(&root)),
         Cmd::Compare(args) => compare::run(&root, &args).map(|()| ExitCode::SUCCESS),
         Cmd::BenchDevice(args) => device::run(&root, &args).map(|()| ExitCode::SUCCESS),

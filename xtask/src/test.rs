@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
-use crate::firmware::{checks, demo};
+use crate::firmware::{adapt, checks, demo};
 use crate::steps::Steps;
 use crate::{cmd, firmware, prereq};
 
@@ -122,6 +122,7 @@ pub fn run(root: &Path) -> ExitCode {
     });
     if ready {
         checks::all(root, &firmware::TARGETS, &mut steps);
+        adapt::all(root, &firmware::TARGETS, &mut steps);
         steps.run(
             "bench-device --quick: iris against emlearn on Cortex-M3 and RISC-V; committed model's counts vs reference",
             || cmd::run(cmd::cargo(root).args(["xtask", "bench-device", "--quick"])),

@@ -55,10 +55,16 @@ pub fn run(root: &Path, triple: &str) -> Result<()> {
 /// Trains the model with the `ltu` CLI, as a user would: the one step that depends on the
 /// trainer's interface.
 pub fn train(root: &Path, model_out: &str) -> Result<()> {
+    train_with(root, TRAIN_CSV, &TRAIN_OPTIONS, model_out)
+}
+
+/// `ltu train CSV OPTIONS -o MODEL_OUT` (paths relative to `root`), through cargo so the CLI is
+/// today's.
+pub fn train_with(root: &Path, csv: &str, options: &[&str], model_out: &str) -> Result<()> {
     cmd::run(
         cmd::cargo(root)
-            .args(["run", "--release", "-p", "ltu", "--", "train", TRAIN_CSV])
-            .args(TRAIN_OPTIONS)
+            .args(["run", "--release", "-p", "ltu", "--", "train", csv])
+            .args(options)
             .args(["-o", model_out]),
     )
 }

@@ -147,7 +147,7 @@ pub fn frames_le(window: &Window) -> Vec<u8> {
 }
 
 /// The model's inputs of one window: every statistic its pipeline lists, by the runtime.
-fn model_inputs(model: &Model<'_>, window: &Window) -> Result<Vec<i32>> {
+pub fn model_inputs(model: &Model<'_>, window: &Window) -> Result<Vec<i32>> {
     let pipeline = model.pipeline().context("the model has no sensor pipeline")?;
     let features: Vec<WindowFeature> = (0..model.n_inputs()).filter_map(|i| pipeline.feature(i)).collect();
     let channels: Vec<&[i16]> = window.iter().map(Vec::as_slice).collect();

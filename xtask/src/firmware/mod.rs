@@ -2,6 +2,7 @@
 //! with it — running it under QEMU, measuring its cost, the demo that generates its inputs, and the
 //! checks of `cargo xtask qemu`.
 
+pub mod adapt;
 pub mod c;
 pub mod checks;
 pub mod cost;
