@@ -331,7 +331,12 @@ fn main() -> ! {
         EXPECTED_LEN,
         EXPECTED_CRC
     );
-    defmt::info!("adapt ram buffer={=usize} learner={=usize}", LEARN_RAM, core::mem::size_of_val(&learner));
+    defmt::info!(
+        "adapt ram buffer={=usize} learner={=usize} model={=usize}",
+        LEARN_RAM,
+        core::mem::size_of_val(&learner),
+        core::mem::size_of::<Model>()
+    );
     defmt::info!("adapt stack update={=usize} predict={=usize}", update_stack, predict_stack);
     let restored = save_and_restore(&learner);
     if (len, crc) != (EXPECTED_LEN, EXPECTED_CRC) {

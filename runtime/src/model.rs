@@ -915,26 +915,33 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
 
     /// Calls `visit(f, max_abs)` for each term of unit `rec`, in weight order: the term's
     /// feature value for the current input and the largest magnitude the loader allows it
-    /// (the `max|f_j|` of the accumulator bound).
+    /// (the `max|f_j|` of the accumulator bound, at most 32 767, so `|f| ≤ max_abs ≤ 32 767`).
     #[cfg(feature = "learn")]
-    pub(crate) fn terms(&mut self, rec: &UnitRec, mut visit: impl FnMut(i32, u64)) {
+    pub(crate) fn terms(&mut self, rec: &UnitRec, mut visit: impl FnMut(i32, u32)) {
         if cfg!(feature = "sparse") && rec.flags & unit_flags::SPARSE != 0 {
             let at = rec.term_start as usize * 2;
             let terms = self.repr.term_features.get(at..at + 2 * rec.n_terms as usize).unwrap_or(&[]);
             for t in terms.chunks_exact(2) {
                 let f: &[u8; FeatureRec::SIZE] = record(self.repr.features, le16(t, 0) as usize);
-                let abs = if f[0] == feature_kind::NUMERIC { u64::from(le16(f, 10)) } else { 1 };
+                let abs = if f[0] == feature_kind::NUMERIC { u32::from(le16(f, 10)) } else { 1 };
                 visit(self.feature(f), abs);
             }
             return;
         }
         self.fill();
+        if self.all_numeric {
+            // Every input numeric: term `j` is input `j` through scale `j`.
+            for (j, s) in self.repr.scales.chunks_exact(ScaleRec::SIZE).enumerate() {
+                visit(self.numeric(j, j), u32::from(le16(s, 6)));
+            }
+            return;
+        }
         let mut scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
         let mut k = 0;
         for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
             match le16(n, 0) {
                 0 => {
-                    let abs = scales.next().map_or(0, |s| u64::from(le16(s, 6)));
+                    let abs = scales.next().map_or(0, |s| u32::from(le16(s, 6)));
                     visit(self.numeric(k, attr), abs);
                     k += 1;
                 }

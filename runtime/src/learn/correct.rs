@@ -61,28 +61,20 @@ pub(super) fn plan<S: FnMut(usize) -> Option<i32>>(
     let carry = ev.carry();
     // `n2 = 1 + Σ f_j²`, `F = 1 + Σ |f_j|·max|f_j|` and each changed row's bound `B_r`.
     let kind = view.weight_kind();
-    let weights = view.repr().weights;
-    let (mut n2, mut f_sum) = (1i64, 1u64);
-    let mut bound = [0u64; 2];
-    for (b, &(r, _)) in bound.iter_mut().zip(&rows[..n_rows]) {
-        *b = weight_at(weights, kind, row_start(&rec, r) + rec.n_terms as usize).unsigned_abs().into();
-    }
     let mut fe = base.eval_carried(src, carry);
-    let mut j = 0;
-    fe.terms(&rec, |f, abs| {
-        n2 += i64::from(f) * i64::from(f);
-        f_sum = f_sum.saturating_add(u64::from(f.unsigned_abs()).saturating_mul(abs));
-        for (b, &(r, _)) in bound.iter_mut().zip(&rows[..n_rows]) {
-            let w = weight_at(weights, kind, row_start(&rec, r) + j);
-            *b = crate::format::term_bound(*b, i64::from(w), abs);
-        }
-        j += 1;
-    });
+    let rows_used = &rows[..n_rows];
+    let weights = view.repr().weights;
+    let Sums { n2, f_sum, bound } = match kind.width() {
+        1 => sums::<1, S>(&mut fe, &rec, weights, rows_used),
+        2 => sums::<2, S>(&mut fe, &rec, weights, rows_used),
+        _ => sums::<4, S>(&mut fe, &rec, weights, rows_used),
+    };
     fe.done(())?;
     let carry = fe.carry();
     // Utgoff's steps, from the scores `unit_steps` left in `rows`.
     let limit = kind.accumulator_limit();
     let room = |b: u64| limit.saturating_sub(b) / f_sum;
+    let n2 = n2 as i64; // at most 1 + 65 535 · 32 767²: fits
     let mut clipped = false;
     if n_rows == 1 {
         let (y, positive) = (rows[0].1, target_positive(&ev_classes(view, &rec), target));
@@ -126,23 +118,150 @@ pub(super) fn apply<S: FnMut(usize) -> Option<i32>>(
     let mut ev = base.eval_carried(src, plan.carry);
     let rec = ev.unit(usize::from(plan.unit));
     let rows = &plan.rows[..plan.n_rows];
-    let mut j = 0;
-    let mut clamped = false;
-    let mut step = |ram: &mut [u8], e: usize, f: i32, s: i64| {
-        // The step's bound keeps `|w − s·f|` within the accumulator limit: no overflow.
-        let w = i64::from(weight_at(ram, kind, e)).saturating_sub(s.saturating_mul(i64::from(f)));
-        clamped |= set_weight(ram, kind, e, w);
-    };
-    ev.terms(&rec, |f, _| {
-        for &(r, s) in rows {
-            step(ram, row_start(&rec, r) + j, f, s);
+    match kind {
+        WeightKind::I8 => apply_w::<1, false, S>(&mut ev, &rec, rows, ram),
+        WeightKind::I16 => apply_w::<2, false, S>(&mut ev, &rec, rows, ram),
+        WeightKind::I32 => apply_w::<4, false, S>(&mut ev, &rec, rows, ram),
+        WeightKind::Fixed => apply_w::<4, true, S>(&mut ev, &rec, rows, ram),
+    }
+}
+
+/// What the step bound needs: `n2 = 1 + Σ f_j²`, `F = 1 + Σ |f_j|·max|f_j|` and each row's
+/// accumulator bound `B_r` (the loader's `format::row_bound`).
+struct Sums {
+    n2: u64,
+    f_sum: u64,
+    bound: [u64; 2],
+}
+
+/// [`Sums`] of `rows` of unit `rec`, whose weights have `W` bytes. Every product here is of
+/// factors the loader bounds (`|f| ≤ max|f| ≤ 32 767`, `|w| ≤ 2^31`) and every sum has at most
+/// 65 536 terms, so nothing overflows and no product needs a 64-bit overflow check.
+#[inline(always)]
+fn sums<const W: usize, S: FnMut(usize) -> Option<i32>>(
+    fe: &mut Eval<'_, '_, S>,
+    rec: &UnitRec,
+    weights: &[u8],
+    rows: &[(usize, i64)],
+) -> Sums {
+    let mut sums = Sums { n2: 1, f_sum: 1, bound: [0; 2] };
+    let rows_w = [row::<W>(weights, rec, rows[0].0), row::<W>(weights, rec, rows[rows.len() - 1].0)];
+    for (b, r) in sums.bound.iter_mut().zip(rows_w) {
+        // The bias, the row's last weight.
+        *b = u64::from(int::<W>(r.get(r.len().saturating_sub(W)..).unwrap_or(&[])).unsigned_abs());
+    }
+    let [mut first, mut second] = rows_w.map(|r| r.chunks_exact(W));
+    let two = rows.len() == 2;
+    let [mut b0, mut b1] = sums.bound;
+    fe.terms(rec, |f, abs| {
+        let f = f.unsigned_abs();
+        sums.n2 += u64::from(f * f);
+        sums.f_sum += u64::from(f * abs);
+        let w = first.next().map_or(0, int::<W>);
+        b0 += u64::from(w.unsigned_abs()) * u64::from(abs);
+        if two {
+            let w = second.next().map_or(0, int::<W>);
+            b1 += u64::from(w.unsigned_abs()) * u64::from(abs);
         }
-        j += 1;
     });
-    for &(r, s) in rows {
-        step(ram, row_start(&rec, r) + rec.n_terms as usize, 1, s);
+    sums.bound = [b0, b1];
+    sums
+}
+
+/// [`apply`] for weights of `W` bytes; `FIXED`: `I16F16` bits, whose accumulator limit is
+/// `i64::MAX`.
+#[inline(always)]
+fn apply_w<const W: usize, const FIXED: bool, S: FnMut(usize) -> Option<i32>>(
+    ev: &mut Eval<'_, '_, S>,
+    rec: &UnitRec,
+    rows: &[(usize, i64)],
+    ram: &mut [u8],
+) -> bool {
+    let (lo, hi): (i32, i32) = match W {
+        1 => (i8::MIN.into(), i8::MAX.into()),
+        2 => (i16::MIN.into(), i16::MAX.into()),
+        _ => (i32::MIN, i32::MAX),
+    };
+    let mut clamped = false;
+    // `W ← W − s·f`. The step's bound keeps `|w − s·f|` within the accumulator limit, so the
+    // wrapping operations never wrap: they only spare the overflow checks. For an integer kind
+    // the limit is `i32::MAX`, so the step, the product and the result all fit in `i32`.
+    let mut step = |c: &mut [u8], f: i32, s: i64| {
+        let w = int::<W>(c);
+        let (v, out) = if FIXED {
+            let v = i64::from(w).wrapping_sub(s.wrapping_mul(i64::from(f)));
+            let c = v.clamp(lo.into(), hi.into());
+            (c as i32, c != v)
+        } else {
+            let v = w.wrapping_sub((s as i32).wrapping_mul(f));
+            let c = v.clamp(lo, hi);
+            (c, c != v)
+        };
+        clamped |= out;
+        c.copy_from_slice(&v.to_le_bytes()[..W]);
+    };
+    let len = (rec.n_terms as usize + 1) * W;
+    let (first, second) = rows_mut::<W>(ram, rec, rows, len);
+    let (s0, s1) = (rows[0].1, rows.get(1).map_or(0, |r| r.1));
+    let mut first = first.chunks_exact_mut(W);
+    let mut second = second.chunks_exact_mut(W);
+    ev.terms(rec, |f, _| {
+        if let Some(c) = first.next() {
+            step(c, f, s0);
+        }
+        if let Some(c) = second.next() {
+            step(c, f, s1);
+        }
+    });
+    // The biases, whose feature is the constant 1.
+    if let Some(c) = first.next() {
+        step(c, 1, s0);
+    }
+    if let Some(c) = second.next() {
+        step(c, 1, s1);
     }
     clamped
+}
+
+/// The weight bytes of `rows` (one or two distinct rows of `len` bytes) as disjoint mutable
+/// slices, in the order of `rows` (the second empty for one row).
+fn rows_mut<'r, const W: usize>(
+    ram: &'r mut [u8],
+    rec: &UnitRec,
+    rows: &[(usize, i64)],
+    len: usize,
+) -> (&'r mut [u8], &'r mut [u8]) {
+    let at = |r: usize| row_start(rec, r) * W;
+    let first = at(rows[0].0);
+    let Some(&(other, _)) = rows.get(1) else {
+        return (ram.get_mut(first..first + len).unwrap_or(&mut []), &mut []);
+    };
+    let second = at(other);
+    let (lo, hi) = (first.min(second), first.max(second));
+    let (left, right) = ram.split_at_mut(hi.min(ram.len()));
+    let low = left.get_mut(lo..lo + len).unwrap_or(&mut []);
+    let high = right.get_mut(..len).unwrap_or(&mut []);
+    if first < second {
+        (low, high)
+    } else {
+        (high, low)
+    }
+}
+
+/// Row `r` of unit `rec` in a table of `W`-byte weights: its terms' weights, then its bias.
+fn row<'t, const W: usize>(table: &'t [u8], rec: &UnitRec, r: usize) -> &'t [u8] {
+    let start = row_start(rec, r) * W;
+    table.get(start..start + (rec.n_terms as usize + 1) * W).unwrap_or(&[])
+}
+
+/// The `W`-byte little-endian signed integer `b` (raw bits for `Fixed`), 0 if `b` is shorter.
+fn int<const W: usize>(b: &[u8]) -> i32 {
+    match b {
+        [v, ..] if W == 1 => i32::from(*v as i8),
+        [a, b, ..] if W == 2 => i32::from(i16::from_le_bytes([*a, *b])),
+        [a, b, c, d, ..] => i32::from_le_bytes([*a, *b, *c, *d]),
+        _ => 0,
+    }
 }
 
 /// The unit whose answer decides for the current input, and what it should answer, or the
@@ -241,31 +360,6 @@ fn unit_steps<S: FnMut(usize) -> Option<i32>>(
 /// Index in the weight table of the first weight of row `r` of unit `rec`.
 fn row_start(rec: &UnitRec, r: usize) -> usize {
     rec.weight_start as usize + r * (rec.n_terms as usize + 1)
-}
-
-/// Weight `e` of a weight table of kind `kind` (raw bits for `Fixed`; 0 out of range).
-fn weight_at(table: &[u8], kind: WeightKind, e: usize) -> i32 {
-    let w = kind.width();
-    match table.get(e * w..e * w + w) {
-        Some([b]) => i32::from(*b as i8),
-        Some([a, b]) => i32::from(i16::from_le_bytes([*a, *b])),
-        Some([a, b, c, d]) => i32::from_le_bytes([*a, *b, *c, *d]),
-        _ => 0,
-    }
-}
-
-/// Stores `w`, clamped to the weight kind's range, as weight `e`; returns whether it was clamped.
-fn set_weight(table: &mut [u8], kind: WeightKind, e: usize, w: i64) -> bool {
-    let width = kind.width();
-    let Some(out) = table.get_mut(e * width..e * width + width) else { return false };
-    let (lo, hi) = match width {
-        1 => (i8::MIN.into(), i8::MAX.into()),
-        2 => (i16::MIN.into(), i16::MAX.into()),
-        _ => (i32::MIN.into(), i32::MAX.into()),
-    };
-    let v = w.clamp(lo, hi);
-    out.copy_from_slice(&v.to_le_bytes()[..width]);
-    v != w
 }
 
 /// Checks that every row of every unit of `view` keeps its accumulator bound: the loader's

@@ -386,8 +386,9 @@ pub struct DeviceRun {
     pub updates: usize,
     /// Length and CRC of the device's learned model.
     pub learned: (usize, u32),
-    /// Bytes of the learner's RAM buffer and of the `Learner` value itself.
-    pub ram: (usize, usize),
+    /// Bytes of the learner's RAM buffer, of the `Learner` value itself and of a `Model` (which
+    /// the learner holds: a predicting firmware has one too).
+    pub ram: (usize, usize, usize),
     /// Deepest stack of one update and of one prediction, in bytes.
     pub stack: (usize, usize),
     /// Whether the learned model was saved to the simulated flash and restored equal.
@@ -449,7 +450,7 @@ pub fn parse_log(log: &[String]) -> Result<DeviceRun> {
             run.learned = (get(&f, "len")?, u32::try_from(value(&f, "crc", line)?)?);
             learned = true;
         } else if let Some(f) = fields(line, "ram") {
-            run.ram = (get(&f, "buffer")?, get(&f, "learner")?);
+            run.ram = (get(&f, "buffer")?, get(&f, "learner")?, get(&f, "model")?);
             ram = true;
         } else if let Some(f) = fields(line, "stack") {
             run.stack = (get(&f, "update")?, get(&f, "predict")?);
@@ -530,7 +531,7 @@ pub fn table_header() -> String {
         "insns",
         "min/mean/max insns (max/p)",
         "min/mean/max insns (max/p)",
-        "buf+Learner",
+        "buf+Learner-Model",
         "update/predict",
         "equal",
     ];
@@ -559,7 +560,7 @@ impl fmt::Display for Report {
             &self.predict.to_string(),
             &spread_cell(&self.no_mistake, self.predict),
             &spread_cell(&self.mistake, self.predict),
-            &format!("{}+{}", d.ram.0, d.ram.1),
+            &format!("{}+{}-{}", d.ram.0, d.ram.1, d.ram.2),
             &format!("{}/{}", d.stack.0, d.stack.1),
             if self.equal { "yes" } else { "NO" },
         ]))
@@ -848,7 +849,7 @@ mod tests {
         "adapt epoch n=2 mistakes=0 updates=40",
         "adapt accuracy set=after correct=40 windows=40",
         "adapt learned len=1476 crc=0x00c0ffee host_len=1476 host_crc=0x00c0ffee",
-        "adapt ram buffer=248 learner=60",
+        "adapt ram buffer=248 learner=60 model=40",
         "adapt stack update=312 predict=200",
         "adapt store equal=1 slot=0 seq=1 bytes=1476 pages_erased=2 words_written=373",
     ];
@@ -861,7 +862,7 @@ mod tests {
         assert_eq!(run.mistakes, [21, 0]);
         assert_eq!(run.updates, 40);
         assert_eq!(run.learned, (1476, 0x00c0_ffee));
-        assert_eq!(run.ram, (248, 60));
+        assert_eq!(run.ram, (248, 60, 40));
         assert_eq!(run.stack, (312, 200));
         assert!(run.restored);
     }
@@ -876,7 +877,7 @@ mod tests {
         }
         assert!(parse_log(&log(&LOG[1..])).is_ok());
         let mut lines = LOG.to_vec();
-        lines[7] = "adapt ram buffer=x learner=60";
+        lines[7] = "adapt ram buffer=x learner=60 model=40";
         let err = parse_log(&log(&lines)).unwrap_err().to_string();
         assert!(err.contains("bad buffer="), "{err}");
         lines = LOG.to_vec();
