@@ -184,11 +184,16 @@ fn weight_kinds_are_honoured() {
         assert_eq!(t["weights"], w);
         let i = json(d, &["inspect", "m.ltu", "--json"]);
         assert_eq!(i["weights"], w);
+        // Learning on the device needs the weight table in RAM, and the tree's leaf units learn.
+        assert_eq!(i["learn_ram_bytes"], i["table_bytes"]["weights"]);
+        assert!(i["learnable_units"].as_u64().unwrap() >= 1, "{i}");
     }
-    // A tree of tests has no unit and stores no weight.
+    // A tree of tests has no unit and stores no weight: nothing learns.
     let t = json(d, &["train", iris.to_str().unwrap(), "--algo", "fringe", "-o", "f.ltu", "--json"]);
     assert_eq!(t["weights"], "none");
-    assert_eq!(json(d, &["inspect", "f.ltu", "--json"])["weights"], "none");
+    let i = json(d, &["inspect", "f.ltu", "--json"]);
+    assert_eq!((&i["weights"], &i["learnable_units"]), (&"none".into(), &0.into()));
+    assert!(stdout(&ltu(d, &["inspect", "f.ltu"])).contains("on-device learning: nothing to learn"));
 }
 
 #[test]

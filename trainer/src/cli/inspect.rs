@@ -230,10 +230,10 @@ impl fmt::Display for InspectReport {
         } else {
             writeln!(
                 f,
-                "on-device learning (feature \"learn\"): {} bytes of RAM for the weights; {} unit{} learn",
+                "on-device learning (feature \"learn\"): {} bytes of RAM for the weights; {} {}",
                 self.learn_ram_bytes,
                 self.learnable_units,
-                if self.learnable_units == 1 { "" } else { "s" }
+                if self.learnable_units == 1 { "unit learns" } else { "units learn" }
             )?;
         }
         let features: Vec<String> = self.runtime_features.iter().map(|f| format!("\"{f}\"")).collect();
