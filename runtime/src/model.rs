@@ -930,8 +930,13 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
         }
         self.fill();
         if self.all_numeric {
-            // Every input numeric: term `j` is input `j` through scale `j`.
-            for (j, s) in self.repr.scales.chunks_exact(ScaleRec::SIZE).enumerate() {
+            // Every input numeric: term `j` is input `j` through scale `j`; the first
+            // `NUM_CACHE` are in `num` (`fill` put them there).
+            let mut scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
+            for (&f, s) in self.num.iter().zip(&mut scales) {
+                visit(i32::from(f), u32::from(le16(s, 6)));
+            }
+            for (j, s) in (self.num.len()..).zip(scales) {
                 visit(self.numeric(j, j), u32::from(le16(s, 6)));
             }
             return;
