@@ -84,9 +84,12 @@ fn errors_change_nothing() {
     let x = random_inputs(&mut Gen::new(1), &spec);
     assert_eq!(learner.update(&x, spec.n_classes), Err(Error::LearnLabelOutOfRange));
     assert_eq!(learner.update(&x[..x.len() - 1], 0), Err(Error::PredictInputLength));
-    // An update reads what a prediction reads: it fails where the prediction fails.
+    // An update reads what a prediction reads: it fails where the prediction fails, whatever
+    // the label (a right answer computed from a missing input is no answer).
     if learner.model().predict_with(|_| None::<i32>).is_err() {
-        assert_eq!(learner.update_with(|_| None::<i32>, 0), Err(Error::PredictInputUnavailable));
+        for label in 0..spec.n_classes {
+            assert_eq!(learner.update_with(|_| None::<i32>, label), Err(Error::PredictInputUnavailable));
+        }
     }
     if learner.stats().updates == 0 {
         assert_eq!(learned_file(&learner), bytes);
@@ -144,4 +147,26 @@ fn a_unit_at_its_bound_saturates() {
     }
     assert!(saturated > 0);
     assert_eq!(learned_file(&learner), bytes);
+}
+
+/// Where a prediction needs an input the source does not have, an update fails the same way,
+/// whatever its label, and changes nothing.
+#[test]
+fn missing_inputs_are_errors_for_every_label() {
+    let mut failing = 0;
+    for seed in 0..200 {
+        let spec = random_spec(seed);
+        let bytes = spec.to_bytes().unwrap();
+        let mut ram = vec![0u8; Learner::ram_needed(&bytes).unwrap()];
+        let mut learner = Learner::new(&bytes, &mut ram).unwrap();
+        if learner.model().predict_with(|_| None::<i32>).is_ok() {
+            continue;
+        }
+        failing += 1;
+        for label in 0..spec.n_classes {
+            assert_eq!(learner.update_with(|_| None::<i32>, label), Err(Error::PredictInputUnavailable));
+        }
+        assert_eq!(learned_file(&learner), bytes);
+    }
+    assert!(failing > 50, "only {failing} models read an input");
 }

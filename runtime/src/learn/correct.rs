@@ -52,12 +52,14 @@ pub(super) fn plan<S: FnMut(usize) -> Option<i32>>(
     };
     let mut ev = view.eval(src);
     let rec = ev.unit(unit);
-    let (mut rows, n_rows) = match unit_steps(&mut ev, &rec, target) {
+    let steps = unit_steps(&mut ev, &rec, target);
+    // An input the scores needed was unavailable: an error, whatever the scores say.
+    ev.done(())?;
+    let (mut rows, n_rows) = match steps {
         Some(Ok(steps)) => steps,
         Some(Err(())) => return Ok(Err(Outcome::Correct)),
         None => return Ok(Err(Outcome::Unlearnable)),
     };
-    ev.done(())?;
     let carry = ev.carry();
     // `n2 = 1 + Σ f_j²`, `F = 1 + Σ |f_j|·max|f_j|` and each changed row's bound `B_r`.
     let kind = view.weight_kind();
@@ -331,29 +333,35 @@ fn unit_steps<S: FnMut(usize) -> Option<i32>>(
     rec: &UnitRec,
     target: Target,
 ) -> Option<core::result::Result<([(usize, i64); 2], usize), ()>> {
+    // Every row is scored first, as prediction scores it, so an unavailable input is an error
+    // even where the unit turns out not to be able to learn the label.
     if rec.n_out == 1 {
+        let y = ev.row_score(rec, 0);
         let (neg, pos) = (ev.unit_class(rec, 0), ev.unit_class(rec, 1));
         if let Target::Class(c) = target {
             if c != neg && c != pos {
                 return None;
             }
         }
-        let y = ev.row_score(rec, 0);
         let positive = target_positive(&[neg, pos], target);
         let wrong = if positive { y <= 0 } else { y >= 0 };
         return Some(if wrong { Ok(([(0, y), (0, 0)], 1)) } else { Err(()) });
     }
-    let Target::Class(label) = target else { return None };
-    let t = (0..rec.n_out as usize).find(|&o| ev.unit_class(rec, o) == label)?;
-    let y_t = ev.row_score(rec, t);
-    let mut other: Option<(usize, i64)> = None;
-    for o in (0..rec.n_out as usize).filter(|&o| o != t) {
+    let label = match target {
+        Target::Class(label) => Some(label),
+        _ => None,
+    };
+    // The label's row (the first of its class) and the strongest other row (the first on ties).
+    let (mut mine, mut other): (Option<(usize, i64)>, Option<(usize, i64)>) = (None, None);
+    for o in 0..rec.n_out as usize {
         let s = ev.row_score(rec, o);
-        if other.is_none_or(|(_, best)| s > best) {
+        if mine.is_none() && Some(ev.unit_class(rec, o)) == label {
+            mine = Some((o, s));
+        } else if other.is_none_or(|(_, best)| s > best) {
             other = Some((o, s));
         }
     }
-    let (o, y_o) = other?;
+    let ((t, y_t), (o, y_o)) = (mine?, other?);
     Some(if y_o >= y_t { Ok(([(t, y_t), (o, y_o)], 2)) } else { Err(()) })
 }
 
