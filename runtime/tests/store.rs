@@ -646,14 +646,9 @@ fn stack_use_does_not_depend_on_the_model_size() {
 
 /// The learned model file `learner` writes.
 fn learned_file(learner: &Learner<'_, '_>) -> Vec<u8> {
-    let mut out = Vec::new();
-    learner
-        .write_file(|p| -> Result<(), ()> {
-            out.extend_from_slice(p);
-            Ok(())
-        })
-        .unwrap();
-    out
+    let mut file = vec![0; learner.file_len()];
+    assert_eq!(learner.write_to(&mut file), Ok(file.len()));
+    file
 }
 
 /// `n` updates of `learner` with pseudo-random inputs in -60..60 and labels.

@@ -12,14 +12,9 @@ use ltu_tests::{for_each_seed, random_inputs, random_spec, Gen};
 const UPDATES_PER_MODEL: usize = 40;
 
 fn learned_file(learner: &Learner<'_, '_>) -> Vec<u8> {
-    let mut out = Vec::new();
-    learner
-        .write_file(|p| -> Result<(), ()> {
-            out.extend_from_slice(p);
-            Ok(())
-        })
-        .unwrap();
-    out
+    let mut file = vec![0; learner.file_len()];
+    assert_eq!(learner.write_to(&mut file), Ok(file.len()));
+    file
 }
 
 fn check_model(spec: &ModelSpec, g: &mut Gen) {
@@ -169,4 +164,29 @@ fn missing_inputs_are_errors_for_every_label() {
         assert_eq!(learned_file(&learner), bytes);
     }
     assert!(failing > 50, "only {failing} models read an input");
+}
+
+/// `write_to` writes what `write_file` streams, and refuses a buffer one byte short.
+#[test]
+fn write_to_a_buffer() {
+    let spec = random_spec(3);
+    let bytes = spec.to_bytes().unwrap();
+    let mut ram = vec![0u8; Learner::ram_needed(&bytes).unwrap()];
+    let mut learner = Learner::new(&bytes, &mut ram).unwrap();
+    let mut g = Gen::new(3);
+    for _ in 0..20 {
+        let x = random_inputs(&mut g, &spec);
+        learner.update(&x, g.below(spec.n_classes)).unwrap();
+    }
+    let mut streamed = Vec::new();
+    learner
+        .write_file(|p| {
+            streamed.extend_from_slice(p);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    assert_eq!(learned_file(&learner), streamed);
+    let mut short = vec![0xAA; learner.file_len() - 1];
+    assert_eq!(learner.write_to(&mut short), Err(Error::EncodeBufferTooSmall));
+    assert!(short.iter().all(|&b| b == 0xAA));
 }

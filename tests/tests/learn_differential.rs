@@ -19,14 +19,9 @@ const UPDATES_PER_MODEL: usize = 60;
 const INPUTS_PER_MODEL: usize = 5;
 
 fn learned_file(learner: &Learner<'_, '_>) -> Vec<u8> {
-    let mut out = Vec::new();
-    learner
-        .write_file(|piece| -> Result<(), ()> {
-            out.extend_from_slice(piece);
-            Ok(())
-        })
-        .unwrap();
-    out
+    let mut file = vec![0; learner.file_len()];
+    assert_eq!(learner.write_to(&mut file), Ok(file.len()));
+    file
 }
 
 /// How often each outcome occurred over every model, so the test fails if some never does.

@@ -208,6 +208,23 @@ fn print<R: std::fmt::Display + serde::Serialize>(
     emit(&format!("{text}\n"))
 }
 
+/// [`print`] for a command that wrote a model to `output`: when that was standard output (`-`),
+/// the report goes to standard error, so that it cannot corrupt the model.
+fn print_beside<R: std::fmt::Display + serde::Serialize>(
+    report: &R,
+    warnings: &[String],
+    json: bool,
+    output: &std::path::Path,
+) -> anyhow::Result<()> {
+    if output.as_os_str() != "-" {
+        return print(report, warnings, json);
+    }
+    warn(warnings);
+    let text = if json { serde_json::to_string(report)? } else { report.to_string() };
+    eprintln!("{text}");
+    Ok(())
+}
+
 fn warn(warnings: &[String]) {
     for w in warnings {
         eprintln!("warning: {w}");
@@ -250,14 +267,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 bar.finish_and_clear();
             }
             let report = report?;
-            if output.as_os_str() == "-" {
-                // The model went to stdout; the report must not corrupt it.
-                warn(&report.warnings);
-                let text = if cli.json { serde_json::to_string(&report)? } else { report.to_string() };
-                eprintln!("{text}");
-                return Ok(());
-            }
-            print(&report, &report.warnings, cli.json)
+            print_beside(&report, &report.warnings, cli.json, &output)
         }
         Command::Eval { model, data, data_args } => {
             let report = commands::eval(&model, &data, &data_args)?;
@@ -265,14 +275,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Update { model, data, output, epochs, data_args } => {
             let report = commands::update(&model, &data, &output, epochs, &data_args)?;
-            if output.as_os_str() == "-" {
-                // The model went to stdout; the report must not corrupt it.
-                warn(&report.warnings);
-                let text = if cli.json { serde_json::to_string(&report)? } else { report.to_string() };
-                eprintln!("{text}");
-                return Ok(());
-            }
-            print(&report, &report.warnings, cli.json)
+            print_beside(&report, &report.warnings, cli.json, &output)
         }
         Command::Cv { data, folds, jobs, learn } => {
             let given = jobs;

@@ -278,6 +278,25 @@ impl<'m, 'w> Learner<'m, 'w> {
         sink(&self.crc().to_le_bytes())
     }
 
+    /// Writes the learned model file into `out` (for a firmware that sends it on from RAM);
+    /// returns its length, [`Learner::file_len`].
+    ///
+    /// # Errors
+    /// [`Error::EncodeBufferTooSmall`] if `out` is shorter than the file; nothing is written then.
+    pub fn write_to(&self, out: &mut [u8]) -> Result<usize> {
+        let out = out.get_mut(..self.file_len()).ok_or(Error::EncodeBufferTooSmall)?;
+        let mut at = 0;
+        self.write_file(|piece| {
+            // The pieces add up to `file_len` bytes: each fits.
+            if let Some(dst) = out.get_mut(at..at + piece.len()) {
+                dst.copy_from_slice(piece);
+            }
+            at += piece.len();
+            Ok::<(), Error>(())
+        })?;
+        Ok(at)
+    }
+
     /// CRC-32 of the learned model file: its last four bytes.
     pub fn crc(&self) -> u32 {
         let mut crc = Crc32::new();

@@ -572,11 +572,7 @@ impl fmt::Display for Report {
 /// # Errors
 /// An unknown target triple.
 pub fn run(root: &Path, triples: &[String]) -> Result<ExitCode> {
-    let targets = if triples.is_empty() {
-        firmware::TARGETS.to_vec()
-    } else {
-        triples.iter().map(|t| firmware::target(t)).collect::<Result<_>>()?
-    };
+    let targets = firmware::targets(triples)?;
     let mut steps = Steps::default();
     let names: Vec<&str> = targets.iter().map(|t| t.triple).collect();
     if steps.run("prerequisites", || {

@@ -80,6 +80,15 @@ pub fn target(triple: &str) -> Result<Target> {
     })
 }
 
+/// The targets named by `triples`, or every target when there is none (`--target` of the
+/// firmware commands).
+pub fn targets(triples: &[String]) -> Result<Vec<Target>> {
+    if triples.is_empty() {
+        return Ok(TARGETS.to_vec());
+    }
+    triples.iter().map(|t| target(t)).collect()
+}
+
 /// The board of the targets with this QEMU `-machine` name (the cargo runner names it).
 pub fn machine(name: &str) -> Result<Machine> {
     TARGETS.iter().map(|t| t.machine).find(|m| m.name == name).with_context(|| {
