@@ -6,7 +6,8 @@
 # the runtime has no unsafe code, and the C API's only unsafe code turns the fuzz target's own
 # live slices into pointers and back) and runs it:
 #     fuzz/run.sh [seconds, default 60] [target, default from_bytes_predict] [libFuzzer flags...]
-# Targets: from_bytes_predict (the Rust API), c_api (the C API's extern functions). Extra flags
+# Targets: from_bytes_predict (the Rust API), c_api (the C API's extern functions), learn (on-device
+# learning: updates, then the learned file reloaded). Extra flags
 # go to libFuzzer, e.g. `fuzz/run.sh 3600 c_api -runs=10000000` stops after 10 million inputs.
 # Debug assertions and overflow checks stay on (see [profile.release] in Cargo.toml), so an
 # arithmetic overflow is a crash. Crashes land in fuzz/artifacts/ and fail the script.

@@ -80,12 +80,12 @@ pub fn run(root: &Path) -> ExitCode {
             cmd::cargo(root).args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"),
         )
     });
-    // Short bounded runs of the fuzz targets — the runtime's loader and predictions, and the same
-    // through the C API (stable toolchain, libFuzzer with SanitizerCoverage: fuzz/run.sh); longer
-    // runs are `fuzz/run.sh SECONDS TARGET`.
-    for target in ["from_bytes_predict", "c_api"] {
-        steps.run(&format!("fuzz: {target} for 30 s"), || {
-            cmd::run(Command::new("bash").arg(root.join("fuzz/run.sh")).args(["30", target]))
+    // Short bounded runs of the fuzz targets — the runtime's loader and predictions, the same
+    // through the C API, and learning on the device (stable toolchain, libFuzzer with
+    // SanitizerCoverage: fuzz/run.sh); longer runs are `fuzz/run.sh SECONDS TARGET`.
+    for (target, secs) in [("from_bytes_predict", "30"), ("c_api", "30"), ("learn", "20")] {
+        steps.run(&format!("fuzz: {target} for {secs} s"), || {
+            cmd::run(Command::new("bash").arg(root.join("fuzz/run.sh")).args([secs, target]))
         });
     }
     let fw = firmware::dir(root);
