@@ -1264,7 +1264,13 @@ fn oblique_and_fringe_train_through_the_cli() {
         &["train", iris, "--algo", "fringe", "--partition", "exchange", "-o", "x.ltu"],
         "--partition does not apply",
     );
-    // Device budgets: the model the budget allows is never over it.
+}
+
+/// Device budgets: the model the budget allows is never over it.
+#[test]
+fn oblique_honours_device_budgets() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
     let vehicle = data("vehicle.csv");
     let vehicle = vehicle.to_str().unwrap();
     let free = json(d, &["train", vehicle, "--algo", "oblique", "--no-names", "-o", "free.ltu", "--json"]);
@@ -1291,30 +1297,65 @@ fn oblique_and_fringe_train_through_the_cli() {
     let few = (macs / 2).max(1).to_string();
     let m = json(d, &["train", vehicle, "--algo", "oblique", "--max-macs", &few, "-o", "m.ltu", "--json"]);
     assert!(m["max_macs"].as_u64().unwrap() <= macs / 2, "{m}");
-    // Every learner honors the budgets: never over them, and the report says which setting won.
-    // (A perceptron tree's leaf reads every feature, so its MACs fall only with fewer classes per
-    // leaf; lists and boosting shed MACs with entries and rounds.)
-    for (algo, cut_macs) in [("ptree", false), ("ndl", true), ("sparse", true), ("fringe", false)] {
-        let free = json(d, &["train", vehicle, "--algo", algo, "-o", "f.ltu", "--json"]);
-        let (bytes, macs) = (free["device_bytes"].as_u64().unwrap(), free["max_macs"].as_u64().unwrap());
-        let max_bytes = bytes * 2 / 3;
-        // FRINGE's trees test raw inputs only: no MAC, so no MAC budget to give.
-        let max_macs = if cut_macs { (macs / 2).max(1) } else { macs };
-        let (b, m) = (max_bytes.to_string(), max_macs.to_string());
-        let mut args = vec!["train", vehicle, "--algo", algo, "--max-bytes", &b, "-o", "t.ltu", "--json"];
-        if max_macs > 0 {
-            args.extend(["--max-macs", &m]);
-        }
-        let t = json(d, &args);
-        assert!(t["device_bytes"].as_u64().unwrap() <= max_bytes, "{algo}: {t}");
-        assert!(t["max_macs"].as_u64().unwrap() <= max_macs, "{algo}: {t}");
-        assert!(t["budget"]["chosen"].as_u64().unwrap() > 0, "{algo}: a cheaper setting was needed: {t}");
-        // The file says the same: the budget counts what the runtime multiplies, zero weights
-        // of a unit stored dense included.
-        let file = json(d, &["inspect", "t.ltu", "--json"]);
-        assert_eq!(file["max_macs"], t["max_macs"], "{algo}: {file}");
-        assert_eq!(file["weights_nonzero"], t["weights_nonzero"], "{algo}: {file}");
+}
+
+/// Every learner honors the budgets: never over them, and the report says which setting won.
+/// `cut_macs`: whether the learner is also given a MAC budget below its free model's. (A
+/// perceptron tree's leaf reads every feature, so its MACs fall only with fewer classes per leaf;
+/// lists and boosting shed MACs with entries and rounds.) One test per learner, so the slow budget
+/// searches run in parallel.
+fn learner_honours_device_budgets(algo: &str, cut_macs: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let vehicle = data("vehicle.csv");
+    let vehicle = vehicle.to_str().unwrap();
+    let free = json(d, &["train", vehicle, "--algo", algo, "-o", "f.ltu", "--json"]);
+    let (bytes, macs) = (free["device_bytes"].as_u64().unwrap(), free["max_macs"].as_u64().unwrap());
+    let max_bytes = bytes * 2 / 3;
+    // FRINGE's trees test raw inputs only: no MAC, so no MAC budget to give.
+    let max_macs = if cut_macs { (macs / 2).max(1) } else { macs };
+    let (b, m) = (max_bytes.to_string(), max_macs.to_string());
+    let mut args = vec!["train", vehicle, "--algo", algo, "--max-bytes", &b, "-o", "t.ltu", "--json"];
+    if max_macs > 0 {
+        args.extend(["--max-macs", &m]);
     }
+    let t = json(d, &args);
+    assert!(t["device_bytes"].as_u64().unwrap() <= max_bytes, "{algo}: {t}");
+    assert!(t["max_macs"].as_u64().unwrap() <= max_macs, "{algo}: {t}");
+    assert!(t["budget"]["chosen"].as_u64().unwrap() > 0, "{algo}: a cheaper setting was needed: {t}");
+    // The file says the same: the budget counts what the runtime multiplies, zero weights of a
+    // unit stored dense included.
+    let file = json(d, &["inspect", "t.ltu", "--json"]);
+    assert_eq!(file["max_macs"], t["max_macs"], "{algo}: {file}");
+    assert_eq!(file["weights_nonzero"], t["weights_nonzero"], "{algo}: {file}");
+}
+
+#[test]
+fn ptree_honours_device_budgets() {
+    learner_honours_device_budgets("ptree", false);
+}
+
+#[test]
+fn ndl_honours_device_budgets() {
+    learner_honours_device_budgets("ndl", true);
+}
+
+#[test]
+fn sparse_honours_device_budgets() {
+    learner_honours_device_budgets("sparse", true);
+}
+
+#[test]
+fn fringe_honours_device_budgets() {
+    learner_honours_device_budgets("fringe", false);
+}
+
+#[test]
+fn budgets_below_one_unit_and_stripped_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let iris = data("iris.csv");
+    let iris = iris.to_str().unwrap();
     // A MAC budget below what one unit reads: wdbc's default ptree leaf and ndl entry read 30
     // and 20 features, so no depth or list length fits; the ladders' sparser units do (ptree's
     // feature selection; ndl's pruned 1-norm entry, 17 weights).

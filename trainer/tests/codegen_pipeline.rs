@@ -271,30 +271,14 @@ fn generated_pipeline_agrees_with_predict_window() {
     let mut rust_input = String::new();
     let mut rust_expected = String::new();
     let compilers = common::c_compilers();
+    // Training and code generation of each case, each its own `ltu` processes, in parallel.
+    in_parallel(CASES.iter().enumerate().map(|(m, case)| move || train_and_generate(d, m, case)).collect());
+    // The C programs to build and run once every case is checked: directory, input, expected.
+    let mut c_runs = Vec::new();
     for (m, case) in CASES.iter().enumerate() {
         let model_file = format!("m{m}.ltu");
-        let train = data_path(case.train);
-        let mut args = vec!["train", &train, "--categorical", "class", "--algo", case.algo];
-        if case.recording.is_none() {
-            args.push("--recordings");
-        }
-        args.extend(case.train_args);
-        args.extend(["--no-estimate", "-o", &model_file]);
-        ltu(d, &args);
         let rs = format!("m{m}.rs");
         let c_dir = d.join(format!("c{m}"));
-        std::fs::create_dir(&c_dir).unwrap();
-        let c_file = c_dir.join("model.c");
-        for (lang, out) in [("rust", d.join(&rs)), ("c", c_file.clone())] {
-            let mut args = vec!["codegen", &model_file, "--lang", lang, "-o", out.to_str().unwrap()];
-            args.extend(case.codegen_args);
-            let o = ltu(d, &args);
-            let err = String::from_utf8_lossy(&o.stderr);
-            assert!(
-                !err.contains("warning"),
-                "case {m}: the pipeline is emitted, nothing to warn about: {err}"
-            );
-        }
         let bytes = std::fs::read(d.join(&model_file)).unwrap();
         let model = ltu_runtime::Model::from_bytes(&bytes).unwrap();
         let pipeline = ModelSpec::from_model(&model).pipeline.expect("a pipeline model");
@@ -336,18 +320,8 @@ fn generated_pipeline_agrees_with_predict_window() {
         }
         let _ = writeln!(program, "mod m{m} {{ include!(\"{rs}\"); }}");
 
-        // C: the model its own object; the driver includes its declarations only.
         std::fs::write(c_dir.join("main.c"), C_MAIN).unwrap();
-        for cc in &compilers {
-            let exe = c_dir.join(format!("run_{cc}"));
-            for (src, obj) in [("model.c", "model.o"), ("main.c", "main.o")] {
-                common::cc(cc, &c_dir, &["-c", src, "-o", obj], &format!("case {m}"));
-            }
-            let link = ["model.o", "main.o", "-o", exe.to_str().unwrap()];
-            common::cc(cc, &c_dir, &link, &format!("case {m}: link"));
-            let got = run(&exe, c_input.clone());
-            compare(&got, &c_expected, &format!("case {m} ({} {}), C by {cc}", case.train, case.algo));
-        }
+        c_runs.push((m, c_dir, c_input, c_expected));
     }
 
     program.push_str(
@@ -361,10 +335,69 @@ fn generated_pipeline_agrees_with_predict_window() {
     program.push_str("            _ => unreachable!(),\n        }\n    }\n}\n");
     let main = d.join("main.rs");
     std::fs::write(&main, program).unwrap();
-    let exe = d.join("generated");
-    common::rustc(&main, &exe);
-    let got = run(&exe, rust_input);
-    compare(&got, &rust_expected, "Rust");
+    // Every case's C by every compiler, and the Rust program, built and run in parallel.
+    let mut jobs: Vec<Box<dyn FnOnce() + Send + '_>> = Vec::new();
+    for (m, c_dir, c_input, c_expected) in &c_runs {
+        for cc in &compilers {
+            jobs.push(Box::new(move || {
+                let case = &CASES[*m];
+                // C: the model its own object; the driver includes its declarations only. Each
+                // compiler's objects are its own: the compilers run at the same time.
+                let exe = c_dir.join(format!("run_{cc}"));
+                let (model_o, main_o) = (format!("model_{cc}.o"), format!("main_{cc}.o"));
+                for (src, obj) in [("model.c", &model_o), ("main.c", &main_o)] {
+                    common::cc(cc, c_dir, &["-c", src, "-o", obj], &format!("case {m}"));
+                }
+                let link = [model_o.as_str(), main_o.as_str(), "-o", exe.to_str().unwrap()];
+                common::cc(cc, c_dir, &link, &format!("case {m}: link"));
+                let got = run(&exe, c_input.clone());
+                compare(&got, c_expected, &format!("case {m} ({} {}), C by {cc}", case.train, case.algo));
+            }));
+        }
+    }
+    jobs.push(Box::new(|| {
+        let exe = d.join("generated");
+        common::rustc(&main, &exe);
+        let got = run(&exe, rust_input);
+        compare(&got, &rust_expected, "Rust");
+    }));
+    in_parallel(jobs);
+}
+
+/// Trains case `m` through the CLI into `m{m}.ltu` in `d` and generates its Rust (`m{m}.rs`) and
+/// its C (`c{m}/model.c` and `model.h`), which must come without warnings.
+fn train_and_generate(d: &Path, m: usize, case: &Case) {
+    let model_file = format!("m{m}.ltu");
+    let train = data_path(case.train);
+    let mut args = vec!["train", &train, "--categorical", "class", "--algo", case.algo];
+    if case.recording.is_none() {
+        args.push("--recordings");
+    }
+    args.extend(case.train_args);
+    args.extend(["--no-estimate", "-o", &model_file]);
+    ltu(d, &args);
+    let c_dir = d.join(format!("c{m}"));
+    std::fs::create_dir(&c_dir).unwrap();
+    for (lang, out) in [("rust", d.join(format!("m{m}.rs"))), ("c", c_dir.join("model.c"))] {
+        let mut args = vec!["codegen", &model_file, "--lang", lang, "-o", out.to_str().unwrap()];
+        args.extend(case.codegen_args);
+        let o = ltu(d, &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("warning"), "case {m}: the pipeline is emitted, nothing to warn about: {err}");
+    }
+}
+
+/// Runs `jobs` on threads of their own (each mostly waits for the processes it starts) and
+/// waits for all; the first failure's panic is the test's, with its own message.
+fn in_parallel<F: FnOnce() + Send>(jobs: Vec<F>) {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = jobs.into_iter().map(|job| s.spawn(job)).collect();
+        for h in handles {
+            if let Err(panic) = h.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
 }
 
 /// Line by line, so a failure names the sequence.

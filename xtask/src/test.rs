@@ -16,8 +16,12 @@ pub fn run(root: &Path) -> ExitCode {
         prereq::qemu_and_gcc()?;
         prereq::c_tools()
     });
+    // Without incremental compilation: CI builds from scratch, where its caches are only written,
+    // and its many small codegen units make the optimised test build slower.
     steps.run("cargo test --workspace --no-fail-fast", || {
-        cmd::run(cmd::cargo(root).args(["test", "--workspace", "--no-fail-fast"]))
+        cmd::run(
+            cmd::cargo(root).args(["test", "--workspace", "--no-fail-fast"]).env("CARGO_INCREMENTAL", "0"),
+        )
     });
     for target in prereq::CROSS_TARGETS {
         // Default features, plus defmt, a one-model build (a tree of i16 units), the same that
