@@ -43,7 +43,12 @@ fn learned(text: &mut String, learner: &Learner<'_, '_>) {
     )
     .unwrap();
     let mut file = Vec::new();
-    learner.write_file(|p| Ok::<(), ()>(file.extend_from_slice(p))).unwrap();
+    learner
+        .write_file(|p| {
+            file.extend_from_slice(p);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
     assert_eq!(file.len(), learner.file_len());
     assert!(Model::from_bytes(&file).is_ok(), "the learned file loads");
     let hex: String = file.iter().map(|b| format!("{b:02x}")).collect();
