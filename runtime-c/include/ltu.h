@@ -361,7 +361,8 @@ typedef int (*ltu_flash_erase_fn)(void *user, uint32_t from, uint32_t to);
 
 /**
  * A NOR flash, as the firmware's driver exposes it: three functions, the pointer they are
- * given, and the geometry. Callbacks must return normally (no `longjmp`, no C++ exception).
+ * given, and the geometry. Callbacks must return normally (no `longjmp`, no C++ exception) and
+ * must not call a function with the store or the learner in use.
  */
 typedef struct ltu_flash {
   /**

@@ -545,7 +545,8 @@ pub type ltu_flash_write_fn =
 pub type ltu_flash_erase_fn = Option<unsafe extern "C" fn(user: *mut c_void, from: u32, to: u32) -> c_int>;
 
 /// A NOR flash, as the firmware's driver exposes it: three functions, the pointer they are
-/// given, and the geometry. Callbacks must return normally (no `longjmp`, no C++ exception).
+/// given, and the geometry. Callbacks must return normally (no `longjmp`, no C++ exception) and
+/// must not call a function with the store or the learner in use.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct ltu_flash {
