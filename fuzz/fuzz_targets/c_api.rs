@@ -7,6 +7,11 @@
 //! one, bit 2 the scores buffer, bit 3 makes the lazy source run dry half-way, bits 4 and 5 pick
 //! the window length (the values' count, 0, 1 or 4097 samples), bit 6 passes one channel too
 //! many, and bits 6 and 7 give the class-name buffer 0 to 3 bytes beyond the name. If `flags & 1`, the magic, version and CRC-32 are repaired before loading.
+//!
+//! A valid model also learns, through `ltu_learner_*` and the runtime's `Learner` side by side:
+//! from the inputs and from the window with a label from the first value (sometimes out of
+//! range), with RAM one byte short if bit 2 is set; statuses, outcomes, units and the learned
+//! files must agree.
 #![no_main]
 
 use std::ffi::c_void;
@@ -14,12 +19,13 @@ use std::mem::MaybeUninit;
 
 use libfuzzer_sys::fuzz_target;
 use ltu_c::{
-    ltu_model, ltu_model_class_name, ltu_model_init, ltu_model_n_channels, ltu_model_n_classes,
-    ltu_model_n_inputs, ltu_predict, ltu_predict_lazy, ltu_predict_scores, ltu_predict_window, ltu_status,
-    ltu_status_raw,
+    ltu_learner, ltu_learner_crc, ltu_learner_init, ltu_learner_ram_needed, ltu_learner_update,
+    ltu_learner_update_window, ltu_learner_write_file, ltu_model, ltu_model_class_name, ltu_model_init,
+    ltu_model_n_channels, ltu_model_n_classes, ltu_model_n_inputs, ltu_predict, ltu_predict_lazy,
+    ltu_predict_scores, ltu_predict_window, ltu_status, ltu_status_raw, LTU_NO_UNIT,
 };
 use ltu_runtime::format::{crc32, CHECKSUM_LEN, MAGIC, VERSION};
-use ltu_runtime::Model;
+use ltu_runtime::{Learner, Model, Outcome};
 
 /// `ltu_predict_lazy`'s context: the inputs and how many of them are available.
 struct Source<'a> {
@@ -41,6 +47,25 @@ unsafe extern "C" fn input(context: *mut c_void, index: usize, value_out: *mut i
 
 fn status<T>(r: Result<T, ltu_runtime::Error>) -> ltu_status {
     r.map_or_else(ltu_status::from, |_| ltu_status::LTU_OK)
+}
+
+/// `ltu_learner_write_file`'s sink: appends to the `Vec<u8>` at `user`.
+unsafe extern "C" fn collect(user: *mut c_void, data: *const u8, len: usize) -> std::ffi::c_int {
+    // SAFETY: `user` is the `Vec` passed below; `data` holds `len` bytes during the call.
+    unsafe { (*user.cast::<Vec<u8>>()).extend_from_slice(std::slice::from_raw_parts(data, len)) };
+    0
+}
+
+/// `ltu_outcome`'s number and the unit of an outcome.
+fn c_outcome(o: Outcome) -> (u32, u32) {
+    match o {
+        Outcome::Correct => (0, LTU_NO_UNIT),
+        Outcome::Corrected { unit } => (1, unit.into()),
+        Outcome::Clipped { unit } => (2, unit.into()),
+        Outcome::Saturated { unit } => (3, unit.into()),
+        Outcome::Constant => (4, LTU_NO_UNIT),
+        Outcome::Unlearnable => (5, LTU_NO_UNIT),
+    }
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -147,4 +172,48 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(c) = want {
         assert_eq!(class4 as usize, c);
     }
+
+    // Learning: the C learner and the Rust one, side by side.
+    let mut needed = 0usize;
+    let r = unsafe { ltu_learner_ram_needed(model_bytes.as_ptr(), model_bytes.len(), &mut needed) };
+    assert_eq!((r, needed), (ltu_status::LTU_OK, Learner::ram_needed(&model_bytes).unwrap()));
+    let short = usize::from(flags & 4 != 0 && needed > 0);
+    let (mut c_ram, mut rust_ram) = (vec![0u8; needed - short], vec![0u8; needed - short]);
+    let mut l = MaybeUninit::<ltu_learner>::zeroed();
+    let lp = l.as_mut_ptr();
+    let r = unsafe {
+        ltu_learner_init(lp, model_bytes.as_ptr(), model_bytes.len(), c_ram.as_mut_ptr(), c_ram.len())
+    };
+    let rust = Learner::new(&model_bytes, &mut rust_ram);
+    assert_eq!(r, status(rust.as_ref().map(|_| ()).map_err(|e| *e)));
+    let Ok(mut rust) = rust else { return };
+    let label = values.first().map_or(0, |&v| v.unsigned_abs() % (k as u32 + 1));
+    let (mut outcome, mut unit) = (u32::MAX, 0u32);
+    let r = unsafe { ltu_learner_update(lp, x.as_ptr(), x.len(), label, &mut outcome, &mut unit) };
+    let want = rust.update(&x, label as usize);
+    assert_eq!(r, status(want));
+    if let Ok(o) = want {
+        assert_eq!((outcome, unit), c_outcome(o));
+    }
+    let r = unsafe {
+        ltu_learner_update_window(lp, samples.as_ptr(), channels, per, label, &mut outcome, &mut unit)
+    };
+    let want = rust.update_window(&rows, label as usize);
+    assert_eq!(r, status(want));
+    if let Ok(o) = want {
+        assert_eq!((outcome, unit), c_outcome(o));
+    }
+    let mut crc = 0u32;
+    assert_eq!(unsafe { ltu_learner_crc(lp, &mut crc) }, ltu_status::LTU_OK);
+    assert_eq!(crc, rust.crc());
+    let mut file = Vec::new();
+    let r = unsafe { ltu_learner_write_file(lp, Some(collect), (&mut file as *mut Vec<u8>).cast()) };
+    assert_eq!(r, ltu_status::LTU_OK);
+    let mut want_file = Vec::new();
+    rust.write_file(|p| {
+        want_file.extend_from_slice(p);
+        Ok::<(), ()>(())
+    })
+    .unwrap();
+    assert_eq!(file, want_file);
 });

@@ -15,6 +15,23 @@
 #define LTU_MODEL_WORDS 32
 
 /**
+ * Words of storage in an `ltu_learner`: enough for the learner on every target (checked at
+ * compile time).
+ */
+#define LTU_LEARNER_WORDS 48
+
+/**
+ * The `unit_out` of an outcome that names no unit.
+ */
+#define LTU_NO_UNIT UINT32_MAX
+
+/**
+ * Words of storage in an `ltu_store`: enough for the store on every target (checked at
+ * compile time).
+ */
+#define LTU_STORE_WORDS 12
+
+/**
  * What a function returns: `LTU_OK`, or why it failed.
  *
  * The numbers are stable. 1 to 63 are the runtime's errors (`ltu_runtime::Error`, in its
@@ -133,13 +150,12 @@ typedef enum ltu_status {
    */
   LTU_ERR_ENCODE_BUFFER_TOO_SMALL = 26,
   /**
-   * Learning: the label is not below the model's number of classes (no function of this API
-   * learns).
+   * Learning: the label is not below the model's number of classes.
    */
   LTU_ERR_LEARN_LABEL_OUT_OF_RANGE = 27,
   /**
-   * Learning: the learner's RAM is shorter than the model's weight table (no function of this
-   * API learns).
+   * Learning: the learner's RAM is shorter than the model's weight table
+   * (`ltu_learner_ram_needed`).
    */
   LTU_ERR_LEARN_RAM_TOO_SMALL = 28,
   /**
@@ -160,10 +176,89 @@ typedef enum ltu_status {
    */
   LTU_ERR_BUFFER_TOO_SMALL = 67,
   /**
+   * The `ltu_learner` was not initialised by a successful `ltu_learner_init` (it is zeroed, or
+   * its initialisation failed).
+   */
+  LTU_ERR_LEARNER_UNINITIALISED = 68,
+  /**
+   * The `ltu_store` was not initialised by a successful `ltu_store_init`.
+   */
+  LTU_ERR_STORE_UNINITIALISED = 69,
+  /**
+   * A callback of the caller returned non-zero (the sink of `ltu_learner_write_file`, or a flash
+   * function of an `ltu_store`); the operation stopped there.
+   */
+  LTU_ERR_CALLBACK = 70,
+  /**
+   * Store: the flash's `write_size` or `read_size` does not divide 32, or its `erase_size` is not
+   * a non-zero multiple of 32.
+   */
+  LTU_ERR_STORE_WORD_SIZE = 71,
+  /**
+   * Store: `offset` or `slot_size` is not a multiple of the flash's `erase_size`.
+   */
+  LTU_ERR_STORE_UNALIGNED = 72,
+  /**
+   * Store: the two slots do not fit in the flash's `capacity` (or end at 4 GiB or beyond).
+   */
+  LTU_ERR_STORE_OUT_OF_BOUNDS = 73,
+  /**
+   * Store: a slot cannot hold its header and a smallest model file.
+   */
+  LTU_ERR_STORE_SLOT_TOO_SMALL = 74,
+  /**
+   * Store: the learned model file is longer than a slot holds (`slot_size` - 32 bytes).
+   */
+  LTU_ERR_STORE_TOO_LARGE = 75,
+  /**
+   * Store: the new slot did not read back valid after the save (the flash did not keep what was
+   * written); the previous model is still the latest.
+   */
+  LTU_ERR_STORE_VERIFY = 76,
+  /**
+   * Store: the saved model was learned from another base model than the learner's (its length,
+   * or a byte outside the weight table, differs); the learner is unchanged.
+   */
+  LTU_ERR_STORE_OTHER_BASE = 77,
+  /**
    * A runtime error newer than this list (never returned by a consistent build).
    */
   LTU_ERR_UNKNOWN = 127,
 } ltu_status;
+
+/**
+ * What `ltu_learner_update` did; written to its `outcome_out` as a `uint32_t`.
+ */
+typedef enum ltu_outcome {
+  /**
+   * The model already answered right: nothing changed.
+   */
+  LTU_OUTCOME_CORRECT = 0,
+  /**
+   * The deciding unit (`unit_out`) was corrected.
+   */
+  LTU_OUTCOME_CORRECTED = 1,
+  /**
+   * The deciding unit (`unit_out`) was corrected by less than the full step (shortened so
+   * that no accumulator can overflow, or a weight clamped to the weight kind's range); the
+   * input may still be misclassified.
+   */
+  LTU_OUTCOME_CLIPPED = 2,
+  /**
+   * The deciding unit (`unit_out`) was wrong but its weights are at the accumulator bound:
+   * nothing changed.
+   */
+  LTU_OUTCOME_SATURATED = 3,
+  /**
+   * A tree's constant leaf decided: it has no weights to correct.
+   */
+  LTU_OUTCOME_CONSTANT = 4,
+  /**
+   * The deciding unit cannot answer the label (a leaf that scores other classes only, or a
+   * decision list without an entry for it): nothing changed.
+   */
+  LTU_OUTCOME_UNLEARNABLE = 5,
+} ltu_outcome;
 
 /**
  * Caller-provided storage for a validated model. It borrows the model bytes, which must stay
@@ -182,6 +277,127 @@ typedef struct ltu_model {
  * It must return normally (no `longjmp`, no C++ exception).
  */
 typedef ltu_status (*ltu_input_fn)(void *context, size_t index, int32_t *value_out);
+
+/**
+ * Caller-provided storage for a model that learns: the model file (which stays in flash,
+ * unchanged) with its weight table in RAM the caller provides. Initialise it with
+ * `ltu_learner_init`; a zeroed `ltu_learner`, or one whose initialisation failed, is refused
+ * with `LTU_ERR_LEARNER_UNINITIALISED`. It needs no clean-up. Do not copy an initialised
+ * `ltu_learner` (both copies would write the same RAM): initialise another one instead.
+ */
+typedef struct ltu_learner {
+  const void *opaque[LTU_LEARNER_WORDS];
+} ltu_learner;
+
+/**
+ * Counts of what a learner's updates did since `ltu_learner_init`, saturating at
+ * `UINT32_MAX`.
+ */
+typedef struct ltu_learn_stats {
+  /**
+   * Updates that ran (errors excluded).
+   */
+  uint32_t updates;
+  /**
+   * `LTU_OUTCOME_CORRECTED`.
+   */
+  uint32_t corrected;
+  /**
+   * `LTU_OUTCOME_CLIPPED`.
+   */
+  uint32_t clipped;
+  /**
+   * `LTU_OUTCOME_SATURATED`.
+   */
+  uint32_t saturated;
+  /**
+   * `LTU_OUTCOME_CONSTANT`.
+   */
+  uint32_t constant;
+  /**
+   * `LTU_OUTCOME_UNLEARNABLE`.
+   */
+  uint32_t unlearnable;
+} ltu_learn_stats;
+
+/**
+ * Receives the next `len` bytes of a file (`len` > 0); returns 0 to go on, anything else to
+ * stop. `user` is the pointer given with it. It must return normally (no `longjmp`, no C++
+ * exception), and must not call a function with the learner it writes.
+ */
+typedef int (*ltu_sink_fn)(void *user, const uint8_t *data, size_t len);
+
+/**
+ * Caller-provided storage for two power-safe flash slots that keep the learned model across
+ * resets (docs/ON_DEVICE_LEARNING.md: a save never loses the previous model, whenever the power
+ * is cut). Initialise it with `ltu_store_init`; a zeroed `ltu_store` is refused with
+ * `LTU_ERR_STORE_UNINITIALISED`. It needs no clean-up.
+ *
+ * A slot is a 32-byte header (magic "LTUS", sequence number, file length, CRC-32, padding)
+ * followed by the model file, padded to 32 bytes.
+ */
+typedef struct ltu_store {
+  const void *opaque[LTU_STORE_WORDS];
+} ltu_store;
+
+/**
+ * Reads `len` bytes of flash at address `addr` into `buf`; returns 0 on success. `addr` and
+ * `len` are multiples of the flash's `read_size`.
+ */
+typedef int (*ltu_flash_read_fn)(void *user, uint32_t addr, uint8_t *buf, size_t len);
+
+/**
+ * Programs the `len` bytes at `data` into flash at address `addr`; returns 0 on success. `addr`
+ * and `len` are multiples of the flash's `write_size`; every byte was erased since it was last
+ * written.
+ */
+typedef int (*ltu_flash_write_fn)(void *user, uint32_t addr, const uint8_t *data, size_t len);
+
+/**
+ * Erases the flash pages from address `from` up to `to` (excluded; both multiples of the
+ * flash's `erase_size`, `from` < `to`), setting their bytes to 0xFF; returns 0 on success.
+ */
+typedef int (*ltu_flash_erase_fn)(void *user, uint32_t from, uint32_t to);
+
+/**
+ * A NOR flash, as the firmware's driver exposes it: three functions, the pointer they are
+ * given, and the geometry. Callbacks must return normally (no `longjmp`, no C++ exception) and
+ * must not call a function with the store or the learner in use.
+ */
+typedef struct ltu_flash {
+  /**
+   * Passed to every callback untouched.
+   */
+  void *user;
+  /**
+   * Reads flash.
+   */
+  ltu_flash_read_fn read;
+  /**
+   * Programs flash.
+   */
+  ltu_flash_write_fn write;
+  /**
+   * Erases pages.
+   */
+  ltu_flash_erase_fn erase;
+  /**
+   * Bytes of flash the callbacks address, from address 0.
+   */
+  uint32_t capacity;
+  /**
+   * Bytes of a page, the unit of erasing: a multiple of 32.
+   */
+  uint32_t erase_size;
+  /**
+   * Bytes of a word, the unit of programming: 1, 2, 4, 8, 16 or 32.
+   */
+  uint32_t write_size;
+  /**
+   * Bytes of the unit of reading: 1, 2, 4, 8, 16 or 32.
+   */
+  uint32_t read_size;
+} ltu_flash;
 
 #ifdef __cplusplus
 extern "C" {
@@ -366,6 +582,227 @@ const char *ltu_status_name(ltu_status status);
  * NULL.
  */
 const char *ltu_status_message(ltu_status status);
+
+/**
+ * Validates the `len` model bytes at `bytes` and writes to `*needed_out` the bytes of RAM
+ * `ltu_learner_init` needs for them: the model's weight table (1, 2 or 4 bytes per weight and
+ * bias; `ltu inspect` reports it).
+ *
+ * Errors: `LTU_ERR_NULL`, `LTU_ERR_MISALIGNED`, or the first failed check of the model (as
+ * `ltu_model_init`).
+ *
+ * # Safety
+ * `bytes` is NULL or points to `len` readable bytes; `needed_out` is NULL or points to a
+ * writable `size_t`.
+ */
+enum ltu_status ltu_learner_ram_needed(const uint8_t *bytes, size_t len, size_t *needed_out);
+
+/**
+ * Validates the `len` model bytes at `bytes` (every check of `ltu_model_init`) and copies the
+ * model's weight table into the `ram_len` bytes at `ram` (at least `ltu_learner_ram_needed`;
+ * any alignment), making `*learner` a model that learns. On any error `*learner` is left
+ * uninitialised.
+ *
+ * Errors: `LTU_ERR_NULL` (`learner`, `bytes`, or `ram` when `ram_len` is not 0),
+ * `LTU_ERR_MISALIGNED`, a failed check of the model (codes 1 to 21),
+ * `LTU_ERR_LEARN_RAM_TOO_SMALL`.
+ *
+ * # Safety
+ * `learner` is NULL or points to writable storage for an `ltu_learner`; `bytes` is NULL or
+ * points to `len` readable bytes that stay valid and unchanged as long as `*learner` is used;
+ * `ram` is NULL or points to `ram_len` writable bytes that nothing but the functions given
+ * `learner` reads or writes as long as `*learner` is used.
+ */
+enum ltu_status ltu_learner_init(struct ltu_learner *learner,
+                                 const uint8_t *bytes,
+                                 size_t len,
+                                 uint8_t *ram,
+                                 size_t ram_len);
+
+/**
+ * Presents one labelled example to the learner: `inputs` holds `n_inputs` raw values (as
+ * `ltu_predict`), `label` is its true class. If the unit that decides for it answers wrongly,
+ * its weights move just far enough that it answers `label` (Utgoff's absolute error
+ * correction; docs/ON_DEVICE_LEARNING.md). Writes the `ltu_outcome` to `*outcome_out` and,
+ * unless `unit_out` is NULL, the corrected unit's index to `*unit_out` (`LTU_NO_UNIT` for
+ * `LTU_OUTCOME_CORRECT`, `_CONSTANT` and `_UNLEARNABLE`).
+ *
+ * Errors (nothing changes then): `LTU_ERR_NULL`, `LTU_ERR_MISALIGNED`,
+ * `LTU_ERR_LEARNER_UNINITIALISED`, `LTU_ERR_PREDICT_INPUT_LENGTH`,
+ * `LTU_ERR_LEARN_LABEL_OUT_OF_RANGE` if `label` is not below the number of classes.
+ *
+ * # Safety
+ * `learner` is NULL or points to an `ltu_learner` that is zeroed or was passed to
+ * `ltu_learner_init`, and that no other call uses meanwhile; `inputs` as in `ltu_predict`;
+ * `outcome_out` is NULL or points to a writable `uint32_t`; `unit_out` likewise.
+ */
+enum ltu_status ltu_learner_update(struct ltu_learner *learner,
+                                   const int32_t *inputs,
+                                   size_t n_inputs,
+                                   uint32_t label,
+                                   uint32_t *outcome_out,
+                                   uint32_t *unit_out);
+
+/**
+ * `ltu_learner_update` for a model with a sensor pipeline: the inputs are the statistics of one
+ * window of raw samples, `samples` holding `n_channels` rows of `n_samples` samples,
+ * channel-major (as `ltu_predict_window`). Only the statistics the update reads are computed.
+ *
+ * Errors: as `ltu_learner_update`, with `LTU_ERR_PREDICT_WINDOW` (as `ltu_predict_window`) for
+ * `LTU_ERR_PREDICT_INPUT_LENGTH`; `LTU_ERR_UNSUPPORTED` if the library was built without the
+ * `pipeline` feature. Nothing changes on an error.
+ *
+ * # Safety
+ * `learner`, `outcome_out` and `unit_out` as in `ltu_learner_update`; `samples` as in
+ * `ltu_predict_window`.
+ */
+enum ltu_status ltu_learner_update_window(struct ltu_learner *learner,
+                                          const int16_t *samples,
+                                          size_t n_channels,
+                                          size_t n_samples,
+                                          uint32_t label,
+                                          uint32_t *outcome_out,
+                                          uint32_t *unit_out);
+
+/**
+ * Predicts with the learned model as `ltu_predict` does with a model.
+ *
+ * Errors: as `ltu_predict`, with `LTU_ERR_LEARNER_UNINITIALISED`.
+ *
+ * # Safety
+ * `learner` as in `ltu_learner_update` (read only); `inputs` and `class_out` as in
+ * `ltu_predict`.
+ */
+enum ltu_status ltu_learner_predict(const struct ltu_learner *learner,
+                                    const int32_t *inputs,
+                                    size_t n_inputs,
+                                    uint32_t *class_out);
+
+/**
+ * Predicts with the learned model as `ltu_predict_window` does with a model.
+ *
+ * Errors: as `ltu_predict_window`, with `LTU_ERR_LEARNER_UNINITIALISED`.
+ *
+ * # Safety
+ * `learner` as in `ltu_learner_predict`; `samples` and `class_out` as in `ltu_predict_window`.
+ */
+enum ltu_status ltu_learner_predict_window(const struct ltu_learner *learner,
+                                           const int16_t *samples,
+                                           size_t n_channels,
+                                           size_t n_samples,
+                                           uint32_t *class_out);
+
+/**
+ * Writes to `*stats_out` what the updates since `ltu_learner_init` did.
+ *
+ * Errors: `LTU_ERR_NULL`, `LTU_ERR_MISALIGNED`, `LTU_ERR_LEARNER_UNINITIALISED`.
+ *
+ * # Safety
+ * `learner` as in `ltu_learner_predict`; `stats_out` is NULL or points to a writable
+ * `ltu_learn_stats`.
+ */
+enum ltu_status ltu_learner_stats(const struct ltu_learner *learner,
+                                  struct ltu_learn_stats *stats_out);
+
+/**
+ * Length in bytes of the learned model file (the base file's: only weights change); 0 if
+ * `learner` is NULL or not initialised.
+ *
+ * # Safety
+ * As `ltu_learner_predict` for `learner`.
+ */
+size_t ltu_learner_file_len(const struct ltu_learner *learner);
+
+/**
+ * Writes to `*crc_out` the CRC-32 of the learned model file (its last four bytes,
+ * little-endian).
+ *
+ * Errors: `LTU_ERR_NULL`, `LTU_ERR_MISALIGNED`, `LTU_ERR_LEARNER_UNINITIALISED`.
+ *
+ * # Safety
+ * As `ltu_learner_predict` for `learner`; `crc_out` is NULL or points to a writable
+ * `uint32_t`.
+ */
+enum ltu_status ltu_learner_crc(const struct ltu_learner *learner, uint32_t *crc_out);
+
+/**
+ * Writes the learned model file to `sink` in pieces, in order (the base file up to the weight
+ * table, the learned weights, the rest of the body, the new CRC-32): `ltu_learner_file_len`
+ * bytes in all, a model file `ltu_model_init` accepts. The data pointers are valid only during
+ * each call.
+ *
+ * Errors: `LTU_ERR_NULL` (`learner` or `sink`), `LTU_ERR_MISALIGNED`,
+ * `LTU_ERR_LEARNER_UNINITIALISED`, `LTU_ERR_CALLBACK` if `sink` returned non-zero (nothing
+ * more is written after it).
+ *
+ * # Safety
+ * As `ltu_learner_predict` for `learner`; `sink` is NULL or a function of type `ltu_sink_fn`.
+ * `user` is passed through untouched.
+ */
+enum ltu_status ltu_learner_write_file(const struct ltu_learner *learner,
+                                       ltu_sink_fn sink,
+                                       void *user);
+
+/**
+ * Makes `*store` two slots of `slot_size` bytes each in `*flash` from address `offset` (slot 0
+ * at `offset`, slot 1 at `offset + slot_size`). `*flash` is copied; nothing is read or written
+ * yet. A slot holds a model file of up to `slot_size - 32` bytes. On any error `*store` is left
+ * uninitialised.
+ *
+ * Errors: `LTU_ERR_NULL` (`store`, `flash` or one of its functions), `LTU_ERR_MISALIGNED`,
+ * `LTU_ERR_STORE_WORD_SIZE`, `LTU_ERR_STORE_UNALIGNED` (`offset` or `slot_size` not a multiple
+ * of `erase_size`), `LTU_ERR_STORE_OUT_OF_BOUNDS`, `LTU_ERR_STORE_SLOT_TOO_SMALL`.
+ *
+ * # Safety
+ * `store` is NULL or points to writable storage for an `ltu_store`; `flash` is NULL or points
+ * to a readable `ltu_flash` whose functions are NULL or of their types and, with `user`, stay
+ * usable as long as `*store` is used.
+ */
+enum ltu_status ltu_store_init(struct ltu_store *store,
+                               const struct ltu_flash *flash,
+                               uint32_t offset,
+                               uint32_t slot_size);
+
+/**
+ * Saves the learned model of `learner` into the slot that does not hold the latest saved
+ * model: erases the pages it needs, writes the file, writes the header last and reads the slot
+ * back. A power cut at any instant leaves the previous model or the new one, never none.
+ * Unless `seq_out` is NULL, writes the new slot's sequence number (the previous one's plus 1,
+ * 1 for the first save) to `*seq_out`. On any error the previous latest slot is untouched and
+ * still the latest.
+ *
+ * Errors: `LTU_ERR_NULL`, `LTU_ERR_MISALIGNED`, `LTU_ERR_STORE_UNINITIALISED`,
+ * `LTU_ERR_LEARNER_UNINITIALISED`, `LTU_ERR_STORE_TOO_LARGE`, `LTU_ERR_CALLBACK` (a flash
+ * function failed), `LTU_ERR_STORE_VERIFY`.
+ *
+ * # Safety
+ * `store` is NULL or points to an `ltu_store` that is zeroed or was passed to
+ * `ltu_store_init`, and that no other call uses meanwhile; `learner` as in
+ * `ltu_learner_predict`; `seq_out` is NULL or points to a writable `uint32_t`.
+ */
+enum ltu_status ltu_store_save(struct ltu_store *store,
+                               const struct ltu_learner *learner,
+                               uint32_t *seq_out);
+
+/**
+ * Puts the weights of the latest saved model into `learner`, which must have been initialised
+ * from the base model that learned them (at boot: the model file in the firmware). Writes 1 to
+ * `*found_out` if a saved model was restored, 0 if none was saved (the learner keeps the base
+ * model's weights). The restored weights pass the loader's checks again.
+ *
+ * Errors: `LTU_ERR_NULL`, `LTU_ERR_MISALIGNED`, `LTU_ERR_STORE_UNINITIALISED`,
+ * `LTU_ERR_LEARNER_UNINITIALISED`, `LTU_ERR_STORE_OTHER_BASE` (learner unchanged),
+ * `LTU_ERR_ACCUMULATOR_MAY_OVERFLOW` (the learner has its base model's weights),
+ * `LTU_ERR_CALLBACK` (a flash function failed; if it failed while copying weights, the learner
+ * has its base model's weights).
+ *
+ * # Safety
+ * `store` as in `ltu_store_save`; `learner` as in `ltu_learner_update`; `found_out` is NULL or
+ * points to a writable `uint32_t`.
+ */
+enum ltu_status ltu_store_restore(struct ltu_store *store,
+                                  struct ltu_learner *learner,
+                                  uint32_t *found_out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -37,9 +37,12 @@ extern crate std;
 use core::ffi::{c_char, c_void};
 use core::mem::{align_of, size_of};
 
-#[cfg(feature = "pipeline")]
-use ltu_runtime::window::Sample;
 use ltu_runtime::{Error, Model};
+
+#[cfg(feature = "learn")]
+mod learn;
+#[cfg(feature = "learn")]
+pub use learn::*;
 
 /// Bare-metal builds (and host builds with `-C panic=abort`) have no `std` to supply a panic
 /// handler. Nothing in this library panics; the handler only satisfies the linker.
@@ -131,11 +134,10 @@ pub enum ltu_status {
     LTU_ERR_PREDICT_SCORES_BUFFER = 25,
     /// Encoding: the output buffer is too small for the model (no function of this API encodes).
     LTU_ERR_ENCODE_BUFFER_TOO_SMALL = 26,
-    /// Learning: the label is not below the model's number of classes (no function of this API
-    /// learns).
+    /// Learning: the label is not below the model's number of classes.
     LTU_ERR_LEARN_LABEL_OUT_OF_RANGE = 27,
-    /// Learning: the learner's RAM is shorter than the model's weight table (no function of this
-    /// API learns).
+    /// Learning: the learner's RAM is shorter than the model's weight table
+    /// (`ltu_learner_ram_needed`).
     LTU_ERR_LEARN_RAM_TOO_SMALL = 28,
     /// A required pointer is NULL.
     LTU_ERR_NULL = 64,
@@ -146,12 +148,37 @@ pub enum ltu_status {
     LTU_ERR_MODEL_UNINITIALISED = 66,
     /// An output buffer is shorter than what it must hold.
     LTU_ERR_BUFFER_TOO_SMALL = 67,
+    /// The `ltu_learner` was not initialised by a successful `ltu_learner_init` (it is zeroed, or
+    /// its initialisation failed).
+    LTU_ERR_LEARNER_UNINITIALISED = 68,
+    /// The `ltu_store` was not initialised by a successful `ltu_store_init`.
+    LTU_ERR_STORE_UNINITIALISED = 69,
+    /// A callback of the caller returned non-zero (the sink of `ltu_learner_write_file`, or a flash
+    /// function of an `ltu_store`); the operation stopped there.
+    LTU_ERR_CALLBACK = 70,
+    /// Store: the flash's `write_size` or `read_size` does not divide 32, or its `erase_size` is not
+    /// a non-zero multiple of 32.
+    LTU_ERR_STORE_WORD_SIZE = 71,
+    /// Store: `offset` or `slot_size` is not a multiple of the flash's `erase_size`.
+    LTU_ERR_STORE_UNALIGNED = 72,
+    /// Store: the two slots do not fit in the flash's `capacity` (or end at 4 GiB or beyond).
+    LTU_ERR_STORE_OUT_OF_BOUNDS = 73,
+    /// Store: a slot cannot hold its header and a smallest model file.
+    LTU_ERR_STORE_SLOT_TOO_SMALL = 74,
+    /// Store: the learned model file is longer than a slot holds (`slot_size` - 32 bytes).
+    LTU_ERR_STORE_TOO_LARGE = 75,
+    /// Store: the new slot did not read back valid after the save (the flash did not keep what was
+    /// written); the previous model is still the latest.
+    LTU_ERR_STORE_VERIFY = 76,
+    /// Store: the saved model was learned from another base model than the learner's (its length,
+    /// or a byte outside the weight table, differs); the learner is unchanged.
+    LTU_ERR_STORE_OTHER_BASE = 77,
     /// A runtime error newer than this list (never returned by a consistent build).
     LTU_ERR_UNKNOWN = 127,
 }
 
 /// Every status, for the look-ups from a raw number.
-const STATUSES: [ltu_status; 34] = {
+const STATUSES: [ltu_status; 44] = {
     use ltu_status::*;
     [
         LTU_OK,
@@ -187,6 +214,16 @@ const STATUSES: [ltu_status; 34] = {
         LTU_ERR_MISALIGNED,
         LTU_ERR_MODEL_UNINITIALISED,
         LTU_ERR_BUFFER_TOO_SMALL,
+        LTU_ERR_LEARNER_UNINITIALISED,
+        LTU_ERR_STORE_UNINITIALISED,
+        LTU_ERR_CALLBACK,
+        LTU_ERR_STORE_WORD_SIZE,
+        LTU_ERR_STORE_UNALIGNED,
+        LTU_ERR_STORE_OUT_OF_BOUNDS,
+        LTU_ERR_STORE_SLOT_TOO_SMALL,
+        LTU_ERR_STORE_TOO_LARGE,
+        LTU_ERR_STORE_VERIFY,
+        LTU_ERR_STORE_OTHER_BASE,
         LTU_ERR_UNKNOWN,
     ]
 };
@@ -234,6 +271,16 @@ impl ltu_status {
             LTU_ERR_MISALIGNED => "LTU_ERR_MISALIGNED\0",
             LTU_ERR_MODEL_UNINITIALISED => "LTU_ERR_MODEL_UNINITIALISED\0",
             LTU_ERR_BUFFER_TOO_SMALL => "LTU_ERR_BUFFER_TOO_SMALL\0",
+            LTU_ERR_LEARNER_UNINITIALISED => "LTU_ERR_LEARNER_UNINITIALISED\0",
+            LTU_ERR_STORE_UNINITIALISED => "LTU_ERR_STORE_UNINITIALISED\0",
+            LTU_ERR_CALLBACK => "LTU_ERR_CALLBACK\0",
+            LTU_ERR_STORE_WORD_SIZE => "LTU_ERR_STORE_WORD_SIZE\0",
+            LTU_ERR_STORE_UNALIGNED => "LTU_ERR_STORE_UNALIGNED\0",
+            LTU_ERR_STORE_OUT_OF_BOUNDS => "LTU_ERR_STORE_OUT_OF_BOUNDS\0",
+            LTU_ERR_STORE_SLOT_TOO_SMALL => "LTU_ERR_STORE_SLOT_TOO_SMALL\0",
+            LTU_ERR_STORE_TOO_LARGE => "LTU_ERR_STORE_TOO_LARGE\0",
+            LTU_ERR_STORE_VERIFY => "LTU_ERR_STORE_VERIFY\0",
+            LTU_ERR_STORE_OTHER_BASE => "LTU_ERR_STORE_OTHER_BASE\0",
             LTU_ERR_UNKNOWN => "LTU_ERR_UNKNOWN\0",
         }
     }
@@ -276,6 +323,18 @@ impl ltu_status {
             LTU_ERR_MISALIGNED => "a pointer is not aligned for its type\0",
             LTU_ERR_MODEL_UNINITIALISED => "the model was not initialised by a successful ltu_model_init\0",
             LTU_ERR_BUFFER_TOO_SMALL => "an output buffer is too small\0",
+            LTU_ERR_LEARNER_UNINITIALISED => {
+                "the learner was not initialised by a successful ltu_learner_init\0"
+            }
+            LTU_ERR_STORE_UNINITIALISED => "the store was not initialised by a successful ltu_store_init\0",
+            LTU_ERR_CALLBACK => "a callback returned an error\0",
+            LTU_ERR_STORE_WORD_SIZE => "flash word or page size the store cannot use\0",
+            LTU_ERR_STORE_UNALIGNED => "store offset or slot size is not a whole number of flash pages\0",
+            LTU_ERR_STORE_OUT_OF_BOUNDS => "store slots do not fit in the flash\0",
+            LTU_ERR_STORE_SLOT_TOO_SMALL => "store slot too small for a header and a model\0",
+            LTU_ERR_STORE_TOO_LARGE => "model file longer than a store slot holds\0",
+            LTU_ERR_STORE_VERIFY => "saved slot did not read back valid\0",
+            LTU_ERR_STORE_OTHER_BASE => "saved model was learned from another base model\0",
             LTU_ERR_UNKNOWN => "unknown error\0",
         }
     }
@@ -606,18 +665,28 @@ pub unsafe extern "C" fn ltu_predict(
     n_inputs: usize,
     class_out: *mut u32,
 ) -> ltu_status {
-    status((|| {
-        // SAFETY: the caller's contract for `model`.
-        let m = unsafe { loaded(model) }?;
-        check_ptr(class_out)?;
-        if n_inputs != m.n_inputs() {
-            return Err(ltu_status::LTU_ERR_PREDICT_INPUT_LENGTH);
-        }
-        // SAFETY: the caller's contract for `inputs`.
-        let x = unsafe { slice(inputs, n_inputs, ltu_status::LTU_ERR_PREDICT_INPUT_LENGTH) }?;
-        // SAFETY: `class_out` checked; writable by the caller's contract.
-        Ok(unsafe { finish(m.predict(x), class_out) })
-    })())
+    // SAFETY: the caller's contract for `model`, `inputs` and `class_out`.
+    status(unsafe { loaded(model) }.and_then(|m| unsafe { predict_into(m, inputs, n_inputs, class_out) }))
+}
+
+/// `ltu_predict` on a validated model (also the learned model of `ltu_learner_predict`).
+///
+/// # Safety
+/// As `ltu_predict` for `inputs` and `class_out`.
+unsafe fn predict_into(
+    m: &Model<'_>,
+    inputs: *const i32,
+    n_inputs: usize,
+    class_out: *mut u32,
+) -> Result<ltu_status, ltu_status> {
+    check_ptr(class_out)?;
+    if n_inputs != m.n_inputs() {
+        return Err(ltu_status::LTU_ERR_PREDICT_INPUT_LENGTH);
+    }
+    // SAFETY: the caller's contract for `inputs`.
+    let x = unsafe { slice(inputs, n_inputs, ltu_status::LTU_ERR_PREDICT_INPUT_LENGTH) }?;
+    // SAFETY: `class_out` checked; writable by the caller's contract.
+    Ok(unsafe { finish(m.predict(x), class_out) })
 }
 
 /// Predicts as `ltu_predict` and writes the per-class scores of the unit that decided to
@@ -725,28 +794,67 @@ pub unsafe extern "C" fn ltu_predict_window(
     n_samples: usize,
     class_out: *mut u32,
 ) -> ltu_status {
-    status((|| {
-        // SAFETY: the caller's contract for `model`.
-        let m = unsafe { loaded(model) }?;
-        check_ptr(class_out)?;
-        #[cfg(feature = "pipeline")]
-        {
-            let total = n_channels.checked_mul(n_samples).ok_or(ltu_status::LTU_ERR_PREDICT_WINDOW)?;
-            // SAFETY: the caller's contract for `samples`.
-            let all: &[Sample] = unsafe { slice(samples, total, ltu_status::LTU_ERR_PREDICT_WINDOW) }?;
-            let channel = |c: usize| {
-                let start = c.checked_mul(n_samples)?;
-                all.get(start..start.checked_add(n_samples)?)
-            };
-            // SAFETY: `class_out` checked; writable by the caller's contract.
-            Ok(unsafe { finish(m.predict_window_with(n_channels, channel), class_out) })
+    // SAFETY: the caller's contract for `model`, `samples` and `class_out`.
+    status(
+        unsafe { loaded(model) }
+            .and_then(|m| unsafe { predict_window_into(m, samples, n_channels, n_samples, class_out) }),
+    )
+}
+
+/// `ltu_predict_window` on a validated model (also the learned model of
+/// `ltu_learner_predict_window`).
+///
+/// # Safety
+/// As `ltu_predict_window` for `samples` and `class_out`.
+unsafe fn predict_window_into(
+    m: &Model<'_>,
+    samples: *const i16,
+    n_channels: usize,
+    n_samples: usize,
+    class_out: *mut u32,
+) -> Result<ltu_status, ltu_status> {
+    check_ptr(class_out)?;
+    // SAFETY: the caller's contract for `samples`.
+    let window = unsafe { Window::new(samples, n_channels, n_samples) }?;
+    #[cfg(feature = "pipeline")]
+    // SAFETY: `class_out` checked; writable by the caller's contract.
+    return Ok(unsafe { finish(m.predict_window_with(n_channels, |c| window.channel(c)), class_out) });
+    #[cfg(not(feature = "pipeline"))]
+    return {
+        let _ = (m, window, n_channels);
+        Err(ltu_status::LTU_ERR_UNSUPPORTED)
+    };
+}
+
+/// A window of raw samples from C: `n_channels` rows of `n_samples`, channel-major.
+struct Window<'a> {
+    all: &'a [i16],
+    n_samples: usize,
+}
+
+impl<'a> Window<'a> {
+    /// The `n_channels * n_samples` samples at `samples`. Without the `pipeline` feature, no
+    /// model can use a window: `LTU_ERR_UNSUPPORTED`.
+    ///
+    /// # Safety
+    /// `samples` is NULL or points to `n_channels * n_samples` readable `int16_t` that nothing
+    /// writes for `'a` (NULL is accepted when that product is 0).
+    unsafe fn new(samples: *const i16, n_channels: usize, n_samples: usize) -> Result<Self, ltu_status> {
+        if cfg!(not(feature = "pipeline")) {
+            return Err(ltu_status::LTU_ERR_UNSUPPORTED);
         }
-        #[cfg(not(feature = "pipeline"))]
-        {
-            let _ = (m, samples, n_channels, n_samples);
-            Err(ltu_status::LTU_ERR_UNSUPPORTED)
-        }
-    })())
+        let total = n_channels.checked_mul(n_samples).ok_or(ltu_status::LTU_ERR_PREDICT_WINDOW)?;
+        // SAFETY: the caller's contract for `samples`.
+        let all = unsafe { slice(samples, total, ltu_status::LTU_ERR_PREDICT_WINDOW) }?;
+        Ok(Window { all, n_samples })
+    }
+
+    /// Channel `c`'s samples; `None` past the last channel.
+    #[cfg_attr(not(feature = "pipeline"), allow(dead_code))]
+    fn channel(&self, c: usize) -> Option<&'a [i16]> {
+        let start = c.checked_mul(self.n_samples)?;
+        self.all.get(start..start.checked_add(self.n_samples)?)
+    }
 }
 
 /// Copies the name of class `class` from the model's optional names, NUL-terminated, into the

@@ -29,6 +29,9 @@ pub use real::{format, window, Error, InputsRead};
 #[path = "../../runtime/tests/corrupt.rs"]
 mod vectors;
 
+mod common;
+use common::{golden_rows, root, run, sanitized_program, scratch};
+
 /// Set in the child process that collects the corrupted vectors: the file they are appended to.
 const VECTORS_ENV: &str = "LTU_C_API_VECTORS";
 
@@ -72,41 +75,6 @@ impl<'a> std::ops::Deref for Model<'a> {
     }
 }
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-/// A scratch directory under the target directory, emptied.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-#[track_caller]
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "{cmd:?} failed ({}):\n{text}", out.status);
-    text
-}
-
-/// The host `libltu_c.a` as `CMakeLists.txt` builds it: every crate with `panic=abort`, so no
-/// `std` and no unwinding tables. Built by a nested cargo in its own target directory (the
-/// panic strategy would otherwise rebuild the outer build's crates), in the dev profile: with
-/// overflow checks and debug assertions, any panic path taken aborts the C program.
-fn host_staticlib() -> PathBuf {
-    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-api-cargo");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    run(Command::new(cargo)
-        .current_dir(root())
-        .env("CARGO_PROFILE_DEV_PANIC", "abort")
-        .args(["build", "-p", "ltu-runtime-c", "--lib", "--target-dir"])
-        .arg(&target_dir));
-    target_dir.join("debug/libltu_c.a")
-}
-
 /// The cases file `api_test.c` reads (its header comment gives the layout).
 fn cases(dir: &Path) -> PathBuf {
     let mut text = String::new();
@@ -120,12 +88,7 @@ fn cases(dir: &Path) -> PathBuf {
     for path in &golden {
         let bytes = std::fs::read(path).unwrap();
         let m = real::Model::from_bytes(&bytes).unwrap();
-        let expected = std::fs::read_to_string(path.with_extension("expected")).unwrap();
-        let rows: Vec<Vec<i32>> = expected
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-            .map(|l| l.split("->").next().unwrap().split_whitespace().map(|v| v.parse().unwrap()).collect())
-            .collect();
+        let rows: Vec<Vec<i32>> = golden_rows(path).into_iter().map(|(x, _)| x).collect();
         let none = m.predict_with(|_| None::<i32>).map_or_else(ltu_status::from, |_| ltu_status::LTU_OK);
         let p = m.pipeline();
         writeln!(
@@ -191,21 +154,8 @@ fn cases(dir: &Path) -> PathBuf {
 
 /// Compiles `api_test.c` with `cc` and the sanitizers, links the host library and runs it.
 fn c_program_agrees(cc: &str) {
-    if Command::new(cc).arg("--version").output().is_err() {
-        panic!("{cc} is not installed (apt-get install {cc})");
-    }
     let dir = scratch(&format!("c-api-{cc}"));
-    let lib = host_staticlib();
-    let exe = dir.join("api_test");
-    run(Command::new(cc)
-        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-g", "-O1"])
-        .args(["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"])
-        .arg("-I")
-        .arg(root().join("runtime-c/include"))
-        .arg(root().join("runtime-c/tests/c/api_test.c"))
-        .arg(&lib)
-        .arg("-o")
-        .arg(&exe));
+    let exe = sanitized_program(cc, "api_test.c", &dir);
     let cases = cases(&dir);
     let out = run(Command::new(&exe).arg(&cases));
     println!("{cc}: {out}");

@@ -2,22 +2,13 @@
 //! `add_subdirectory`, is configured, built and run on a golden model; then the runtime is
 //! installed and the same project finds it with `find_package(ltu)`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use ltu_runtime::Model;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-#[track_caller]
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "{cmd:?} failed ({}):\n{text}", out.status);
-    text
-}
+mod common;
+use common::{root, run};
 
 /// Configures and builds `tests/cmake` in `build` with `defines`, and checks that `classify`
 /// predicts as the Rust runtime on the golden tree and reports a corrupted model by name.

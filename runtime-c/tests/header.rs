@@ -26,6 +26,9 @@ fn generate() -> String {
         export: cbindgen::ExportConfig {
             // A status travels as a raw number in Rust (`ltu_status_raw`) and as the enum in C.
             exclude: vec!["ltu_status_raw".into()],
+            // Written as a `uint32_t` (a C enum's size varies with the compiler's options), so no
+            // signature names it.
+            include: vec!["ltu_outcome".into()],
             rename: [("ltu_status_raw".to_string(), "ltu_status".to_string())].into(),
             ..Default::default()
         },
