@@ -25,8 +25,6 @@ use core::mem::{align_of, size_of};
 use embedded_storage::nor_flash::{
     check_erase, check_read, check_write, ErrorType, NorFlash, NorFlashError, NorFlashErrorKind, ReadNorFlash,
 };
-#[cfg(feature = "pipeline")]
-use ltu_runtime::Pipeline;
 use ltu_runtime::{Learner, Outcome, Store, StoreError};
 
 use crate::{check_ptr, ltu_status, predict_into, predict_window_into, slice, slice_mut, status, Window};
@@ -50,10 +48,6 @@ pub struct ltu_learner {
 struct Learning {
     valid: usize,
     learner: Learner<'static, 'static>,
-    /// The model's sensor pipeline, borrowed from the model file (a pipeline borrowed from the
-    /// learner would keep it borrowed during an update).
-    #[cfg(feature = "pipeline")]
-    pipeline: Option<Pipeline<'static>>,
 }
 
 /// The validity word of an initialised learner ("lrn!" in ASCII); zero otherwise.
@@ -243,16 +237,7 @@ pub unsafe extern "C" fn ltu_learner_init(
         // SAFETY: the caller's contract for `ram`: only this learner uses it while it is used.
         let ram = unsafe { slice_mut(ram, ram_len, ltu_status::LTU_ERR_LEARN_RAM_TOO_SMALL) }?;
         let l = Learner::new(file, ram)?;
-        // The learner accepted `file`, so loading it again succeeds; its pipeline borrows only
-        // `file`.
-        #[cfg(feature = "pipeline")]
-        let pipeline = ltu_runtime::Model::from_bytes(file).ok().and_then(|m| m.pipeline());
-        let learning = Learning {
-            valid: LEARNING,
-            learner: l,
-            #[cfg(feature = "pipeline")]
-            pipeline,
-        };
+        let learning = Learning { valid: LEARNING, learner: l };
         // SAFETY: `learner` is non-NULL, aligned and writable, and large and aligned enough for
         // a `Learning` (asserted at compile time).
         unsafe { learner.cast::<Learning>().write(learning) };
@@ -351,26 +336,8 @@ pub unsafe extern "C" fn ltu_learner_update_window(
         let window = unsafe { Window::new(samples, n_channels, n_samples) }?;
         #[cfg(feature = "pipeline")]
         {
-            // `Learner::update_window` over a channel-major C array: the inputs of
-            // `Learner::update_with` computed as `Model::predict_window_with` computes them,
-            // without an array of up to 255 channel slices on the stack.
-            let pipeline = learning.pipeline.ok_or(ltu_status::LTU_ERR_PREDICT_WINDOW)?;
-            if n_channels != pipeline.n_channels() {
-                return Err(ltu_status::LTU_ERR_PREDICT_WINDOW);
-            }
-            let mut bad_window = false;
-            let o = learning.learner.update_with(
-                |i| {
-                    let f = pipeline.feature(i)?;
-                    let value = window.channel(usize::from(f.channel)).and_then(|c| f.compute(c).ok());
-                    bad_window |= value.is_none();
-                    value
-                },
-                label_index(label),
-            );
-            if bad_window {
-                return Err(ltu_status::LTU_ERR_PREDICT_WINDOW);
-            }
+            let o =
+                learning.learner.update_window_with(n_channels, |c| window.channel(c), label_index(label));
             // SAFETY: both checked; writable by the caller's contract.
             Ok(unsafe { write_outcome(o?, outcome_out, unit_out) })
         }

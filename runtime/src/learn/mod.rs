@@ -231,15 +231,32 @@ impl<'m, 'w> Learner<'m, 'w> {
     /// [`Error::LearnLabelOutOfRange`]. Nothing changes then.
     #[cfg(feature = "pipeline")]
     pub fn update_window(&mut self, channels: &[&[Sample]], label: usize) -> Result<Outcome> {
+        self.update_window_with(channels.len(), |c| channels.get(c).copied(), label)
+    }
+
+    /// [`Learner::update_window`] with the channels given by a function, as
+    /// [`Model::predict_window_with`] takes them: `channel(c)` is channel `c`'s samples, asked
+    /// only for the channels the update reads.
+    ///
+    /// # Errors
+    /// As [`Learner::update_window`], with `n_channels` for `channels.len()`; a `None` from
+    /// `channel` is a window that does not fit.
+    #[cfg(feature = "pipeline")]
+    pub fn update_window_with<'s>(
+        &mut self,
+        n_channels: usize,
+        channel: impl Fn(usize) -> Option<&'s [Sample]>,
+        label: usize,
+    ) -> Result<Outcome> {
         let pipeline = self.base.pipeline().ok_or(Error::PredictWindow)?;
-        if channels.len() != pipeline.n_channels() {
+        if n_channels != pipeline.n_channels() {
             return Err(Error::PredictWindow);
         }
         let mut bad_window = false;
         let outcome = self.update_with(
             |i| {
                 let f = pipeline.feature(i)?;
-                let value = channels.get(usize::from(f.channel)).and_then(|c| f.compute(c).ok());
+                let value = channel(usize::from(f.channel)).and_then(|c| f.compute(c).ok());
                 bad_window |= value.is_none();
                 value
             },
