@@ -64,23 +64,23 @@ pub(super) fn plan<S: FnMut(usize) -> Option<i32>>(
     // `n2 = 1 + Σ f_j²`, `F = 1 + Σ |f_j|·max|f_j|` and each changed row's bound `B_r`.
     let kind = view.weight_kind();
     let mut fe = base.eval_carried(src, carry);
-    let rows_used = &rows[..n_rows];
     let weights = view.repr().weights;
     let Sums { n2, f_sum, bound } = match kind.width() {
-        1 => sums::<1, S>(&mut fe, &rec, weights, rows_used),
-        2 => sums::<2, S>(&mut fe, &rec, weights, rows_used),
-        _ => sums::<4, S>(&mut fe, &rec, weights, rows_used),
+        1 => sums::<1, S>(&mut fe, &rec, weights, &rows, n_rows),
+        2 => sums::<2, S>(&mut fe, &rec, weights, &rows, n_rows),
+        _ => sums::<4, S>(&mut fe, &rec, weights, &rows, n_rows),
     };
     fe.done(())?;
     let carry = fe.carry();
     // Utgoff's steps, from the scores `unit_steps` left in `rows`.
     let limit = kind.accumulator_limit();
-    let room = |b: u64| limit.saturating_sub(b) / f_sum;
+    // `F ≥ 1` and `n2 ≥ 1`: the checked divisions never fail (they only spare a panic path).
+    let room = |b: u64| limit.saturating_sub(b).checked_div(f_sum).unwrap_or(0);
     let n2 = n2 as i64; // at most 1 + 65 535 · 32 767²: fits
     let mut clipped = false;
     if n_rows == 1 {
         let (y, positive) = (rows[0].1, target_positive(&ev_classes(view, &rec), target));
-        let q = y.div_euclid(n2);
+        let q = y.checked_div_euclid(n2).unwrap_or(0);
         let s = if positive { q.saturating_sub(1) } else { q.saturating_add(1) };
         let allowed = room(bound[0]);
         let s = if s.unsigned_abs() > allowed {
@@ -93,7 +93,7 @@ pub(super) fn plan<S: FnMut(usize) -> Option<i32>>(
         rows[0].1 = s;
     } else {
         let d = rows[1].1.saturating_sub(rows[0].1);
-        let mut c = d.div_euclid(2 * n2).saturating_add(1);
+        let mut c = d.checked_div_euclid(2 * n2).unwrap_or(0).saturating_add(1);
         let allowed = room(bound[0]).min(room(bound[1]));
         if c.unsigned_abs() > allowed {
             clipped = true;
@@ -119,12 +119,12 @@ pub(super) fn apply<S: FnMut(usize) -> Option<i32>>(
     let kind = base.weight_kind();
     let mut ev = base.eval_carried(src, plan.carry);
     let rec = ev.unit(usize::from(plan.unit));
-    let rows = &plan.rows[..plan.n_rows];
+    let (rows, n) = (&plan.rows, plan.n_rows);
     match kind {
-        WeightKind::I8 => apply_w::<1, false, S>(&mut ev, &rec, rows, ram),
-        WeightKind::I16 => apply_w::<2, false, S>(&mut ev, &rec, rows, ram),
-        WeightKind::I32 => apply_w::<4, false, S>(&mut ev, &rec, rows, ram),
-        WeightKind::Fixed => apply_w::<4, true, S>(&mut ev, &rec, rows, ram),
+        WeightKind::I8 => apply_w::<1, false, S>(&mut ev, &rec, rows, n, ram),
+        WeightKind::I16 => apply_w::<2, false, S>(&mut ev, &rec, rows, n, ram),
+        WeightKind::I32 => apply_w::<4, false, S>(&mut ev, &rec, rows, n, ram),
+        WeightKind::Fixed => apply_w::<4, true, S>(&mut ev, &rec, rows, n, ram),
     }
 }
 
@@ -144,16 +144,17 @@ fn sums<const W: usize, S: FnMut(usize) -> Option<i32>>(
     fe: &mut Eval<'_, '_, S>,
     rec: &UnitRec,
     weights: &[u8],
-    rows: &[(usize, i64)],
+    rows: &[(usize, i64); 2],
+    n: usize,
 ) -> Sums {
     let mut sums = Sums { n2: 1, f_sum: 1, bound: [0; 2] };
-    let rows_w = [row::<W>(weights, rec, rows[0].0), row::<W>(weights, rec, rows[rows.len() - 1].0)];
+    let rows_w = [row::<W>(weights, rec, rows[0].0), row::<W>(weights, rec, rows[1].0)];
     for (b, r) in sums.bound.iter_mut().zip(rows_w) {
         // The bias, the row's last weight.
         *b = u64::from(int::<W>(r.get(r.len().saturating_sub(W)..).unwrap_or(&[])).unsigned_abs());
     }
     let [mut first, mut second] = rows_w.map(|r| r.chunks_exact(W));
-    let two = rows.len() == 2;
+    let two = n == 2;
     let [mut b0, mut b1] = sums.bound;
     fe.terms(rec, |f, abs| {
         let f = f.unsigned_abs();
@@ -176,7 +177,8 @@ fn sums<const W: usize, S: FnMut(usize) -> Option<i32>>(
 fn apply_w<const W: usize, const FIXED: bool, S: FnMut(usize) -> Option<i32>>(
     ev: &mut Eval<'_, '_, S>,
     rec: &UnitRec,
-    rows: &[(usize, i64)],
+    rows: &[(usize, i64); 2],
+    n: usize,
     ram: &mut [u8],
 ) -> bool {
     let (lo, hi): (i32, i32) = match W {
@@ -203,8 +205,8 @@ fn apply_w<const W: usize, const FIXED: bool, S: FnMut(usize) -> Option<i32>>(
         c.copy_from_slice(&v.to_le_bytes()[..W]);
     };
     let len = (rec.n_terms as usize + 1) * W;
-    let (first, second) = rows_mut::<W>(ram, rec, rows, len);
-    let (s0, s1) = (rows[0].1, rows.get(1).map_or(0, |r| r.1));
+    let (first, second) = rows_mut::<W>(ram, rec, rows, n, len);
+    let (s0, s1) = (rows[0].1, rows[1].1);
     let mut first = first.chunks_exact_mut(W);
     let mut second = second.chunks_exact_mut(W);
     ev.terms(rec, |f, _| {
@@ -225,20 +227,21 @@ fn apply_w<const W: usize, const FIXED: bool, S: FnMut(usize) -> Option<i32>>(
     clamped
 }
 
-/// The weight bytes of `rows` (one or two distinct rows of `len` bytes) as disjoint mutable
-/// slices, in the order of `rows` (the second empty for one row).
+/// The weight bytes of the first `n` of `rows` (one, or two distinct rows, of `len` bytes) as
+/// disjoint mutable slices, in the order of `rows` (the second empty for one row).
 fn rows_mut<'r, const W: usize>(
     ram: &'r mut [u8],
     rec: &UnitRec,
-    rows: &[(usize, i64)],
+    rows: &[(usize, i64); 2],
+    n: usize,
     len: usize,
 ) -> (&'r mut [u8], &'r mut [u8]) {
     let at = |r: usize| row_start(rec, r) * W;
     let first = at(rows[0].0);
-    let Some(&(other, _)) = rows.get(1) else {
+    if n < 2 {
         return (ram.get_mut(first..first + len).unwrap_or(&mut []), &mut []);
-    };
-    let second = at(other);
+    }
+    let second = at(rows[1].0);
     let (lo, hi) = (first.min(second), first.max(second));
     let (left, right) = ram.split_at_mut(hi.min(ram.len()));
     let low = left.get_mut(lo..lo + len).unwrap_or(&mut []);
@@ -292,8 +295,9 @@ fn deciding_unit<S: FnMut(usize) -> Option<i32>>(
                 None if usize::from(default_class) == label => Err(Outcome::Correct),
                 None => entries
                     .chunks_exact(ListEntryRec::SIZE)
-                    .map(|e| {
-                        (usize::from(u16::from_le_bytes([e[0], e[1]])), u16::from_le_bytes([e[2], e[3]]))
+                    .filter_map(<[u8]>::first_chunk::<4>)
+                    .map(|&[u0, u1, c0, c1]| {
+                        (usize::from(u16::from_le_bytes([u0, u1])), u16::from_le_bytes([c0, c1]))
                     })
                     .find(|&(_, class)| usize::from(class) == label)
                     .map_or(Err(Outcome::Unlearnable), |(unit, _)| Ok((unit, Target::Positive))),
