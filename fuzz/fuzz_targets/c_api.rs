@@ -17,6 +17,8 @@
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
 
+mod input;
+
 use libfuzzer_sys::fuzz_target;
 use ltu_c::{
     ltu_learner, ltu_learner_crc, ltu_learner_init, ltu_learner_ram_needed, ltu_learner_update,
@@ -24,7 +26,6 @@ use ltu_c::{
     ltu_model_n_channels, ltu_model_n_classes, ltu_model_n_inputs, ltu_predict, ltu_predict_lazy,
     ltu_predict_scores, ltu_predict_window, ltu_status, ltu_status_raw, LTU_NO_UNIT,
 };
-use ltu_runtime::format::{crc32, CHECKSUM_LEN, MAGIC, VERSION};
 use ltu_runtime::{Learner, Model, Outcome};
 
 /// `ltu_predict_lazy`'s context: the inputs and how many of them are available.
@@ -69,20 +70,9 @@ fn c_outcome(o: Outcome) -> (u32, u32) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    if data.len() < 3 {
+    let Some((flags, model_bytes, rest)) = input::split(data) else {
         return;
-    }
-    let flags = data[0];
-    let len = usize::from(u16::from_le_bytes([data[1], data[2]])).min(data.len() - 3);
-    let (model_bytes, rest) = data[3..].split_at(len);
-    let mut model_bytes = model_bytes.to_vec();
-    if flags & 1 != 0 && model_bytes.len() >= 10 {
-        model_bytes[..4].copy_from_slice(&MAGIC);
-        model_bytes[4..6].copy_from_slice(&VERSION.to_le_bytes());
-        let n = model_bytes.len() - CHECKSUM_LEN;
-        let crc = crc32(&model_bytes[..n]);
-        model_bytes[n..].copy_from_slice(&crc.to_le_bytes());
-    }
+    };
     let rust = Model::from_bytes(&model_bytes);
     let mut storage = MaybeUninit::<ltu_model>::zeroed();
     let m = storage.as_mut_ptr();

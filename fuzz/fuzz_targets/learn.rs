@@ -8,34 +8,24 @@
 //! then `i32 LE` values, read in turn as the inputs and the label of each update (cycled).
 #![no_main]
 
+mod input;
+
 use libfuzzer_sys::fuzz_target;
-use ltu_runtime::format::{crc32, CHECKSUM_LEN, MAGIC, VERSION};
 use ltu_runtime::{Error, Learner, Model};
 
 /// Updates per fuzz input: enough for weights to reach their range's end and the bound.
 const UPDATES: usize = 64;
 
 fuzz_target!(|data: &[u8]| {
-    if data.len() < 3 {
+    let Some((_, model_bytes, rest)) = input::split(data) else {
         return;
-    }
-    let len = usize::from(u16::from_le_bytes([data[1], data[2]])).min(data.len() - 3);
-    let (model_bytes, rest) = data[3..].split_at(len);
-    let mut model_bytes = model_bytes.to_vec();
-    if data[0] & 1 != 0 && model_bytes.len() >= 10 {
-        model_bytes[..4].copy_from_slice(&MAGIC);
-        model_bytes[4..6].copy_from_slice(&VERSION.to_le_bytes());
-        let n = model_bytes.len() - CHECKSUM_LEN;
-        let crc = crc32(&model_bytes[..n]);
-        model_bytes[n..].copy_from_slice(&crc.to_le_bytes());
-    }
+    };
     let Ok(need) = Learner::ram_needed(&model_bytes) else {
         return;
     };
     let mut ram = vec![0u8; need];
     let mut learner = Learner::new(&model_bytes, &mut ram).expect("a model that loads learns");
-    let values: Vec<i32> =
-        rest.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let values = input::values(rest);
     let mut next = {
         let mut i = 0;
         move || {
