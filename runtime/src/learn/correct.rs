@@ -75,12 +75,12 @@ pub(super) fn plan<S: FnMut(usize) -> Option<i32>>(
     // Utgoff's steps, from the scores `unit_steps` left in `rows`.
     let limit = kind.accumulator_limit();
     // `F ≥ 1` and `n2 ≥ 1`: the checked divisions never fail (they only spare a panic path).
-    let room = |b: u64| limit.saturating_sub(b).checked_div(f_sum).unwrap_or(0);
+    let room = |b: u64| div_u64(limit.saturating_sub(b), f_sum);
     let n2 = n2 as i64; // at most 1 + 65 535 · 32 767²: fits
     let mut clipped = false;
     if n_rows == 1 {
         let (y, positive) = (rows[0].1, target_positive(&ev_classes(view, &rec), target));
-        let q = y.checked_div_euclid(n2).unwrap_or(0);
+        let q = div_euclid_i64(y, n2);
         let s = if positive { q.saturating_sub(1) } else { q.saturating_add(1) };
         let allowed = room(bound[0]);
         let s = if s.unsigned_abs() > allowed {
@@ -93,7 +93,7 @@ pub(super) fn plan<S: FnMut(usize) -> Option<i32>>(
         rows[0].1 = s;
     } else {
         let d = rows[1].1.saturating_sub(rows[0].1);
-        let mut c = d.checked_div_euclid(2 * n2).unwrap_or(0).saturating_add(1);
+        let mut c = div_euclid_i64(d, 2 * n2).saturating_add(1);
         let allowed = room(bound[0]).min(room(bound[1]));
         if c.unsigned_abs() > allowed {
             clipped = true;
@@ -106,6 +106,23 @@ pub(super) fn plan<S: FnMut(usize) -> Option<i32>>(
         return Ok(Err(Outcome::Saturated { unit: unit as u16 }));
     }
     Ok(Ok(Plan { unit: unit as u16, rows, n_rows, clipped, carry }))
+}
+
+/// `a / b` (0 for `b == 0`), in one 32-bit division when both fit (an integer model's bounds
+/// do): a 64-bit division is a library call on 32-bit cores.
+fn div_u64(a: u64, b: u64) -> u64 {
+    match (u32::try_from(a), u32::try_from(b)) {
+        (Ok(a), Ok(b)) => a.checked_div(b).map_or(0, u64::from),
+        _ => a.checked_div(b).unwrap_or(0),
+    }
+}
+
+/// `⌊a / b⌋` (towards −∞; 0 for `b == 0`), in 32 bits when both fit, as [`div_u64`].
+fn div_euclid_i64(a: i64, b: i64) -> i64 {
+    match (i32::try_from(a), i32::try_from(b)) {
+        (Ok(a), Ok(b)) => a.checked_div_euclid(b).map_or(0, i64::from),
+        _ => a.checked_div_euclid(b).unwrap_or(0),
+    }
 }
 
 /// Applies `plan` to the RAM weight table `ram`: each planned row `r` becomes `W_r − step·I`,
@@ -181,29 +198,8 @@ fn apply_w<const W: usize, const FIXED: bool, S: FnMut(usize) -> Option<i32>>(
     n: usize,
     ram: &mut [u8],
 ) -> bool {
-    let (lo, hi): (i32, i32) = match W {
-        1 => (i8::MIN.into(), i8::MAX.into()),
-        2 => (i16::MIN.into(), i16::MAX.into()),
-        _ => (i32::MIN, i32::MAX),
-    };
     let mut clamped = false;
-    // `W ← W − s·f`. The step's bound keeps `|w − s·f|` within the accumulator limit, so the
-    // wrapping operations never wrap: they only spare the overflow checks. For an integer kind
-    // the limit is `i32::MAX`, so the step, the product and the result all fit in `i32`.
-    let mut step = |c: &mut [u8], f: i32, s: i64| {
-        let w = int::<W>(c);
-        let (v, out) = if FIXED {
-            let v = i64::from(w).wrapping_sub(s.wrapping_mul(i64::from(f)));
-            let c = v.clamp(lo.into(), hi.into());
-            (c as i32, c != v)
-        } else {
-            let v = w.wrapping_sub((s as i32).wrapping_mul(f));
-            let c = v.clamp(lo, hi);
-            (c, c != v)
-        };
-        clamped |= out;
-        c.copy_from_slice(&v.to_le_bytes()[..W]);
-    };
+    let mut step = |c: &mut [u8], f: i32, s: i64| clamped |= step_weight::<W, FIXED>(c, f, s);
     let len = (rec.n_terms as usize + 1) * W;
     let (first, second) = rows_mut::<W>(ram, rec, rows, n, len);
     let (s0, s1) = (rows[0].1, rows[1].1);
@@ -224,6 +220,31 @@ fn apply_w<const W: usize, const FIXED: bool, S: FnMut(usize) -> Option<i32>>(
     if let Some(c) = second.next() {
         step(c, 1, s1);
     }
+    clamped
+}
+
+/// `w ← w − s·f` for the `W`-byte weight `c`, clamped to the weight kind's range; returns
+/// whether it was clamped. The step's bound keeps `|w − s·f|` within the accumulator limit, so
+/// the wrapping operations never wrap: they only spare the overflow checks. For an integer kind
+/// the limit is `i32::MAX`, so the step, the product and the result all fit in `i32`.
+#[inline(always)]
+fn step_weight<const W: usize, const FIXED: bool>(c: &mut [u8], f: i32, s: i64) -> bool {
+    let (lo, hi): (i32, i32) = match W {
+        1 => (i8::MIN.into(), i8::MAX.into()),
+        2 => (i16::MIN.into(), i16::MAX.into()),
+        _ => (i32::MIN, i32::MAX),
+    };
+    let w = int::<W>(c);
+    let (v, clamped) = if FIXED {
+        let v = i64::from(w).wrapping_sub(s.wrapping_mul(i64::from(f)));
+        let c = v.clamp(lo.into(), hi.into());
+        (c as i32, c != v)
+    } else {
+        let v = w.wrapping_sub((s as i32).wrapping_mul(f));
+        let c = v.clamp(lo, hi);
+        (c, c != v)
+    };
+    c.copy_from_slice(&v.to_le_bytes()[..W]);
     clamped
 }
 
