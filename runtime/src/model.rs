@@ -913,6 +913,24 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
         }
     }
 
+    /// Whether unit `rec` is dense and every input numeric and in the numeric cache (at most
+    /// `NUM_CACHE` inputs): then [`Eval::cached_numeric_terms`] gives its terms.
+    #[cfg(feature = "learn")]
+    pub(crate) fn numeric_cached(&self, rec: &UnitRec) -> bool {
+        let dense = !cfg!(feature = "sparse") || rec.flags & unit_flags::SPARSE == 0;
+        dense && self.all_numeric && self.n_inputs <= NUM_CACHE
+    }
+
+    /// What [`Eval::terms`] visits, as an iterator, for a unit [`Eval::numeric_cached`] accepts.
+    /// An iterator keeps a caller's loop state in registers, where a visitor's captured state
+    /// lives in memory.
+    #[cfg(feature = "learn")]
+    pub(crate) fn cached_numeric_terms(&mut self) -> impl Iterator<Item = (i32, u32)> + '_ {
+        self.fill();
+        let scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
+        self.num.iter().zip(scales).map(|(&f, s)| (i32::from(f), u32::from(le16(s, 6))))
+    }
+
     /// Calls `visit(f, max_abs)` for each term of unit `rec`, in weight order: the term's
     /// feature value for the current input and the largest magnitude the loader allows it
     /// (the `max|f_j|` of the accumulator bound, at most 32 767, so `|f| ≤ max_abs ≤ 32 767`).

@@ -65,10 +65,11 @@ pub(super) fn plan<S: FnMut(usize) -> Option<i32>>(
     let kind = view.weight_kind();
     let mut fe = base.eval_carried(src, carry);
     let weights = view.repr().weights;
-    let Sums { n2, f_sum, bound } = match kind.width() {
-        1 => sums::<1, S>(&mut fe, &rec, weights, &rows, n_rows),
-        2 => sums::<2, S>(&mut fe, &rec, weights, &rows, n_rows),
-        _ => sums::<4, S>(&mut fe, &rec, weights, &rows, n_rows),
+    let Sums { n2, f_sum, bound } = match kind {
+        WeightKind::I8 => sums::<1, u32, S>(&mut fe, &rec, weights, &rows),
+        WeightKind::I16 => sums::<2, u32, S>(&mut fe, &rec, weights, &rows),
+        WeightKind::I32 => sums::<4, u32, S>(&mut fe, &rec, weights, &rows),
+        WeightKind::Fixed => sums::<4, u64, S>(&mut fe, &rec, weights, &rows),
     };
     fe.done(())?;
     let carry = fe.carry();
@@ -153,44 +154,88 @@ struct Sums {
     bound: [u64; 2],
 }
 
-/// [`Sums`] of `rows` of unit `rec`, whose weights have `W` bytes. Every product here is of
-/// factors the loader bounds (`|f| ≤ max|f| ≤ 32 767`, `|w| ≤ 2^31`) and every sum has at most
-/// 65 536 terms, so nothing overflows and no product needs a 64-bit overflow check.
-#[inline(always)]
-fn sums<const W: usize, S: FnMut(usize) -> Option<i32>>(
+/// [`Sums`] of the two `rows` of unit `rec`, whose weights have `W` bytes, with bounds added up
+/// as `B` ([`Bound`]). Every product here is of factors the loader bounds (`|f| ≤ max|f| ≤
+/// 32 767`, `|w| ≤ 2^31`) and every sum has at most 65 536 terms, so nothing overflows and no
+/// product needs a 64-bit overflow check.
+// Out of line, as `apply_w`: inlined into the update, the two passes' frames add up (1,144 B
+// of update stack on the Cortex-M3 against 324 B).
+#[inline(never)]
+fn sums<const W: usize, B: Bound, S: FnMut(usize) -> Option<i32>>(
     fe: &mut Eval<'_, '_, S>,
     rec: &UnitRec,
     weights: &[u8],
     rows: &[(usize, i64); 2],
-    n: usize,
 ) -> Sums {
-    let mut sums = Sums { n2: 1, f_sum: 1, bound: [0; 2] };
+    // A binary unit's second row is its first again: its bound is computed and ignored, which
+    // spares a test per term.
     let rows_w = [row::<W>(weights, rec, rows[0].0), row::<W>(weights, rec, rows[1].0)];
-    for (b, r) in sums.bound.iter_mut().zip(rows_w) {
-        // The bias, the row's last weight.
-        *b = u64::from(int::<W>(r.get(r.len().saturating_sub(W)..).unwrap_or(&[])).unsigned_abs());
-    }
+    // The biases, the rows' last weights.
+    let [mut b0, mut b1] = rows_w
+        .map(|r| B::from_abs(int::<W>(r.get(r.len().saturating_sub(W)..).unwrap_or(&[])).unsigned_abs()));
     let [mut first, mut second] = rows_w.map(|r| r.chunks_exact(W));
-    let two = n == 2;
-    let [mut b0, mut b1] = sums.bound;
-    fe.terms(rec, |f, abs| {
+    let (mut n2, mut f_sum) = (1u64, 1u64);
+    let mut add = |f: i32, abs: u32, w0: i32, w1: i32| {
         let f = f.unsigned_abs();
-        sums.n2 += u64::from(f * f);
-        sums.f_sum += u64::from(f * abs);
-        let w = first.next().map_or(0, int::<W>);
-        b0 += u64::from(w.unsigned_abs()) * u64::from(abs);
-        if two {
-            let w = second.next().map_or(0, int::<W>);
-            b1 += u64::from(w.unsigned_abs()) * u64::from(abs);
+        n2 += u64::from(f * f);
+        f_sum += u64::from(f * abs);
+        b0 = b0.add_term(w0, abs);
+        b1 = b1.add_term(w1, abs);
+    };
+    if fe.numeric_cached(rec) {
+        for ((f, abs), (w0, w1)) in fe.cached_numeric_terms().zip(first.zip(second)) {
+            add(f, abs, int::<W>(w0), int::<W>(w1));
         }
-    });
-    sums.bound = [b0, b1];
-    sums
+    } else {
+        fe.terms(rec, |f, abs| {
+            let (w0, w1) = (first.next().map_or(0, int::<W>), second.next().map_or(0, int::<W>));
+            add(f, abs, w0, w1);
+        });
+    }
+    Sums { n2, f_sum, bound: [b0.widen(), b1.widen()] }
+}
+
+/// A row's accumulator bound as [`sums`] adds it up: in `u32` for the integer kinds, whose
+/// accumulator limit is `i32::MAX` — a loaded or learned row's bound is within it, so every
+/// product and partial sum fits and the wrapping operations never wrap (they spare a register
+/// pair and the overflow checks) — and in `u64` for `Fixed`, whose limit is `i64::MAX`.
+trait Bound: Copy {
+    fn from_abs(w: u32) -> Self;
+    /// `self + |w|·abs`.
+    fn add_term(self, w: i32, abs: u32) -> Self;
+    fn widen(self) -> u64;
+}
+
+impl Bound for u32 {
+    fn from_abs(w: u32) -> Self {
+        w
+    }
+    #[inline(always)]
+    fn add_term(self, w: i32, abs: u32) -> Self {
+        self.wrapping_add(w.unsigned_abs().wrapping_mul(abs))
+    }
+    fn widen(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+impl Bound for u64 {
+    fn from_abs(w: u32) -> Self {
+        u64::from(w)
+    }
+    #[inline(always)]
+    fn add_term(self, w: i32, abs: u32) -> Self {
+        // At most 2^31 · 32 767 per term and 65 536 terms: no overflow.
+        self + u64::from(w.unsigned_abs()) * u64::from(abs)
+    }
+    fn widen(self) -> u64 {
+        self
+    }
 }
 
 /// [`apply`] for weights of `W` bytes; `FIXED`: `I16F16` bits, whose accumulator limit is
 /// `i64::MAX`.
-#[inline(always)]
+#[inline(never)] // see `sums`
 fn apply_w<const W: usize, const FIXED: bool, S: FnMut(usize) -> Option<i32>>(
     ev: &mut Eval<'_, '_, S>,
     rec: &UnitRec,
@@ -205,14 +250,25 @@ fn apply_w<const W: usize, const FIXED: bool, S: FnMut(usize) -> Option<i32>>(
     let (s0, s1) = (rows[0].1, rows[1].1);
     let mut first = first.chunks_exact_mut(W);
     let mut second = second.chunks_exact_mut(W);
-    ev.terms(rec, |f, _| {
-        if let Some(c) = first.next() {
-            step(c, f, s0);
-        }
-        if let Some(c) = second.next() {
-            step(c, f, s1);
-        }
-    });
+    if !ev.numeric_cached(rec) {
+        ev.terms(rec, |f, _| {
+            if let Some(c) = first.next() {
+                step(c, f, s0);
+            }
+            if let Some(c) = second.next() {
+                step(c, f, s1);
+            }
+        });
+    } else if n < 2 {
+        // One changed row (a binary unit; `second` is empty).
+        ev.cached_numeric_terms().zip(first.by_ref()).for_each(|((f, _), c)| step(c, f, s0));
+    } else {
+        let terms = ev.cached_numeric_terms().zip(first.by_ref().zip(second.by_ref()));
+        terms.for_each(|((f, _), (c0, c1))| {
+            step(c0, f, s0);
+            step(c1, f, s1);
+        });
+    }
     // The biases, whose feature is the constant 1.
     if let Some(c) = first.next() {
         step(c, 1, s0);
