@@ -30,7 +30,7 @@ pub use real::{format, window, Error, InputsRead};
 mod vectors;
 
 mod common;
-use common::{golden_rows, root, run, sanitized_program, scratch};
+use common::{c_program_passes, golden_rows, root, run};
 
 /// Set in the child process that collects the corrupted vectors: the file they are appended to.
 const VECTORS_ENV: &str = "LTU_C_API_VECTORS";
@@ -154,12 +154,7 @@ fn cases(dir: &Path) -> PathBuf {
 
 /// Compiles `api_test.c` with `cc` and the sanitizers, links the host library and runs it.
 fn c_program_agrees(cc: &str) {
-    let dir = scratch(&format!("c-api-{cc}"));
-    let exe = sanitized_program(cc, "api_test.c", &dir);
-    let cases = cases(&dir);
-    let out = run(Command::new(&exe).arg(&cases));
-    println!("{cc}: {out}");
-    assert!(out.contains(", 0 failed"), "{out}");
+    c_program_passes(cc, "api_test.c", "c-api", cases);
 }
 
 #[test]

@@ -19,7 +19,7 @@ use std::process::Command;
 use ltu_runtime::{Learner, Model, Outcome};
 
 mod common;
-use common::{golden_rows, root, run, sanitized_program, scratch};
+use common::{c_program_passes, golden_rows, root, run, scratch};
 
 /// `ltu_outcome`'s number and the unit (`LTU_NO_UNIT` when none) of an outcome.
 fn c_outcome(o: Outcome) -> (u32, u32) {
@@ -149,12 +149,7 @@ fn cases(dir: &Path) -> std::path::PathBuf {
 
 /// Compiles `learn_test.c` with `cc` and the sanitizers, links the host library and runs it.
 fn c_learner_agrees(cc: &str) {
-    let dir = scratch(&format!("c-learn-{cc}"));
-    let exe = sanitized_program(cc, "learn_test.c", &dir);
-    let cases = cases(&dir);
-    let out = run(Command::new(&exe).arg(&cases));
-    println!("{cc}: {out}");
-    assert!(out.contains(", 0 failed"), "{out}");
+    c_program_passes(cc, "learn_test.c", "c-learn", cases);
 }
 
 #[test]

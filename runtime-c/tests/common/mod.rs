@@ -64,6 +64,18 @@ pub fn sanitized_program(cc: &str, source: &str, dir: &Path) -> PathBuf {
     exe
 }
 
+/// Compiles the C program `source` with `cc` and the sanitizers ([`sanitized_program`]) in scratch
+/// directory `name`, runs it on the cases file `cases` writes there, and requires its summary to
+/// say that no check failed.
+pub fn c_program_passes(cc: &str, source: &str, name: &str, cases: impl FnOnce(&Path) -> PathBuf) {
+    let dir = scratch(&format!("{name}-{cc}"));
+    let exe = sanitized_program(cc, source, &dir);
+    let cases = cases(&dir);
+    let out = run(Command::new(&exe).arg(&cases));
+    println!("{cc}: {out}");
+    assert!(out.contains(", 0 failed"), "{out}");
+}
+
 /// The rows of a golden model's `.expected` file: raw inputs and the class.
 pub fn golden_rows(model: &Path) -> Vec<(Vec<i32>, usize)> {
     let expected = std::fs::read_to_string(model.with_extension("expected")).unwrap();
