@@ -59,6 +59,12 @@ enum Cmd {
     Test,
     /// ltu's learners against scikit-learn CART (and its emlearn size) on the same folds; writes docs/BENCHMARKS.md
     Compare(compare::Args),
+    /// Write the synthetic datasets of the scale benchmark (sensor, mixture, additive) as CSV training and test files
+    Synth {
+        /// Directory to write NAME-train.csv and NAME-test.csv into
+        #[arg(long, default_value = "target/scale")]
+        out: PathBuf,
+    },
     /// ltu and emlearn on an emulated Cortex-M: instructions, flash, stack, accuracy; writes docs/DEVICE.md
     BenchDevice(device::Args),
     /// Cargo runner for firmware-example: run one ELF under QEMU and decode its defmt log
@@ -83,6 +89,7 @@ fn main() -> ExitCode {
         Cmd::Adapt { target } => adapt::run(&root, &target),
         Cmd::Test => Ok(test::run(&root)),
         Cmd::Compare(args) => compare::run(&root, &args).map(|()| ExitCode::SUCCESS),
+        Cmd::Synth { out } => synth(&root.join(out)).map(|()| ExitCode::SUCCESS),
         Cmd::BenchDevice(args) => device::run(&root, &args).map(|()| ExitCode::SUCCESS),
         Cmd::RunElf { machine, count, elf } => run_elf::run_elf(&root, &elf, &machine, count)
             .map(|code| ExitCode::from(u8::try_from(code).unwrap_or(1))),
@@ -91,6 +98,15 @@ fn main() -> ExitCode {
         eprintln!("error: {e:#}");
         ExitCode::FAILURE
     })
+}
+
+/// `cargo xtask synth`: writes every synthetic shape and says where.
+fn synth(dir: &Path) -> anyhow::Result<()> {
+    for shape in bench::scale::synth::Shape::ALL {
+        let (train, test) = bench::scale::synth::write(dir, shape)?;
+        println!("{}: {} and {} ({})", shape.name(), train.display(), test.display(), shape.about());
+    }
+    Ok(())
 }
 
 /// The repository root (the xtask's parent directory).

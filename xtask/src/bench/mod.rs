@@ -6,3 +6,4 @@
 pub mod compare;
 pub mod device;
 pub mod python;
+pub mod scale;
