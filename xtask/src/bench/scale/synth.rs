@@ -80,7 +80,7 @@ pub fn write(dir: &Path, shape: Shape) -> Result<(PathBuf, PathBuf)> {
     }
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let (n_train, n_test) = shape.rows();
-    let (header, mut rows): (String, Box<dyn FnMut(&mut Rng) -> String>) = match shape {
+    let (header, mut rows): (String, RowGen) = match shape {
         Shape::Sensor => numeric(&NumericShape::SENSOR),
         Shape::Mixture => numeric(&NumericShape::MIXTURE),
         Shape::Additive => additive(),
@@ -98,6 +98,9 @@ pub fn write(dir: &Path, shape: Shape) -> Result<(PathBuf, PathBuf)> {
     }
     Ok((train, test))
 }
+
+/// Draws one CSV line (with its newline) from the generator it is given.
+type RowGen = Box<dyn FnMut(&mut Rng) -> String>;
 
 /// The parameters of a numeric mixture.
 struct NumericShape {
@@ -140,7 +143,7 @@ impl NumericShape {
 
 /// Header and row generator of a numeric mixture. The structure (centres, mixes, column units)
 /// comes from its own generator, so it is the same for the training and the test rows.
-fn numeric(s: &NumericShape) -> (String, Box<dyn FnMut(&mut Rng) -> String>) {
+fn numeric(s: &NumericShape) -> (String, RowGen) {
     let mut structure = Rng::new(17);
     let n_cols = s.informative + s.redundant + s.noise;
     let centres: Vec<Vec<f64>> = (0..s.classes * s.clusters)
@@ -192,7 +195,7 @@ fn numeric(s: &NumericShape) -> (String, Box<dyn FnMut(&mut Rng) -> String>) {
 }
 
 /// Header and row generator of the categorical additive shape.
-fn additive() -> (String, Box<dyn FnMut(&mut Rng) -> String>) {
+fn additive() -> (String, RowGen) {
     const ATTRS: usize = 30;
     const VALUES: usize = 5;
     const RELEVANT: usize = 6;
