@@ -1,6 +1,6 @@
 //! Running external programs with the command line echoed and failures explained.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
@@ -52,4 +52,15 @@ pub fn cargo(dir: &Path) -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.current_dir(dir);
     cmd
+}
+
+/// Builds the `ltu` command (release) and returns its path.
+pub fn ltu_release(root: &Path) -> Result<PathBuf> {
+    run(cargo(root).args(["build", "--release", "--quiet", "-p", "ltu"]))?;
+    // Where cargo put it: CARGO_TARGET_DIR (relative to the root, where cargo ran) or target/.
+    let target_dir =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |d| root.join(d));
+    let ltu = target_dir.join("release").join(format!("ltu{}", std::env::consts::EXE_SUFFIX));
+    anyhow::ensure!(ltu.is_file(), "cargo built ltu, but {} does not exist", ltu.display());
+    Ok(ltu)
 }

@@ -50,17 +50,6 @@ pub fn builds_for(target: Target) -> bool {
     toolchain(target).is_ok()
 }
 
-/// Builds the `ltu` command (release) and returns its path, which CMake runs for `ltu codegen`.
-fn ltu_command(root: &Path) -> Result<PathBuf> {
-    cmd::run(cmd::cargo(root).args(["build", "--release", "--quiet", "-p", "ltu"]))?;
-    // Where cargo put it: CARGO_TARGET_DIR (relative to the root, where cargo ran) or target/.
-    let target_dir =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |d| root.join(d));
-    let ltu = target_dir.join("release").join(format!("ltu{}", std::env::consts::EXE_SUFFIX));
-    ensure!(ltu.is_file(), "cargo built ltu, but {} does not exist", ltu.display());
-    Ok(ltu)
-}
-
 /// How the CMake project is configured.
 struct Config {
     /// The `ltu` command.
@@ -74,7 +63,7 @@ impl Config {
     fn new(root: &Path) -> Result<Config> {
         let inputs = Inputs::read(&firmware::model_dir(root))?;
         let features: Vec<&str> = inputs::load_model(&inputs.model)?.features_needed().collect();
-        Ok(Config { ltu: ltu_command(root)?, features: features.join(",") })
+        Ok(Config { ltu: cmd::ltu_release(root)?, features: features.join(",") })
     }
 }
 

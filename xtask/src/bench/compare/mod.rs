@@ -19,7 +19,7 @@ mod datasets;
 mod goals;
 mod measure;
 mod peers;
-mod render;
+pub mod render;
 mod results;
 mod series;
 mod series_report;
@@ -59,7 +59,10 @@ pub struct Args {
     /// ltu folds trained in parallel (default: available cores)
     #[arg(long)]
     jobs: Option<usize>,
-    /// Report path (default: docs/BENCHMARKS.md for a full run, target/compare/BENCHMARKS.md otherwise)
+    /// Instead of the shared datasets: every learner on synthetic problems of 10^4-10^5 rows (cargo xtask synth) against CART, logistic regression and a random forest; writes docs/SCALE.md
+    #[arg(long, conflicts_with_all = ["quick", "datasets", "jobs"])]
+    scale: bool,
+    /// Report path (default: docs/BENCHMARKS.md for a full run, target/compare/BENCHMARKS.md otherwise; with --scale, docs/SCALE.md)
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -76,6 +79,9 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
         let mut cargo = cmd::cargo(root);
         cargo.args(["run", "--release", "--quiet", "-p", "xtask", "--"]).args(std::env::args_os().skip(1));
         return cmd::run(&mut cargo);
+    }
+    if args.scale {
+        return crate::bench::scale::run(root, &args.algos, args.out.as_deref());
     }
     let started = Instant::now();
     // The tree measured is the one at the start (xtask is built from it): a file edited while
