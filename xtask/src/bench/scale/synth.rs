@@ -80,11 +80,7 @@ pub fn write(dir: &Path, shape: Shape) -> Result<(PathBuf, PathBuf)> {
     }
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let (n_train, n_test) = shape.rows();
-    let (header, mut rows): (String, RowGen) = match shape {
-        Shape::Sensor => numeric(&NumericShape::SENSOR),
-        Shape::Mixture => numeric(&NumericShape::MIXTURE),
-        Shape::Additive => additive(),
-    };
+    let (header, mut rows) = generator(shape);
     let mut rng = Rng::new(0x5ca1e ^ shape as u64);
     for (path, n) in [(&train, n_train), (&test, n_test)] {
         let mut text = header.clone();
@@ -97,6 +93,15 @@ pub fn write(dir: &Path, shape: Shape) -> Result<(PathBuf, PathBuf)> {
             .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
     }
     Ok((train, test))
+}
+
+/// The CSV header of `shape` and its row generator.
+fn generator(shape: Shape) -> (String, RowGen) {
+    match shape {
+        Shape::Sensor => numeric(&NumericShape::SENSOR),
+        Shape::Mixture => numeric(&NumericShape::MIXTURE),
+        Shape::Additive => additive(),
+    }
 }
 
 /// Draws one CSV line (with its newline) from the generator it is given.
@@ -228,4 +233,47 @@ fn additive() -> (String, RowGen) {
         line
     };
     (header, Box::new(rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_match_their_header_and_repeat_for_a_seed() {
+        for shape in Shape::ALL {
+            let (header, mut rows) = generator(shape);
+            let (_, mut again) = generator(shape);
+            let columns = header.trim_end().split(',').count();
+            let (mut a, mut b) = (Rng::new(1), Rng::new(1));
+            for _ in 0..200 {
+                let line = rows(&mut a);
+                assert_eq!(line, again(&mut b), "{}", shape.name());
+                assert_eq!(line.trim_end().split(',').count(), columns, "{}: {line}", shape.name());
+            }
+        }
+    }
+
+    #[test]
+    fn sensor_columns_span_the_promised_magnitudes() {
+        let (_, mut rows) = generator(Shape::Sensor);
+        let mut rng = Rng::new(3);
+        let (mut smallest, mut largest) = (f64::INFINITY, 0f64);
+        for _ in 0..500 {
+            for cell in rows(&mut rng).trim_end().split(',').filter(|c| !c.starts_with('c')) {
+                let v: f64 = cell.parse().unwrap();
+                smallest = smallest.min(v.abs());
+                largest = largest.max(v.abs());
+            }
+        }
+        assert!(smallest < 1e-7 && largest > 1e8, "{smallest} {largest}");
+    }
+
+    #[test]
+    fn additive_labels_are_balanced_with_noise() {
+        let (_, mut rows) = generator(Shape::Additive);
+        let mut rng = Rng::new(5);
+        let yes = (0..4000).filter(|_| rows(&mut rng).ends_with("yes\n")).count();
+        assert!((1700..2300).contains(&yes), "{yes}");
+    }
 }
