@@ -203,6 +203,12 @@ pub fn render(runs: &[(Shape, Vec<Run>)], peers: &Value, info: &Info) -> Result<
     Ok((r, goals))
 }
 
+/// Whether `ltu train` refused because the learner takes two classes only (hsi on multi-class
+/// data): the goals do not apply to it there.
+fn two_class_only(message: &str) -> bool {
+    message.contains("needs exactly two classes")
+}
+
 /// The goal lines of one shape: "met" or "**not met**" per learner, with the figures.
 fn shape_goals(shape: Shape, runs: &[Run], cart: Option<f64>) -> Vec<String> {
     let best = runs
@@ -246,6 +252,9 @@ fn shape_goals(shape: Shape, runs: &[Run], cart: Option<f64>) -> Vec<String> {
                         }
                     }
                 }
+                Outcome::Failed(m) if two_class_only(m) => {
+                    return format!("{} {}: does not apply (a two-class learner)", shape.name(), r.algo);
+                }
                 other => misses.push(outcome_line(other)),
             }
             if misses.is_empty() {
@@ -284,6 +293,12 @@ mod tests {
             trained("d", 0.90, 5000, 10.0),
             trained("e", 0.90, 1000, 61.0),
             Run { algo: "f".into(), outcome: Outcome::Capped },
+            Run {
+                algo: "hsi".into(),
+                outcome: Outcome::Failed(
+                    "invalid option: hsi needs exactly two classes, the data has 5".into(),
+                ),
+            },
         ];
         let lines = shape_goals(Shape::Mixture, &runs, Some(0.5));
         assert!(lines[0].contains(": met") && lines[1].contains(": met"), "{lines:?}");
@@ -291,6 +306,7 @@ mod tests {
         assert!(lines[3].contains("5.0× a's bytes"), "{}", lines[3]);
         assert!(lines[4].contains("61 s on one core"), "{}", lines[4]);
         assert!(lines[5].contains("not met") && lines[5].contains("stopped"), "{}", lines[5]);
+        assert!(lines[6].contains("does not apply"), "{}", lines[6]);
         let sensor = shape_goals(Shape::Sensor, &runs[..3], Some(0.92));
         assert!(sensor[0].contains(": met") && sensor[2].contains("12.00 points under CART"), "{sensor:?}");
     }
