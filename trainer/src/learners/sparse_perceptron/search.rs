@@ -432,13 +432,22 @@ mod tests {
         k: usize,
         factor: f64,
     ) -> (Vec<usize>, f64) {
+        /// The enumeration's fixed inputs.
+        struct Problem<'p> {
+            literals: &'p [Literal],
+            rows: &'p [Vec<i32>],
+            g: &'p [f64],
+            k: usize,
+            factor: f64,
+            total: f64,
+        }
         fn visit(
             path: &mut Vec<usize>,
             parent_n: usize,
-            ctx: &(&[Literal], &[Vec<i32>], &[f64], usize, f64, f64),
+            ctx: &Problem<'_>,
             best: &mut (Vec<usize>, f64, f64),
         ) {
-            let (literals, rows, g, k, factor, total) = *ctx;
+            let Problem { literals, rows, g, k, factor, total } = *ctx;
             let from = path.last().map_or(0, |&l| l + 1);
             for l in from..literals.len() {
                 if !path.iter().all(|&q| compatible(&literals[q], &literals[l])) {
@@ -465,7 +474,8 @@ mod tests {
         }
         let total: f64 = g.iter().sum();
         let mut best = (Vec::new(), total, total.abs());
-        visit(&mut Vec::new(), rows.len(), &(literals, rows, g, k, factor, total), &mut best);
+        let problem = Problem { literals, rows, g, k, factor, total };
+        visit(&mut Vec::new(), rows.len(), &problem, &mut best);
         (best.0, best.1)
     }
 
