@@ -61,8 +61,8 @@ pub(super) fn booster_features(boosters: &[Booster]) -> Vec<Feature> {
     features
 }
 
-/// Rows × features × unit rows (the work of one pass of the logistic fit) beyond which
-/// [`refit`] fits on a seeded stratified sample of the rows (at least [`REFIT_MIN_ROWS`]): a
+/// Rows × features × unit rows (the work of one pass of the logistic fit) beyond which a
+/// logistic refit fits on a seeded stratified sample of the rows (at least [`REFIT_MIN_ROWS`]): a
 /// fit's cost is this work times its iterations (up to 200), and a few hundred weights are
 /// estimated as well from the sample as from every row.
 pub const REFIT_WORK: usize = 1 << 24;
