@@ -185,9 +185,6 @@ pub(super) struct Search<'s, 'a> {
     offsets: Vec<Vec<usize>>,
     path: Vec<usize>,
     best: Choice,
-    /// The best score of the empty conjunction and of the single literals this round: no
-    /// extension whose bound is below it can be the answer (see [`Search::single_floor`]).
-    floor: f64,
 }
 
 impl<'s, 'a> Search<'s, 'a> {
@@ -244,7 +241,6 @@ impl<'s, 'a> Search<'s, 'a> {
             offsets,
             path: Vec::with_capacity(k),
             best: Choice { path: Vec::with_capacity(k), corr: 0.0, score: 0.0 },
-            floor: 0.0,
         }
     }
 
@@ -255,43 +251,9 @@ impl<'s, 'a> Search<'s, 'a> {
         self.best.score = self.total.abs();
         // The weights changed: pair masses are rebuilt on demand.
         self.pair_masses.iter_mut().for_each(|h| *h = None);
-        self.floor = if self.k > 1 { self.single_floor() } else { 0.0 };
         if self.k > 0 && !self.space.literals.is_empty() {
             self.extend(0, 0);
         }
-    }
-
-    /// The largest score of the empty conjunction and of every single literal (one pass over
-    /// the rows per group). The search prunes an extension whose bound is below it as well as
-    /// one whose bound is at most the best score found so far: every conjunction under such an
-    /// extension scores below a conjunction the search visits anyway, so the answer (the first
-    /// conjunction, in search order, with the largest score) is the same as without this floor,
-    /// while far fewer first literals of pairs are extended before the best single literal is
-    /// reached.
-    fn single_floor(&mut self) -> f64 {
-        let space = self.space;
-        let mut floor = self.total.abs();
-        let mut prefix = std::mem::take(&mut self.prefix[0]);
-        for (q, group) in space.groups.iter().enumerate() {
-            let nb = group.n_buckets;
-            prefix[..=nb].fill(Mass::default());
-            let buckets = &space.bucket[q * space.m..(q + 1) * space.m];
-            for ((&b, &pos), &neg) in buckets.iter().zip(&self.g_pos).zip(&self.g_neg) {
-                let c = &mut prefix[b as usize + 1];
-                c.pos += pos;
-                c.neg += neg;
-                c.n += 1;
-            }
-            accumulate(&mut prefix[..=nb]);
-            for l in group.start..group.end {
-                let mass = test_mass(&prefix, nb, space.tests[l]);
-                if mass.n != 0 && mass.n != space.m {
-                    floor = floor.max((2.0 * (mass.pos - mass.neg) - self.total).abs());
-                }
-            }
-        }
-        self.prefix[0] = prefix;
-        floor
     }
 
     /// Tries every compatible literal from `from` on after the current path of `depth` literals,
@@ -359,11 +321,7 @@ impl<'s, 'a> Search<'s, 'a> {
                 // An extension covers a subset: its Σ g lies in [−neg, pos].
                 let bound = self.factor
                     * (2.0 * mass.pos - self.total).abs().max((2.0 * mass.neg + self.total).abs());
-                if order < self.k
-                    && bound > self.best.score
-                    && bound >= self.floor
-                    && l + 1 < space.literals.len()
-                {
+                if order < self.k && bound > self.best.score && l + 1 < space.literals.len() {
                     let child = &mut self.rows[depth + 1];
                     child.clear();
                     if !(self.pairs && depth == 0) {
@@ -479,8 +437,7 @@ mod tests {
         (best.0, best.1)
     }
 
-    /// The pruned search (with the pair masses for `k = 2` and the floor of the single
-    /// literals) finds exactly the conjunction the unpruned enumeration finds. The weights are
+    /// The pruned search (with the pair masses for `k = 2`) finds exactly the conjunction the unpruned enumeration finds. The weights are
     /// multiples of 1/1024, so every sum is exact whatever its order.
     #[test]
     fn pruned_search_equals_exhaustive_enumeration() {
