@@ -50,6 +50,7 @@ pub(super) fn choose_weight_fit(
     if rows.len() < 20 || val_idx.is_empty() {
         return Ok(WeightChoice::Refit { l2: LOGISTIC_L2, rounds: None });
     }
+    let refit_seed = seed.rotate_left(41);
     let fit_rows: Vec<&[i32]> = fit_idx.iter().map(|&i| rows[i]).collect();
     let fit_labels: Vec<usize> = fit_idx.iter().map(|&i| labels[i]).collect();
     let correct = |predict: &dyn Fn(&[i32]) -> usize| {
@@ -62,7 +63,7 @@ pub(super) fn choose_weight_fit(
     let boosters = boost_all(inputs, &fit_rows, &fit_labels, n_classes, p, seed, tick)?;
     let features = booster_features(&boosters);
     for l2 in AUTO_L2 {
-        let unit = refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2);
+        let unit = refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2, refit_seed);
         consider(correct(&|x| unit.predict(x)), WeightChoice::Refit { l2, rounds: None });
     }
     consider(correct(&SparsePerceptron::vote(&boosters)), WeightChoice::Votes);
@@ -74,19 +75,30 @@ pub(super) fn choose_weight_fit(
         let long_p = Params { validation_folds: 0, rounds: Some(p.refit_rounds * limit), ..p.clone() };
         let long = boost_all(inputs, &fit_rows, &fit_labels, n_classes, &long_p, seed, tick)?;
         let longest = long.iter().map(|b| b.hypotheses.len()).max().unwrap_or(0);
+        // The best held-out count of the previous prefix length.
+        let mut previous: Option<usize> = None;
         for &t in ladder.iter().filter(|&&t| t <= p.refit_rounds * limit) {
             let first: Vec<Booster> = long
                 .iter()
                 .map(|b| Booster { hypotheses: b.hypotheses.iter().take(t).cloned().collect(), ..b.clone() })
                 .collect();
             let features = booster_features(&first);
+            let mut step_best = 0;
             for l2 in AUTO_L2 {
-                let unit = refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2);
-                consider(correct(&|x| unit.predict(x)), WeightChoice::Refit { l2, rounds: Some(t) });
+                let unit = refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2, refit_seed);
+                let c = correct(&|x| unit.predict(x));
+                step_best = step_best.max(c);
+                consider(c, WeightChoice::Refit { l2, rounds: Some(t) });
             }
             if t >= longest {
                 break; // every booster stopped before t rounds: longer prefixes are the same
             }
+            // Early stop: a prefix length no better on the held-out rows than the one before
+            // it (half as long) ends the ladder; the longer ones cost the most to refit.
+            if previous.is_some_and(|b| step_best <= b) {
+                break;
+            }
+            previous = Some(step_best);
         }
     }
     // Every conjunction, pruned step by step: after the others (they win ties), smallest first.
@@ -98,7 +110,7 @@ pub(super) fn choose_weight_fit(
     if let Some(features) = all {
         let mut pruned: Vec<(usize, usize, WeightChoice)> = (AUTO_L2.iter())
             .map(|&l2| {
-                let unit = pruned_refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2);
+                let unit = pruned_refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2, refit_seed);
                 (unit.features.len(), correct(&|x| unit.predict(x)), WeightChoice::Pruned { l2 })
             })
             .collect();

@@ -77,7 +77,7 @@ use refit::{all_conjunctions, booster_features, pruned_refit, refit};
 
 pub use boost::ordinary_perceptron_weights;
 pub use literals::candidate_literals;
-pub use refit::{Refit, ALL_CONJUNCTIONS_WORK, PRUNE_KEEP};
+pub use refit::{Refit, ALL_CONJUNCTIONS_WORK, PRUNE_KEEP, REFIT_MIN_ROWS, REFIT_WORK};
 
 /// Sparse perceptron options. The defaults are the paper's configuration (section 3.3) where it
 /// has one.
@@ -119,7 +119,9 @@ pub struct Params {
     pub weight_fit: WeightFit,
     /// [`WeightFit::Auto`] also boosts up to `refit_rounds` times the round limit (without the
     /// inner cross-validation) on its held-out split and tries refits over the conjunctions of
-    /// the first `½, 1, 2, 4 …` times the limit of those rounds (see [`AUTO_ROUNDS`]); 0: only
+    /// the first `½, 1, 2, 4 …` times the limit of those rounds (see [`AUTO_ROUNDS`]; the
+    /// ladder stops at the first length whose best refit is no more accurate on the held-out
+    /// rows than the previous length's); 0: only
     /// the cross-validated rounds (beyond the paper).
     pub refit_rounds: usize,
     /// [`WeightFit::Auto`] also refits over *every* conjunction of at most two literals (not
@@ -392,7 +394,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError
         WeightChoice::Pruned { l2 } => {
             // Not empty: the candidate had features on a subset of these rows.
             let features = all_conjunctions(&ctx.inputs, &rows, p, usize::MAX).unwrap_or_default();
-            let unit = pruned_refit(features, &rows, labels, n_classes, l2);
+            let unit = pruned_refit(features, &rows, labels, n_classes, l2, ctx.seed);
             (ctx.progress)(total_runs, total_runs);
             (Vec::new(), Some(unit))
         }
@@ -451,7 +453,7 @@ fn boost_and_refit(
         WeightChoice::Pruned { .. } => unreachable!("fitted by pruned_refit"),
     };
     let boosters = boost_all(&ctx.inputs, rows, labels, n_classes, &boost_p, ctx.seed, tick)?;
-    let refitted = l2.map(|l2| refit(booster_features(&boosters), rows, labels, n_classes, l2));
+    let refitted = l2.map(|l2| refit(booster_features(&boosters), rows, labels, n_classes, l2, ctx.seed));
     Ok((boosters, refitted))
 }
 

@@ -4,6 +4,7 @@
 use super::literals::feature_of;
 use super::literals::{candidate_literals, compatible};
 use super::{Booster, Params};
+use crate::data::split;
 use crate::learners::unit_fit;
 use crate::model::{Feature, InputSpec};
 
@@ -60,15 +61,49 @@ pub(super) fn booster_features(boosters: &[Booster]) -> Vec<Feature> {
     features
 }
 
-/// Logistic refit (L2 penalty `l2`) of a unit over `features` on `rows`.
+/// Rows × features × unit rows (the work of one pass of the logistic fit) beyond which a
+/// logistic refit fits on a seeded stratified sample of the rows (at least [`REFIT_MIN_ROWS`]): a
+/// fit's cost is this work times its iterations (up to 200), and a few hundred weights are
+/// estimated as well from the sample as from every row.
+pub const REFIT_WORK: usize = 1 << 24;
+
+/// The fewest rows a sampled refit keeps (see [`REFIT_WORK`]).
+pub const REFIT_MIN_ROWS: usize = 4_000;
+
+/// The rows [`refit`] fits on: every one of the `labels.len()` rows when their work
+/// (rows × `d` features × unit rows) is at most [`REFIT_WORK`], else a stratified sample (seed
+/// `seed`) of as many as fit in it, at least [`REFIT_MIN_ROWS`]. `None`: every row.
+pub(super) fn refit_sample(labels: &[usize], n_classes: usize, d: usize, seed: u64) -> Option<Vec<usize>> {
+    let m = labels.len();
+    let unit_rows = if n_classes == 2 { 1 } else { n_classes };
+    let per_row = d.max(1) * unit_rows;
+    let target = (REFIT_WORK / per_row).max(REFIT_MIN_ROWS);
+    (m > target).then(|| {
+        let rest = 1.0 - target as f64 / m as f64;
+        split::hold_out(labels, n_classes, rest, seed).0
+    })
+}
+
+/// Logistic refit (L2 penalty `l2`) of a unit over `features` on `rows`, or on the sample of
+/// them [`refit_sample`] draws with `seed` when they are many.
 pub(super) fn refit(
     features: Vec<Feature>,
     rows: &[&[i32]],
     labels: &[usize],
     n_classes: usize,
     l2: f64,
+    seed: u64,
 ) -> Refit {
     let d = features.len();
+    let (sample_rows, sample_labels): (Vec<&[i32]>, Vec<usize>);
+    let (rows, labels) = match refit_sample(labels, n_classes, d, seed) {
+        Some(keep) => {
+            sample_rows = keep.iter().map(|&i| rows[i]).collect();
+            sample_labels = keep.iter().map(|&i| labels[i]).collect();
+            (sample_rows.as_slice(), sample_labels.as_slice())
+        }
+        None => (rows, labels),
+    };
     let x: Vec<i32> = rows.iter().flat_map(|r| features.iter().map(|f| f.value(r))).collect();
     let max_abs: Vec<i64> = features.iter().map(Feature::max_abs).collect();
     let fit_rows = unit_fit::Rows { x: &x, d, y: labels, m: n_classes };
@@ -123,16 +158,17 @@ pub(super) fn all_conjunctions(
 /// magnitudes (largest over the unit's rows; every feature is ±1), dropping
 /// `1 − `[`PRUNE_KEEP`] of them; a step that would lose a training row is retried dropping half
 /// as many, down to one feature. Returns the last refit that classifies as many of `rows`
-/// correctly as the first one (over every conjunction) does.
+/// correctly as the first one (over every conjunction) does. `seed`: see [`refit`].
 pub(super) fn pruned_refit(
     features: Vec<Feature>,
     rows: &[&[i32]],
     labels: &[usize],
     n_classes: usize,
     l2: f64,
+    seed: u64,
 ) -> Refit {
     let correct = |unit: &Refit| rows.iter().zip(labels).filter(|(x, &y)| unit.predict(x) == y).count();
-    let first = refit(features.clone(), rows, labels, n_classes, l2);
+    let first = refit(features.clone(), rows, labels, n_classes, l2, seed);
     let target = correct(&first);
     let (mut kept, mut kept_features) = (first, features);
     let mut fraction = 1.0 - PRUNE_KEEP;
@@ -145,7 +181,7 @@ pub(super) fn pruned_refit(
         let mut keep = order[..d - drop].to_vec();
         keep.sort_unstable();
         let fewer: Vec<Feature> = keep.into_iter().map(|j| kept_features[j].clone()).collect();
-        let unit = refit(fewer.clone(), rows, labels, n_classes, l2);
+        let unit = refit(fewer.clone(), rows, labels, n_classes, l2, seed);
         if correct(&unit) >= target {
             (kept, kept_features) = (unit, fewer);
         } else if drop == 1 {
@@ -155,4 +191,32 @@ pub(super) fn pruned_refit(
         }
     }
     kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{refit_sample, REFIT_MIN_ROWS, REFIT_WORK};
+
+    /// Few rows or few features: every row. Many: a stratified sample of as many rows as fit in
+    /// the work budget (never fewer than the minimum), the same one for the same seed.
+    #[test]
+    fn refits_sample_rows_only_beyond_the_work_budget() {
+        let labels: Vec<usize> = (0..60_000).map(|i| i % 3).collect();
+        assert_eq!(refit_sample(&labels[..1000], 3, 500, 7), None);
+        assert_eq!(refit_sample(&labels, 3, 10, 7), None);
+        let keep = refit_sample(&labels, 3, 200, 7).expect("60,000 × 200 × 3 exceeds the budget");
+        let want = REFIT_WORK / (200 * 3);
+        assert!(keep.len().abs_diff(want) <= 3, "{} rows, want about {want}", keep.len());
+        for class in 0..3 {
+            let n = keep.iter().filter(|&&i| labels[i] == class).count();
+            assert!(n.abs_diff(want / 3) <= 3, "class {class}: {n} rows");
+        }
+        assert_eq!(refit_sample(&labels, 3, 200, 7), Some(keep));
+        // Two classes have one unit row; a huge unit still keeps the minimum.
+        let binary: Vec<usize> = (0..60_000).map(|i| i % 2).collect();
+        let two = refit_sample(&binary, 2, 400, 7).expect("60,000 × 400 exceeds the budget");
+        assert!(two.len().abs_diff(REFIT_WORK / 400) <= 3, "{} rows", two.len());
+        let floor = refit_sample(&labels, 3, 100_000, 7).expect("over the budget");
+        assert!(floor.len().abs_diff(REFIT_MIN_ROWS) <= 3, "{} rows", floor.len());
+    }
 }

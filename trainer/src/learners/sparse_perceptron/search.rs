@@ -117,6 +117,35 @@ struct Mass {
     n: usize,
 }
 
+/// Bucket masses `prefix[1..=nb]` turned into prefix sums: `prefix[b]` = Σ buckets `< b`.
+fn accumulate(prefix: &mut [Mass]) {
+    for b in 1..prefix.len() {
+        let (lo, hi) = (prefix[b - 1], &mut prefix[b]);
+        hi.pos += lo.pos;
+        hi.neg += lo.neg;
+        hi.n += lo.n;
+    }
+}
+
+/// The mass of the rows a literal's `test` accepts, from a group's prefix sums over its `nb`
+/// buckets.
+fn test_mass(prefix: &[Mass], nb: usize, test: Test) -> Mass {
+    let range = |a: usize, b: usize| Mass {
+        pos: prefix[b].pos - prefix[a].pos,
+        neg: prefix[b].neg - prefix[a].neg,
+        n: prefix[b].n - prefix[a].n,
+    };
+    match test {
+        Test::Eq(c) => range(c as usize, c as usize + 1),
+        Test::Ne(c) => {
+            let (a, b) = (range(0, c as usize), range(c as usize + 1, nb));
+            Mass { pos: a.pos + b.pos, neg: a.neg + b.neg, n: a.n + b.n }
+        }
+        Test::Gt(c) => range(c as usize + 1, nb),
+        Test::Le(c) => range(0, c as usize + 1),
+    }
+}
+
 /// The weak learner's answer.
 struct Choice {
     /// Indices into the literal list.
@@ -269,31 +298,13 @@ impl<'s, 'a> Search<'s, 'a> {
                     }
                 }
             }
-            for b in 1..=nb {
-                let (lo, hi) = (prefix[b - 1], &mut prefix[b]);
-                hi.pos += lo.pos;
-                hi.neg += lo.neg;
-                hi.n += lo.n;
-            }
-            let range = |a: usize, b: usize| Mass {
-                pos: prefix[b].pos - prefix[a].pos,
-                neg: prefix[b].neg - prefix[a].neg,
-                n: prefix[b].n - prefix[a].n,
-            };
+            accumulate(&mut prefix[..=nb]);
             for l in group.start.max(from)..group.end {
                 let lit = &space.literals[l];
                 if !self.path.iter().all(|&q| compatible(&space.literals[q], lit)) {
                     continue;
                 }
-                let mass = match space.tests[l] {
-                    Test::Eq(c) => range(c as usize, c as usize + 1),
-                    Test::Ne(c) => {
-                        let (a, b) = (range(0, c as usize), range(c as usize + 1, nb));
-                        Mass { pos: a.pos + b.pos, neg: a.neg + b.neg, n: a.n + b.n }
-                    }
-                    Test::Gt(c) => range(c as usize + 1, nb),
-                    Test::Le(c) => range(0, c as usize + 1),
-                };
+                let mass = test_mass(&prefix, nb, space.tests[l]);
                 // Empty: the constant −1; everything: the parent again. Both tried already.
                 if mass.n == 0 || mass.n == n_parent {
                     continue;
@@ -348,5 +359,120 @@ impl<'s, 'a> Search<'s, 'a> {
             }
         }
         self.pair_masses[a] = Some(masses);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Search, Space};
+    use crate::learners::sparse_perceptron::literals::compatible;
+    use crate::model::{Literal, LiteralOp};
+
+    /// Deterministic pseudo-random numbers (xorshift64).
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// Every conjunction of at most `k` literals in the search's order (each literal followed by
+    /// its extensions with later literals), scored as the search scores them: the first with the
+    /// largest score, and its signed correlation.
+    fn brute_force(
+        literals: &[Literal],
+        rows: &[Vec<i32>],
+        g: &[f64],
+        k: usize,
+        factor: f64,
+    ) -> (Vec<usize>, f64) {
+        /// The enumeration's fixed inputs.
+        struct Problem<'p> {
+            literals: &'p [Literal],
+            rows: &'p [Vec<i32>],
+            g: &'p [f64],
+            k: usize,
+            factor: f64,
+            total: f64,
+        }
+        fn visit(
+            path: &mut Vec<usize>,
+            parent_n: usize,
+            ctx: &Problem<'_>,
+            best: &mut (Vec<usize>, f64, f64),
+        ) {
+            let Problem { literals, rows, g, k, factor, total } = *ctx;
+            let from = path.last().map_or(0, |&l| l + 1);
+            for l in from..literals.len() {
+                if !path.iter().all(|&q| compatible(&literals[q], &literals[l])) {
+                    continue;
+                }
+                path.push(l);
+                let covered: Vec<usize> =
+                    (0..rows.len()).filter(|&i| path.iter().all(|&q| literals[q].holds(&rows[i]))).collect();
+                let n = covered.len();
+                if n != 0 && n != parent_n {
+                    let pos: f64 = covered.iter().map(|&i| g[i].max(0.0)).sum();
+                    let neg: f64 = covered.iter().map(|&i| (-g[i]).max(0.0)).sum();
+                    let corr = 2.0 * (pos - neg) - total;
+                    let score = if path.len() >= 2 { corr.abs() * factor } else { corr.abs() };
+                    if score > best.2 {
+                        *best = (path.clone(), corr, score);
+                    }
+                    if path.len() < k {
+                        visit(path, n, ctx, best);
+                    }
+                }
+                path.pop();
+            }
+        }
+        let total: f64 = g.iter().sum();
+        let mut best = (Vec::new(), total, total.abs());
+        let problem = Problem { literals, rows, g, k, factor, total };
+        visit(&mut Vec::new(), rows.len(), &problem, &mut best);
+        (best.0, best.1)
+    }
+
+    /// The pruned search (with the pair masses for `k = 2`) finds exactly the conjunction the unpruned enumeration finds. The weights are
+    /// multiples of 1/1024, so every sum is exact whatever its order.
+    #[test]
+    fn pruned_search_equals_exhaustive_enumeration() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for trial in 0..60 {
+            let m = 5 + rng.below(60) as usize;
+            let rows: Vec<Vec<i32>> = (0..m)
+                .map(|_| vec![rng.below(4) as i32, rng.below(10) as i32, rng.below(3) as i32])
+                .collect();
+            let positive: Vec<bool> = (0..m).map(|_| rng.below(3) == 0).collect();
+            let mut literals = Vec::new();
+            for value in 0..4 {
+                literals.push(Literal { attr: 0, op: LiteralOp::Eq, value });
+                if trial % 2 == 0 {
+                    literals.push(Literal { attr: 0, op: LiteralOp::Ne, value });
+                }
+            }
+            for value in [2, 5, 7] {
+                literals.push(Literal { attr: 1, op: LiteralOp::Gt, value });
+                literals.push(Literal { attr: 1, op: LiteralOp::Le, value });
+            }
+            for value in 0..3 {
+                literals.push(Literal { attr: 2, op: LiteralOp::Eq, value });
+            }
+            let d: Vec<f64> = (0..m).map(|_| (1 + rng.below(16)) as f64 / 1024.0).collect();
+            let g: Vec<f64> = d.iter().zip(&positive).map(|(&w, &p)| if p { w } else { -w }).collect();
+            let row_refs: Vec<&[i32]> = rows.iter().map(Vec::as_slice).collect();
+            let space = Space::new(&literals, &row_refs, &positive);
+            for k in 1..=3 {
+                let factor = 1.0 / k as f64;
+                let (path, sign) = Search::new(&space, k, factor).best(&d);
+                let (want, corr) = brute_force(&literals, &rows, &g, k, factor);
+                assert_eq!(path, want, "trial {trial}, k = {k}");
+                assert_eq!(sign, if corr >= 0.0 { 1 } else { -1 }, "trial {trial}, k = {k}");
+            }
+        }
     }
 }
