@@ -39,6 +39,9 @@ _CLASS_NAMES = {
     "fringe": "Fringe",
 }
 
+# Learners that learn two classes only (the learner refuses other data with a ValueError).
+_TWO_CLASS = {"hsi"}
+
 # Options renamed for scikit-learn: the seed is `random_state`.
 _RENAMED = {"--seed": "random_state"}
 
@@ -129,6 +132,18 @@ def _coded(values):
             cats.append(v)
         codes[i] = k
     return (codes, cats)
+
+
+def _as_table(X):
+    """X as a pandas DataFrame (kept) or a 2-D array (ValueError otherwise, as scikit-learn says)."""
+    try:
+        import pandas as pd
+
+        if isinstance(X, pd.DataFrame):
+            return X
+    except ImportError:
+        pass
+    return _check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=1)
 
 
 def _matrix(cols, n_rows):
@@ -239,6 +254,7 @@ class _LtuClassifier(_ClassifierMixin, _BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         tags.non_deterministic = False
+        tags.classifier_tags.multi_class = self._algo not in _TWO_CLASS
         return tags
 
     def _command(self):
@@ -269,6 +285,9 @@ class _LtuClassifier(_ClassifierMixin, _BaseEstimator):
     def fit(self, X, y):
         """Trains on X (numpy array or pandas DataFrame; text and categorical columns are
         categorical attributes, NaN is missing) and labels y."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        X = _as_table(X)
         _validate_data(self, X, reset=True, skip_check_array=True)
         cols = _columns(X)
         y = _column_or_1d(_check_array(y, ensure_2d=False, dtype=None, ensure_all_finite=True), warn=True)
@@ -276,6 +295,11 @@ class _LtuClassifier(_ClassifierMixin, _BaseEstimator):
         if len(y) != n:
             raise ValueError(f"X has {n} rows but y has {len(y)} labels")
         _check_targets(y)
+        if self._algo in _TWO_CLASS and len(_np.unique(y)) != 2:
+            raise ValueError(
+                f"Only binary classification is supported: {self._algo} learns two classes, and y has "
+                f"{len(_np.unique(y))} class(es)"
+            )
         # Class order as `ltu train` numbers it: first appearance; `classes_` is sorted.
         labels, first = _np.unique(y, return_index=True)
         order = labels[_np.argsort(first, kind="stable")]
@@ -302,6 +326,7 @@ class _LtuClassifier(_ClassifierMixin, _BaseEstimator):
 
     def _predict_index(self, X):
         _check_is_fitted(self, "model_")
+        X = _as_table(X)
         _validate_data(self, X, reset=False, skip_check_array=True)
         attributes = [{"name": n, "categories": c} for n, c in self._columns_]
         x = _encode(X, attributes)
@@ -311,7 +336,8 @@ class _LtuClassifier(_ClassifierMixin, _BaseEstimator):
 
     def predict(self, X):
         """The class of each row, through the device runtime."""
-        return self._model_labels[self._predict_index(X)]
+        index = self._predict_index(X)
+        return self._model_labels[index]
 
     def to_bytes(self, data_file=None):
         """The model file ``ltu train`` writes for the same data, options and seed; ``data_file``

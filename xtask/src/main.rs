@@ -17,6 +17,7 @@ mod cmd;
 mod dataset;
 mod firmware;
 mod prereq;
+mod python;
 mod steps;
 mod test;
 
