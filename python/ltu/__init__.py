@@ -306,13 +306,16 @@ class _LtuClassifier(_ClassifierMixin, _BaseEstimator):
         model_index = {v: k for k, v in enumerate(order)}
         y_idx = [model_index[v] for v in y]
         x = _matrix(cols, n)
-        native = _ltu.fit(
-            self._command(),
-            [(c[0], c[2]) for c in cols],
-            x.tobytes(),
-            y_idx,
-            [str(v) for v in order],
-        )
+        try:
+            native = _ltu.fit(
+                self._command(),
+                [(c[0], c[2]) for c in cols],
+                x.tobytes(),
+                y_idx,
+                [str(v) for v in order],
+            )
+        except ValueError as e:
+            raise ValueError(f"{e} (X has {n} rows; y has {len(order)} class(es))") from None
         self.classes_ = labels
         self._model_labels = order
         self.model_ = Model(native)

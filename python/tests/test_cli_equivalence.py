@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ltu
-from conftest import DATA, read_csv
+from common import DATA, read_csv
 
 CASES = [
     ("iris.csv", "ptree", {}),

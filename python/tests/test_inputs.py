@@ -12,7 +12,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
 import ltu
-from conftest import DATA, read_csv
+from common import DATA, read_csv
 
 
 def test_pandas_categorical_text_and_missing_columns():
