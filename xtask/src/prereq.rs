@@ -137,10 +137,8 @@ pub fn c_tools() -> Result<()> {
 /// Python 3 with its `venv` module (and the `ensurepip` it needs) for the Python package's step:
 /// Debian keeps them in `python3-venv`.
 pub fn python() -> Result<()> {
-    let venv_works = Command::new("python3")
-        .args(["-c", "import venv, ensurepip"])
-        .status()
-        .is_ok_and(|s| s.success());
+    let venv_works =
+        Command::new("python3").args(["-c", "import venv, ensurepip"]).status().is_ok_and(|s| s.success());
     if !venv_works {
         apt_install(&["python3", "python3-venv"])?;
     }

@@ -31,7 +31,9 @@ pub fn test(root: &Path) -> Result<()> {
     }
     cmd::run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
     let bin = venv.join("bin");
-    cmd::run(Command::new(bin.join("pip")).args(["install", "-q", "--disable-pip-version-check"]).args(PINNED))?;
+    cmd::run(
+        Command::new(bin.join("pip")).args(["install", "-q", "--disable-pip-version-check"]).args(PINNED),
+    )?;
     // The command line the tests compare with.
     cmd::run(cmd::cargo(root).args(["build", "--release", "-p", "ltu", "--bin", "ltu"]))?;
     let wheels = target.join("python-wheels");
