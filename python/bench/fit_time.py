@@ -50,7 +50,12 @@ def main():
         model = Path(tmp) / "cli.ltu"
         for _ in range(a.repeat):
             t = time.perf_counter()
-            subprocess.run(est.train_command(a.data, model) + ["-q", "--no-estimate"], check=True, executable=a.ltu)
+            subprocess.run(
+                est.train_command(a.data, model) + ["-q", "--no-estimate"],
+                check=True,
+                executable=a.ltu,
+                stdout=subprocess.DEVNULL,
+            )
             cli_s.append(time.perf_counter() - t)
             t = time.perf_counter()
             est.fit(X, y)

@@ -1,5 +1,5 @@
 //! `ltu._ltu`: the Python package's native module. Training goes through the `ltu` library's one
-//! entry ([`ltu::learn::pipeline::train`]) with the options parsed by the command line's own
+//! entry (`ltu::learn::pipeline::train`, [`ltu::learn::train`]) with the options parsed by the command line's own
 //! definitions (the `ltu` binary's `cli` module, compiled in here from its source), so defaults,
 //! ranges, error messages, warnings and the model file's metadata are those of `ltu train`.
 
