@@ -17,6 +17,7 @@ mod cmd;
 mod dataset;
 mod firmware;
 mod prereq;
+mod python;
 mod steps;
 mod test;
 
@@ -57,6 +58,8 @@ enum Cmd {
     },
     /// Everything CI checks: host tests, cross builds, clippy, fmt, firmware inputs, QEMU runs
     Test,
+    /// The Python package alone (a step of `test`): its wheel built from the working tree, installed in a fresh virtual environment under the target directory, its pytest suite run
+    Python,
     /// ltu's learners against scikit-learn CART (and its emlearn size) on the same folds; writes docs/BENCHMARKS.md
     Compare(compare::Args),
     /// Write the synthetic datasets of the scale benchmark (sensor, mixture, additive) as CSV training and test files
@@ -88,6 +91,7 @@ fn main() -> ExitCode {
         Cmd::Qemu { target } => checks::run(&root, &target),
         Cmd::Adapt { target } => adapt::run(&root, &target),
         Cmd::Test => Ok(test::run(&root)),
+        Cmd::Python => prereq::python().and_then(|()| python::test(&root)).map(|()| ExitCode::SUCCESS),
         Cmd::Compare(args) => compare::run(&root, &args).map(|()| ExitCode::SUCCESS),
         Cmd::Synth { out } => synth(&root.join(out)).map(|()| ExitCode::SUCCESS),
         Cmd::BenchDevice(args) => device::run(&root, &args).map(|()| ExitCode::SUCCESS),

@@ -134,6 +134,18 @@ pub fn c_tools() -> Result<()> {
     Ok(())
 }
 
+/// Python 3 with its `venv` module (and the `ensurepip` it needs) for the Python package's step:
+/// Debian keeps them in `python3-venv`.
+pub fn python() -> Result<()> {
+    let venv_works =
+        Command::new("python3").args(["-c", "import venv, ensurepip"]).status().is_ok_and(|s| s.success());
+    if !venv_works {
+        apt_install(&["python3", "python3-venv"])?;
+    }
+    println!("{}", cmd::output(Command::new("python3").arg("--version"))?.trim());
+    Ok(())
+}
+
 /// Whether clang's runtime directory has its AddressSanitizer library.
 fn clang_has_asan() -> bool {
     cmd::output(Command::new("clang").arg("-print-runtime-dir")).is_ok_and(|dir| {

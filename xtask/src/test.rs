@@ -6,7 +6,7 @@ use std::process::{Command, ExitCode};
 
 use crate::firmware::{adapt, checks, demo};
 use crate::steps::Steps;
-use crate::{cmd, firmware, prereq};
+use crate::{cmd, firmware, prereq, python};
 
 /// Runs every check and returns the exit code of the whole.
 pub fn run(root: &Path) -> ExitCode {
@@ -14,7 +14,8 @@ pub fn run(root: &Path) -> ExitCode {
     let ready = steps.run("prerequisites", || {
         prereq::rust(&prereq::CROSS_TARGETS, true)?;
         prereq::qemu_and_gcc()?;
-        prereq::c_tools()
+        prereq::c_tools()?;
+        prereq::python()
     });
     // Without incremental compilation: CI builds from scratch, where its caches are only written,
     // and its many small codegen units make the optimised test build slower.
@@ -74,6 +75,7 @@ pub fn run(root: &Path) -> ExitCode {
     steps.run("runtime on thumbv7m: no soft-float reachable from evaluation; stack bounds", || {
         cmd::run(Command::new("bash").arg(root.join("tests/thumbv7m/check.sh")))
     });
+    steps.run("Python package: wheel built, installed in a fresh venv, pytest", || python::test(root));
     steps.run("cargo clippy --workspace --all-targets -- -D warnings", || {
         cmd::run(cmd::cargo(root).args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
     });

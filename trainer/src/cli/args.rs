@@ -460,7 +460,7 @@ fn long_flag(cmd: &clap::Command, id: &str) -> Option<String> {
 /// definitions: an option of a learner's own section ([`LearnerSection`]) applies to its
 /// learners; a shared option ([`ltu::learn::Shared`]) to the learners whose registry line lists
 /// it. `None` for an option of every learner (or no learner option at all).
-fn applies_to(id: &str) -> Option<(String, Vec<Algo>)> {
+pub(crate) fn applies_to(id: &str) -> Option<(String, Vec<Algo>)> {
     fn section<S: LearnerSection>(id: &str) -> Option<(String, Vec<Algo>)> {
         let cmd = S::augment_args(clap::Command::new("section"));
         long_flag(&cmd, id).map(|flag| (flag, S::ALGOS.to_vec()))

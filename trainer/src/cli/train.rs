@@ -316,7 +316,7 @@ fn check_pipeline(trained: &learn::Trained, windows: &Windows, rows: &[Vec<i32>]
 
 /// Warnings about the trained model: a trivial model, classes it never predicts, units scaled
 /// down to fit the weight kind, an inner cross-validation that chose nothing.
-fn model_warnings(
+pub(crate) fn model_warnings(
     trained: &learn::Trained,
     ctx: &Context<'_>,
     rows: &[Vec<i32>],
@@ -523,7 +523,7 @@ pub(crate) fn same_contents(a: &Path, b: &Path) -> bool {
 /// Refuses names a model file cannot store: its host block keeps one name per line, so a column
 /// name, a categorical value or a class with a line break would come back as another name (two
 /// columns could then read the same input).
-fn storable_names(data: &Dataset) -> Result<()> {
+pub(crate) fn storable_names(data: &Dataset) -> Result<()> {
     let broken = |s: &str| s.contains(['\n', '\r']);
     let hint = "a model file stores one name per line; rename it, or train with --no-names or --strip";
     for a in &data.schema.attributes {
@@ -552,7 +552,19 @@ fn storable_names(data: &Dataset) -> Result<()> {
 /// file name, row count and FNV-1a 64-bit fingerprint of its bytes. Deterministic: the same data,
 /// options and seed give the same text.
 pub fn metadata(learn: &LearnArgs, data_path: &Path, rows: usize) -> String {
-    let args: Vec<String> = std::env::args().collect();
+    metadata_from(std::env::args(), learn, data_path, rows)
+}
+
+/// [`metadata`] of the command line `args` (the program name, `train`, then its arguments), for a
+/// front end that trains without one of its own (the Python package gives the `ltu train` command
+/// it stands for).
+pub fn metadata_from(
+    args: impl IntoIterator<Item = String>,
+    learn: &LearnArgs,
+    data_path: &Path,
+    rows: usize,
+) -> String {
+    let args: Vec<String> = args.into_iter().collect();
     let mut options = Vec::new();
     let mut it = args.iter().skip_while(|a| a.as_str() != "train").skip(1);
     while let Some(a) = it.next() {

@@ -94,6 +94,7 @@
 
 mod align;
 mod arff;
+pub mod arrays;
 mod csv;
 pub mod encode;
 mod error;
