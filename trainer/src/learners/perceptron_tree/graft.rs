@@ -53,13 +53,16 @@ impl PerceptronTree {
             let value = |x: &[i32], i: usize| space.features[i].value(x);
             let leaf_errors = val_here
                 .iter()
-                .filter(|&&i| leaf.predict(|f| value(&val.0[i], f), self.pocket, self.compact_leaves) != val.1[i])
+                .filter(|&&i| {
+                    leaf.predict(|f| value(&val.0[i], f), self.pocket, self.compact_leaves) != val.1[i]
+                })
                 .count();
             let split_errors = val_here
                 .iter()
                 .filter(|&&i| {
                     let x = &val.0[i];
-                    children[decision.branch(x).0].predict(|f| value(x, f), false, self.compact_leaves) != val.1[i]
+                    children[decision.branch(x).0].predict(|f| value(x, f), false, self.compact_leaves)
+                        != val.1[i]
                 })
                 .count();
             let added = 1 + children.iter().map(|c| self.unit_cost(c)).sum::<usize>() - self.unit_cost(leaf);
@@ -118,7 +121,11 @@ impl PerceptronTree {
             })
             .collect();
         let ss = |s: &[f64], n: &[f64]| -> f64 {
-            n.iter().enumerate().filter(|(_, &m)| m > 0.0).map(|(c, &m)| (0..k).map(|j| s[c * k + j].powi(2)).sum::<f64>() / m).sum()
+            n.iter()
+                .enumerate()
+                .filter(|(_, &m)| m > 0.0)
+                .map(|(c, &m)| (0..k).map(|j| s[c * k + j].powi(2)).sum::<f64>() / m)
+                .sum()
         };
         let mut scores = Vec::new();
         for (ia, &a) in attrs.iter().enumerate() {

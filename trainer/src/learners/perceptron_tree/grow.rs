@@ -335,8 +335,7 @@ impl PerceptronTree {
     }
 
     /// Presents `rows` (raw inputs) with `labels` epoch after epoch in `p.order` until the tree
-    /// is consistent, `p.epochs` passes are done or [`Params::patience`] epochs in a row made no
-    /// progress; reports `(epoch, epochs)` to `progress`.
+    /// is consistent or `p.epochs` passes are done; reports `(epoch, epochs)` to `progress`.
     /// Returns the number of epochs run.
     ///
     /// Every row is encoded once ([`FeatureSpace::encode`]) and presented with
@@ -371,8 +370,6 @@ impl PerceptronTree {
     ) -> usize {
         let mut order: Vec<usize> = (0..rows.len()).collect();
         let mut rng = Rng::new(seed);
-        // Fewest mistakes of an epoch so far, and epochs since it fell or a unit split.
-        let (mut fewest, mut stale) = (usize::MAX, 0);
         for epoch in 0..p.epochs {
             if rows.iter().zip(labels).all(|(e, &y)| self.predict_encoded(e) == y) {
                 return epoch;
@@ -380,22 +377,10 @@ impl PerceptronTree {
             if p.order == Order::Shuffled {
                 rng.shuffle(&mut order);
             }
-            let (mut mistakes, mut split) = (0, false);
             for &i in &order {
-                let step = self.update_encoded(&rows[i], labels[i]);
-                mistakes += usize::from(!step.correct);
-                split |= step.split;
+                self.update_encoded(&rows[i], labels[i]);
             }
             progress(epoch as u64 + 1, p.epochs as u64);
-            if split || mistakes < fewest {
-                stale = 0;
-            } else {
-                stale += 1;
-            }
-            fewest = fewest.min(mistakes);
-            if p.patience > 0 && stale >= p.patience {
-                return epoch + 1;
-            }
         }
         p.epochs
     }

@@ -57,8 +57,7 @@
 //!   interactions the unit misses (`graft.rs`), only when that score says it pays. **The
 //!   trade-off**: 1,000 weights must buy one point of held-out accuracy (a linear machine of 11
 //!   classes over 48 inputs, 539 weights, half a point), so a default tree is larger than a
-//!   single unit only by what its accuracy gain pays for. Growing also stops once
-//!   [`Params::patience`] epochs in a row neither split nor made fewer mistakes.
+//!   single unit only by what its accuracy gain pays for.
 //! - **Leaf fit** ([`Params::leaf_fit`], default [`LeafFit::Auto`]): once the tree is grown,
 //!   every unit (the leaves, and the units decision nodes replaced) can be refitted on the
 //!   training rows reaching it by L2-regularised logistic regression and rounded to integers
@@ -277,11 +276,6 @@ pub struct Params {
     /// default `1e-5` prices 1,000 weights at one point of held-out accuracy. 0 in
     /// [`Params::paper`]: plain reduced-error pruning.
     pub weight_cost: f64,
-    /// Growing stops early (beyond the paper) once this many consecutive epochs neither split
-    /// a unit nor made fewer mistakes than the best epoch so far: on noisy rows the tree is never
-    /// consistent and further epochs only move the pocket weights the leaf fit replaces anyway.
-    /// 0 disables it (every epoch runs, [`Params::paper`]).
-    pub patience: usize,
 }
 
 impl Default for Params {
@@ -305,7 +299,6 @@ impl Default for Params {
             categorical_tests: CategoricalTests::Multiway,
             split_choice: SplitChoice::Lookahead,
             weight_cost: 1e-5,
-            patience: 3,
         }
     }
 }
@@ -328,7 +321,6 @@ impl Params {
             categorical_tests: CategoricalTests::Multiway,
             split_choice: SplitChoice::Entropy,
             weight_cost: 0.0,
-            patience: 0,
             ..Params::default()
         }
     }

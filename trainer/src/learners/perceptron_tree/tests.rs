@@ -104,19 +104,6 @@ fn charging_weights_prunes_subtrees_reduced_error_pruning_keeps() {
 }
 
 #[test]
-fn patience_stops_growing_once_epochs_stop_helping() {
-    let (inputs, rows, labels) = noisy_linear(2_000, 5);
-    let space = FeatureSpace::standard(&inputs, &rows, 32, 16);
-    let patient = Params { max_depth: 1, ..Params::default() };
-    let mut tree = PerceptronTree::new(space.clone(), 2, &patient);
-    let epochs = tree.fit(&rows, &labels, &patient, 3, &|_, _| {});
-    assert!(epochs < patient.epochs, "ran all {epochs} epochs");
-    let all = Params { patience: 0, ..patient };
-    let mut tree = PerceptronTree::new(space, 2, &all);
-    assert_eq!(tree.fit(&rows, &labels, &all, 3, &|_, _| {}), all.epochs);
-}
-
-#[test]
 fn held_out_growing_splits_on_an_interaction_a_unit_cannot_fit() {
     // Class: an additive score of x2..x5 plus 2 when x0 = x1 (an interaction no unit over
     // one-hot features fits), a twentieth of the labels flipped.
