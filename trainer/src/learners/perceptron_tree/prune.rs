@@ -45,7 +45,7 @@ impl PerceptronTree {
         pruned
     }
 
-    /// Weights the subtree at `id` exports: its units' ([`PerceptronTree::unit_cost`]) and one
+    /// Weights the subtree at `id` exports: its units' (all of a unit's rows, one for a constant) and one
     /// per decision node.
     pub fn cost(&self, id: usize) -> usize {
         match &self.nodes[id] {

@@ -7,7 +7,7 @@ use crate::rng::Rng;
 
 impl PerceptronTree {
     /// Refits every unit on the training `rows` reaching it
-    /// ([`LeafFit::Logistic`](super::LeafFit::Logistic)): each leaf LTU, and the unit each
+    /// ([`LeafFit::Logistic`]): each leaf LTU, and the unit each
     /// decision node replaced (the candidate pruning restores). A unit's
     /// class counts become those of the rows reaching it. Returns the number of units refitted
     /// and the number of features they left out ([`Params::feature_selection`]).
@@ -180,7 +180,7 @@ pub(super) fn choose_leaf_fit(
     best.and_then(|b| b.1)
 }
 
-/// [`PerceptronTree::learn`] with [`LeafFit::Auto`](super::LeafFit::Auto) on more than
+/// [`PerceptronTree::learn`] with [`LeafFit::Auto`] on more than
 /// [`HOLD_OUT_PRUNING_ROWS`](crate::data::split::HOLD_OUT_PRUNING_ROWS) rows and no
 /// [`Params::prune_fraction`]: the tree's size is chosen by held-out evidence. A seeded,
 /// stratified quarter of the rows is held out; the tree grows once on the rest; each leaf fit
