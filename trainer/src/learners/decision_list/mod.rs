@@ -551,12 +551,13 @@ impl Learner for Ndl {
 
 /// The budget ladder of `ndl` and `hsi`: the same list with sparse units (the 1-norm's
 /// max-margin LP, unless a norm is set, and [`Params::prune_weights`]), then shorter lists of
-/// such units, at most 16, 8, 6, 4, 3, 2 and 1 entries (below any cap already set). A list's
+/// such units, at most 16, 8, 6, 4, 3, 2 and 1 entries (below any cap already set), and none:
+/// the default alone, the training rows' majority class. A list's
 /// entries read every feature the LP gives weight to, so without the sparse units no list
 /// length meets a MAC budget below that (wdbc: one entry of 20 weights).
 pub fn cheaper_lists(p: &Params) -> Vec<Params> {
     let sparse = Params { norm: Some(p.norm.unwrap_or(Norm::Sum)), prune_weights: true, ..p.clone() };
-    let shorter = [16, 8, 6, 4, 3, 2, 1]
+    let shorter = [16, 8, 6, 4, 3, 2, 1, 0]
         .into_iter()
         .filter(|&n| p.max_nodes.is_none_or(|cap| n < cap))
         .map(|n| Params { max_nodes: Some(n), ..sparse.clone() });

@@ -120,6 +120,12 @@ impl Ltu {
         }
     }
 
+    /// The most frequent class of the training instances that reached this leaf (the lowest
+    /// class on ties).
+    pub(super) fn majority(&self) -> usize {
+        crate::learners::tree::majority(&self.class_counts)
+    }
+
     /// `feature(i)`: the instance's value of feature `i` of the space. `compact`: decide as the
     /// exported leaf does under [`Params::compact_leaves`] (see [`Ltu::only_class`] and
     /// [`drop_unseen_classes`]).

@@ -276,6 +276,10 @@ pub struct Params {
     /// default `1e-5` prices 1,000 weights at one point of held-out accuracy. 0 in
     /// [`Params::paper`]: plain reduced-error pruning.
     pub weight_cost: f64,
+    /// Every leaf predicts its training rows' majority class instead of deciding by its LTU: a
+    /// tree of tests alone, with no multiply-accumulate. Off by default; the cheapest rungs of
+    /// the budget ladder ([`Ptree::ladder`](crate::learn::Learner::ladder)) turn it on.
+    pub constant_leaves: bool,
 }
 
 impl Default for Params {
@@ -299,6 +303,7 @@ impl Default for Params {
             categorical_tests: CategoricalTests::Multiway,
             split_choice: SplitChoice::Lookahead,
             weight_cost: 1e-5,
+            constant_leaves: false,
         }
     }
 }
@@ -557,6 +562,7 @@ pub struct PerceptronTree {
     min_split: u64,
     max_depth: usize,
     compact_leaves: bool,
+    constant_leaves: bool,
     feature_selection: bool,
     nodes: Vec<NodeState>,
     /// Feature values of the current instance at the reached LTU (no allocation per update).
@@ -721,7 +727,10 @@ impl Learner for Ptree {
     /// With the logistic refit and without [`Params::feature_selection`]: the same tree with
     /// feature selection (its units read fewer features: a leaf reads every feature, so no
     /// depth alone meets a budget below the feature count). Then shallower trees, down to a
-    /// single leaf unit (depth 0), each also with feature selection.
+    /// single leaf unit (depth 0), each also with feature selection. Last, trees of tests with
+    /// [`Params::constant_leaves`] (no multiply-accumulate at all), at most 8, 6, 4, 3, 2 and 1
+    /// levels deep, down to a single leaf that predicts the majority class: the model every
+    /// budget that admits any model admits.
     fn ladder(p: &Params) -> Vec<Params> {
         let select = p.leaf_fit != LeafFit::Perceptron && !p.feature_selection;
         let variants = |q: Params| {
@@ -731,7 +740,19 @@ impl Learner for Ptree {
         let shallower = (0..p.max_depth.min(8))
             .rev()
             .flat_map(move |max_depth| variants(Params { max_depth, ..p.clone() }));
-        select.then(|| Params { feature_selection: true, ..p.clone() }).into_iter().chain(shallower).collect()
+        // The leaves' units are not exported, so they are not refitted either.
+        let constant = Params {
+            constant_leaves: true,
+            leaf_fit: LeafFit::Perceptron,
+            feature_selection: false,
+            ..p.clone()
+        };
+        let constant =
+            [8, 6, 4, 3, 2, 1, 0].into_iter().map(move |max_depth| Params { max_depth, ..constant.clone() });
+        let richer = (!p.constant_leaves).then_some(
+            select.then(|| Params { feature_selection: true, ..p.clone() }).into_iter().chain(shallower),
+        );
+        richer.into_iter().flatten().chain(constant).filter(|q| q != p).collect()
     }
 }
 
