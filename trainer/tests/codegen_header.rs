@@ -201,7 +201,7 @@ fn conversion_helpers_round_half_away_and_saturate() {
     std::fs::write(d.join("main.c"), main).unwrap();
     let mut want = String::new();
     for v in VALUES {
-        let _ = writeln!(want, "{}", to_raw(v.parse().unwrap(), 1));
+        let _ = writeln!(want, "{}", to_raw(v.parse().unwrap(), 1, 0));
     }
     let _ = writeln!(want, "38 38 38"); // NaN and infinities: the missing value
     for (v, ve, me) in FIXED {
@@ -289,7 +289,8 @@ fn a_model_without_names_gets_generic_ones() {
     let input: String = iris_rows()
         .iter()
         .map(|(cells, _)| {
-            let raw: Vec<String> = cells.iter().map(|c| to_raw(c.parse().unwrap(), 1).to_string()).collect();
+            let raw: Vec<String> =
+                cells.iter().map(|c| to_raw(c.parse().unwrap(), 1, 0).to_string()).collect();
             raw.join(" ") + "\n"
         })
         .collect();
@@ -399,7 +400,7 @@ fn generated_rust_carries_the_same_contract() {
     common::rustc(&d.join("main.rs"), &exe);
     let mut want = String::new();
     for v in VALUES {
-        let _ = writeln!(want, "{}", to_raw(v.parse().unwrap(), 1));
+        let _ = writeln!(want, "{}", to_raw(v.parse().unwrap(), 1, 0));
     }
     for (v, ve, me) in FIXED {
         let _ = writeln!(want, "{}", fixed_expected(v, ve, me));
