@@ -33,11 +33,11 @@ fn train_and_eval(dir: &Path, algo: Algo, train: &str, test: &str) -> (f64, Stri
     (e["accuracy"].as_f64().expect("accuracy"), predicted)
 }
 
-/// `iris.csv` with its first column multiplied by `factor` (written as a short decimal, as a
-/// user's file in those units would be).
-fn rescaled_iris(factor: f64) -> String {
+/// `wdbc.csv` (two classes, 30 numeric columns) with its first column multiplied by `factor`
+/// (written as a short decimal, as a user's file in those units would be).
+fn rescaled_wdbc(factor: f64) -> String {
     let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/iris.csv")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/wdbc.csv")).unwrap();
     let mut out = String::new();
     for (i, line) in text.lines().enumerate() {
         let mut cells: Vec<String> = line.split(',').map(str::to_string).collect();
@@ -55,9 +55,9 @@ fn rescaled_iris(factor: f64) -> String {
 fn a_column_in_millivolts_gives_the_same_accuracy_as_in_volts() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::write(d.join("v.csv"), rescaled_iris(1.0)).unwrap();
-    std::fs::write(d.join("mv.csv"), rescaled_iris(1000.0)).unwrap();
-    std::fs::write(d.join("kv.csv"), rescaled_iris(0.001)).unwrap();
+    std::fs::write(d.join("v.csv"), rescaled_wdbc(1.0)).unwrap();
+    std::fs::write(d.join("mv.csv"), rescaled_wdbc(1000.0)).unwrap();
+    std::fs::write(d.join("kv.csv"), rescaled_wdbc(0.001)).unwrap();
     for &algo in Algo::ALL {
         let (v, pv) = train_and_eval(d, algo, "v.csv", "v.csv");
         for other in ["mv.csv", "kv.csv"] {
