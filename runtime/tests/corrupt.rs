@@ -279,7 +279,7 @@ fn header_and_checksum() {
     rejects(&b, Error::HeaderBadMagic);
     // The version is checked before the checksum, and even with a matching checksum.
     let mut b = good.clone();
-    assert_eq!(b[4..6], [3, 0], "version 3");
+    assert_eq!(b[4..6], [4, 0], "version 4");
     b[4] = 1;
     rejects(&b, Error::HeaderUnsupportedVersion);
     fix_crc(&mut b);
