@@ -76,8 +76,9 @@ fn finest_exp(values: &[f64]) -> i8 {
 ///
 /// A column of integers that fit `i32` is stored exactly with offset 0 (window statistics are
 /// such columns: the device computes them in these units). Otherwise the exponent is the
-/// finest the values use ([`finest_exp`]), made coarser only as far as the training range,
-/// measured from the offset and with a margin of [`MARGIN`], needs to fit `i32`. The offset is
+/// finest the values use (the decimals of their shortest exact form: `1.50` and `1.5` use one),
+/// made coarser only as far as the training range, measured from the offset and with a tenfold
+/// margin for values beyond it, needs to fit `i32`. The offset is
 /// 0 where that costs no precision (thresholds then read as the values themselves), else the
 /// midpoint of the range rounded to the step.
 pub fn numeric_scale(values: &[f64]) -> (i8, i64) {
