@@ -22,10 +22,13 @@ pub struct InputSpec {
 /// Kind of a raw input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputKind {
-    /// Number; a decimal value `v` is `round(v * 10^scale_exp)` raw units.
+    /// Number; a decimal value `v` is the raw input `round(v * 10^scale_exp) - offset`
+    /// ([`crate::data::encode::to_raw`]).
     Numeric {
-        /// Decimal exponent of the raw unit.
+        /// Decimal exponent of the raw unit: one raw unit is `10^-scale_exp`.
         scale_exp: i8,
+        /// The value raw 0 stands for, in raw units (`offset * 10^-scale_exp`).
+        offset: i64,
     },
     /// Value index `0..n_values`.
     Categorical {
@@ -627,7 +630,7 @@ pub(crate) mod tests {
             n_classes: 3,
             weight_kind: WeightKind::I8,
             inputs: vec![
-                InputSpec { kind: InputKind::Numeric { scale_exp: 1 }, missing: 3 },
+                InputSpec { kind: InputKind::Numeric { scale_exp: 1, offset: 0 }, missing: 3 },
                 InputSpec { kind: InputKind::Categorical { n_values: 3 }, missing: 0 },
             ],
             features: vec![

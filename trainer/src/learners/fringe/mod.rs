@@ -721,8 +721,8 @@ fn named_literal(ctx: &Context<'_>, l: &Literal) -> String {
             let value = usize::try_from(l.value).ok().and_then(|v| values.get(v));
             format!("{}={}", attr.name, value.map_or("?", String::as_str))
         }
-        (_, InputKind::Numeric { scale_exp }) => {
-            format!("{}>{}", attr.name, f64::from(l.value) / 10f64.powi(i32::from(scale_exp)))
+        (_, InputKind::Numeric { scale_exp, offset }) => {
+            format!("{}>{}", attr.name, crate::data::encode::from_raw(l.value, scale_exp, offset))
         }
         _ => format!("{}>{}", attr.name, l.value),
     }
