@@ -11,7 +11,9 @@
 //! "class `t` against the rest" is fitted by L2-regularised logistic regression
 //! ([`unit_fit::logistic`], on a seeded sample of at most [`FIT_ROWS`] rows left), the rows left
 //! are sorted by that score, and the entry's threshold is the lowest one at which the rows it
-//! covers are at most a share `tolerance` of other classes. Entries are ranked as in the exact
+//! covers are at most a share `tolerance` of other classes. A single input (`±x_j`, chosen on
+//! the same sample) competes with the logistic score: the one that covers more rows of the
+//! class is the entry. Entries are ranked as in the exact
 //! method (the larger covered fraction of the class, then the larger count). The share is chosen
 //! by held-out rows ([`Tolerance::HeldOut`]: each share of [`SHARES`] builds a list, the most
 //! accurate on the held-out rows after pruning is kept), and the list stops once
@@ -38,14 +40,17 @@ pub const HOLDOUT: f64 = 0.2;
 pub const PATIENCE: usize = 6;
 
 /// The score of an entry is fitted on a seeded sample of at most this many of the rows left.
-pub const FIT_ROWS: usize = 4000;
+pub const FIT_ROWS: usize = 3000;
 
 /// L-BFGS iterations of the score's fit (a ranking is needed, not the optimum's last digits).
-const FIT_ITERATIONS: usize = 60;
+const FIT_ITERATIONS: usize = 40;
 
 /// Integer features of the sample's rows for the logistic fit: the quantized features when the
 /// sample has them, else the float inputs on a grid of `±2^15`.
 const FLOAT_GRID: f64 = 32767.0;
+
+/// Integer feature `j` of row `i`.
+type FeatureOf<'a> = dyn Fn(usize, usize) -> i32 + 'a;
 
 /// How an entry's threshold is placed on its score.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -93,14 +98,12 @@ pub(super) fn covers(
         scores.0.resize(s.n_classes, None);
     }
     let d = s.x.first().map_or(0, Vec::len);
-    let (max_abs, feature): (Vec<i64>, Box<dyn Fn(usize, usize) -> i32 + '_>) = match s.quant {
+    let (max_abs, feature): (Vec<i64>, Box<FeatureOf<'_>>) = match s.quant {
         Some(q) => (q.max_abs.to_vec(), Box::new(move |i, j| q.features[i][j])),
         None => (vec![FLOAT_GRID as i64; d], Box::new(|i, j| (s.x[i][j] * FLOAT_GRID).round() as i32)),
     };
     let missing: Vec<usize> = targets.iter().copied().filter(|&t| scores.0[t].is_none()).collect();
-    let sample: Vec<usize> = if missing.is_empty() {
-        Vec::new()
-    } else if alive.len() > FIT_ROWS {
+    let sample: Vec<usize> = if alive.len() > FIT_ROWS {
         let mut v = alive.to_vec();
         for i in 0..FIT_ROWS {
             let j = i + rng.below(v.len() - i);
@@ -111,22 +114,34 @@ pub(super) fn covers(
     } else {
         alive.to_vec()
     };
-    let flat: Vec<i32> =
-        sample.iter().flat_map(|&i| (0..d).map(move |j| (i, j))).map(|(i, j)| feature(i, j)).collect();
-    if let ([a, b], false) = (targets, missing.is_empty()) {
-        // Two classes left: one fit answers both (class `a`'s score is the negated score of `b`).
-        let h = fit(s, &sample, &flat, d, &max_abs, *b);
-        scores.0[*a] = h.as_ref().map(Halfspace::negated);
-        scores.0[*b] = h;
-    } else {
-        for &t in &missing {
-            scores.0[t] = fit(s, &sample, &flat, d, &max_abs, t);
+    if !missing.is_empty() {
+        let flat: Vec<i32> =
+            sample.iter().flat_map(|&i| (0..d).map(move |j| (i, j))).map(|(i, j)| feature(i, j)).collect();
+        if let [a, b] = targets {
+            // Two classes left: one fit answers both (class `a`'s score is the negated score of `b`).
+            let h = fit(s, &sample, &flat, d, &max_abs, *b);
+            scores.0[*a] = h.as_ref().map(Halfspace::negated);
+            scores.0[*b] = h;
+        } else {
+            for &t in &missing {
+                scores.0[t] = fit(s, &sample, &flat, d, &max_abs, t);
+            }
         }
     }
+    let axes = axis_cuts(s, &sample, d, targets, cut);
     let mut out = Vec::new();
-    for &t in targets {
-        let Some(h) = scores.0[t].clone() else { continue };
-        let (covered, h) = threshold(s, alive, t, h, cut);
+    for (&t, axis) in targets.iter().zip(axes) {
+        // The logistic score's cut or the best single input's, whichever covers more of the class.
+        let Some((covered, h)) = [scores.0[t].clone(), axis]
+            .into_iter()
+            .flatten()
+            .map(|h| threshold(s, alive, t, h, cut))
+            .max_by_key(|(covered, h)| {
+                (covered.len(), std::cmp::Reverse(h.w.iter().filter(|&&w| w != 0.0).count()))
+            })
+        else {
+            continue;
+        };
         if covered.is_empty() {
             continue;
         }
@@ -134,6 +149,65 @@ pub(super) fn covers(
         out.push((t, Cover { covered, halfspace: h }, excl));
     }
     out
+}
+
+/// Per target class, the single-input halfspace (`±x_j`, before its threshold) whose best cut
+/// under `cut` on the rows `sample` covers the most rows of the class (the most gain for
+/// [`Cut::Gain`]), or `None` if no cut qualifies. A rule on one input costs one
+/// multiply-accumulate and carves the axis-aligned regions a linear score cannot (a class in a
+/// band of one sensor reading).
+fn axis_cuts(
+    s: &Sample<'_>,
+    sample: &[usize],
+    d: usize,
+    targets: &[usize],
+    cut: Cut,
+) -> Vec<Option<Halfspace>> {
+    let q = s.n_classes;
+    // Per target: (value, feature, sign).
+    let mut best: Vec<Option<(i64, usize, f64)>> = vec![None; targets.len()];
+    let mut order: Vec<usize> = sample.to_vec();
+    let mut count = vec![0usize; q];
+    for j in 0..d {
+        order.sort_by(|&a, &b| s.x[b][j].total_cmp(&s.x[a][j]));
+        for sign in [1.0, -1.0] {
+            count.iter_mut().for_each(|c| *c = 0);
+            let rows: Box<dyn Iterator<Item = (usize, &usize)>> = if sign > 0.0 {
+                Box::new(order.iter().enumerate())
+            } else {
+                Box::new(order.iter().rev().enumerate())
+            };
+            for (k, &i) in rows {
+                count[s.y[i]] += 1;
+                let n = k + 1;
+                let next =
+                    if sign > 0.0 { order.get(n) } else { order.len().checked_sub(n + 1).map(|m| &order[m]) };
+                if next.is_some_and(|&nx| s.x[nx][j] == s.x[i][j]) {
+                    continue;
+                }
+                for (slot, &t) in best.iter_mut().zip(targets) {
+                    let (right, wrong) = (count[t] as i64, (n - count[t]) as i64);
+                    let value = match cut {
+                        Cut::Share(share) if wrong as f64 <= share * n as f64 && right > wrong => right,
+                        Cut::Gain if right > wrong => right - wrong,
+                        _ => continue,
+                    };
+                    if slot.is_none_or(|(v, _, _)| value > v) {
+                        *slot = Some((value, j, sign));
+                    }
+                }
+            }
+        }
+    }
+    best.into_iter()
+        .map(|b| {
+            b.map(|(_, j, sign)| {
+                let mut w = vec![0.0; d];
+                w[j] = sign;
+                Halfspace { w, b: 0.0 }
+            })
+        })
+        .collect()
 }
 
 /// The halfspace over the sample's `[-1, 1]` inputs whose score ranks class `t` against the rest
