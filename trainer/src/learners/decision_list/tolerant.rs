@@ -128,7 +128,12 @@ pub(super) fn covers(
             }
         }
     }
-    let axes = axis_cuts(s, &sample, d, targets, cut);
+    // The closing entry (mixed rows left) is the logistic score's: a single input's best gain
+    // there is a coarse split that the held-out rows then rarely confirm.
+    let axes = match cut {
+        Cut::Share(_) => axis_cuts(s, &sample, d, targets, cut),
+        Cut::Gain => vec![None; targets.len()],
+    };
     let mut out = Vec::new();
     for (&t, axis) in targets.iter().zip(axes) {
         // The logistic score's cut or the best single input's, whichever covers more of the class.
