@@ -128,8 +128,7 @@ pub(super) fn choose(
 /// The settings [`choose`] compares: each shape (the given one, and for two classes `hsi`
 /// beside `ndl` with [`Choose::two_class_shapes`]) × each norm (both unless set; with no
 /// max-margin LP the norm changes nothing) × editing off and on (unless set), all exact unless
-/// a tolerance is set; and, with the tolerance unset, the given shape with tolerant entries
-/// ([`Tolerance::HeldOut`], which uses neither the max-margin LP nor editing).
+/// a tolerance is set.
 fn settings(s: &Sample<'_>, shape: Option<Shape>, p: &Params, c: Choose) -> Vec<Setting> {
     // Without the max-margin LP the norm changes nothing: not a choice.
     let margin = p.max_margin || matches!(p.search, Search::Pocket { .. });
@@ -157,16 +156,6 @@ fn settings(s: &Sample<'_>, shape: Option<Shape>, p: &Params, c: Choose) -> Vec<
                 settings.push((sh, params));
             }
         }
-    }
-    if p.tolerance.is_none() {
-        let params = Params {
-            norm: Some(p.norm.unwrap_or_default()),
-            edit_neighbours: Some(0),
-            tolerance: Some(Tolerance::HeldOut),
-            choose: None,
-            ..p.clone()
-        };
-        settings.push((shape, params));
     }
     settings
 }

@@ -235,10 +235,10 @@ pub struct Params {
     /// score of its class against the rest, cut where that share is reached, and the list holds
     /// out rows ([`Params::validation`], or [`HOLDOUT`] when that is 0) to stop once
     /// [`PATIENCE`] entries in a row did not raise their accuracy, then to prune. `None`
-    /// (default): chosen by [`Params::choose`] between [`Tolerance::Exact`] and
-    /// [`Tolerance::HeldOut`], and [`Tolerance::HeldOut`] on more rows than
+    /// (default): with [`Params::choose`], [`Tolerance::HeldOut`] on more rows than
     /// [`Choose::up_to_rows`] (there the exact covering spends an IncLP search on each small
-    /// pure cluster of noisy data); [`Tolerance::Exact`] without [`Params::choose`].
+    /// pure cluster of noisy data and does not finish) and [`Tolerance::Exact`] on fewer;
+    /// [`Tolerance::Exact`] without [`Params::choose`].
     pub tolerance: Option<Tolerance>,
 }
 
