@@ -334,7 +334,7 @@ fn train(learn: &LearnArgs, data: &Dataset) -> anyhow::Result<(learn::Trained, V
         cli::train::storable_names(data)?;
     }
     let ctx = Context::new(data, learn.seed, learn.weights.map(Into::into));
-    let trained = learn::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names)?;
+    let trained = learn::train_choice(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names)?;
     let rows: Vec<Vec<i32>> = ctx.raw.iter().map(|x| trained.project(x)).collect();
     warnings.extend(cli::train::model_warnings(&trained, &ctx, &rows, learn));
     Ok((trained, rows, warnings))
