@@ -136,12 +136,13 @@ struct Model {
 }
 
 impl Model {
-    fn runtime(&self) -> ltu_runtime::Model<'_> {
-        ltu_runtime::Model::from_bytes(&self.bytes).expect("checked when made")
+    fn runtime(&self) -> PyResult<ltu_runtime::Model<'_>> {
+        ltu_runtime::Model::from_bytes(&self.bytes)
+            .map_err(|e| value_error(format!("not a valid ltu model: {e}")))
     }
 
-    fn spec(&self) -> ModelSpec {
-        ModelSpec::from_model(&self.runtime())
+    fn spec(&self) -> PyResult<ModelSpec> {
+        Ok(ModelSpec::from_model(&self.runtime()?))
     }
 
     fn file(&self, data_file: Option<PathBuf>) -> PyResult<Vec<u8>> {
@@ -158,7 +159,7 @@ impl Model {
     /// number, a categorical value's index, `NaN` missing), encoded with the model's own input
     /// scales as `ltu predict` does.
     fn raw_rows(&self, x: Vec<f64>, n_rows: usize) -> PyResult<Vec<Vec<i32>>> {
-        let spec = self.spec();
+        let spec = self.spec()?;
         let n = spec.inputs.len();
         if x.len() != n_rows * n {
             return Err(value_error(format!("{} values for {n_rows} rows of {n} inputs", x.len())));
@@ -199,7 +200,7 @@ impl Model {
 
     /// The schema as JSON: attributes (name, categorical values or `null`) and classes.
     fn schema(&self) -> PyResult<String> {
-        let schema = encode::schema(&self.spec())
+        let schema = encode::schema(&self.spec()?)
             .ok_or_else(|| value_error("the model has no names (trained with --no-names or --strip)"))?;
         let attributes: Vec<serde_json::Value> = schema
             .attributes
@@ -216,8 +217,8 @@ impl Model {
     }
 
     /// Number of inputs.
-    fn n_inputs(&self) -> usize {
-        self.runtime().n_inputs()
+    fn n_inputs(&self) -> PyResult<usize> {
+        Ok(self.runtime()?.n_inputs())
     }
 
     /// The runtime's class index of each row of `x` (bytes of a C-contiguous float64 array of
@@ -226,7 +227,7 @@ impl Model {
     fn predict(&self, py: Python<'_>, x: &[u8], n_rows: usize) -> PyResult<Vec<usize>> {
         let x = values(x)?;
         py.allow_threads(|| {
-            let model = self.runtime();
+            let model = self.runtime()?;
             self.raw_rows(x, n_rows)?.iter().map(|row| model.predict(row).map_err(value_error)).collect()
         })
     }
@@ -238,7 +239,7 @@ impl Model {
     fn scores(&self, py: Python<'_>, x: &[u8], n_rows: usize) -> PyResult<Vec<f64>> {
         let x = values(x)?;
         py.allow_threads(|| {
-            let model = self.runtime();
+            let model = self.runtime()?;
             let frac = 2f64.powi(model.weight_kind().frac_bits() as i32);
             let mut buffer = vec![0i64; model.n_classes()];
             let mut out = Vec::with_capacity(n_rows * buffer.len());
@@ -299,7 +300,7 @@ impl Model {
     /// budgets count them), the worst-case multiply-accumulates and the structure's figures; for
     /// a fitted model also the cost of predicting its training rows.
     fn device_cost(&self) -> PyResult<String> {
-        let spec = self.spec();
+        let spec = self.spec()?;
         let device_bytes = spec.to_bytes_with(&Host { strip: true, meta: None }).map_err(value_error)?.len();
         let mut json = serde_json::json!({
             "device_bytes": device_bytes,
