@@ -6,7 +6,7 @@ For each shape (NAME-train.csv, NAME-test.csv in --data) this script
   - reads the CSV files with the csv module: numeric columns as floats, a categorical dataset's
     columns one-hot (scikit-learn's OneHotEncoder fitted on the training rows);
   - fits each peer on the training rows with BLAS and OpenMP limited to one thread, timing `fit`
-    with time.perf_counter, and scores the test rows;
+    with time.process_time (CPU time of this one-thread process), and scores the test rows;
   - sizes CART and the forest as emlearn C code (bench/peers.py's `compiled_size`: the "loadable"
     int16 node arrays compiled with gcc -Os, plus the 32-bit descriptor), or from emlearn's node
     layout where emlearn cannot take the model (more than 127 inputs), saying so; logistic
@@ -99,9 +99,9 @@ def main():
             for key, label, make in PEERS:
                 model = make()
                 with threadpool_limits(limits=1):
-                    start = time.perf_counter()
+                    start = time.process_time()
                     model.fit(ntr, ytr)
-                    seconds = time.perf_counter() - start
+                    seconds = time.process_time() - start
                     accuracy = float(np.mean(model.predict(nte) == yte))
                 bytes_, how = size(key, model, workdir)
                 out[key] = {"label": label, "accuracy": accuracy, "seconds": seconds, "bytes": bytes_, "bytes_how": how}

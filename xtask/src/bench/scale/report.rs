@@ -32,7 +32,7 @@ pub fn outcome_line(o: &Outcome) -> String {
         Outcome::Trained { accuracy, bytes, seconds, .. } => {
             format!("{:.2}% in {seconds:.1} s, {bytes} B", 100.0 * accuracy)
         }
-        Outcome::Capped => format!("stopped after {CAP_SECONDS} s"),
+        Outcome::Capped => format!("stopped after {CAP_SECONDS} s of CPU time"),
         Outcome::Failed(m) => format!("failed: {m}"),
     }
 }
@@ -84,10 +84,11 @@ pub fn render(runs: &[(Shape, Vec<Run>)], peers: &Value, info: &Info) -> Result<
     writeln!(
         w,
         "- ltu: each learner's defaults exactly as a user runs them, `ltu train TRAIN --algo A --test TEST --json` \
-         (release build){}. Time: wall clock of that command (reading the CSV, training, the runtime's check of \
-         every training row, writing the model, predicting the test file). Accuracy: the runtime's predictions on \
+         (release build){}. Time: CPU time (user and system) of that command (reading the CSV, training, the \
+         runtime's check of every training row, writing the model, predicting the test file), which other work on \
+         the machine does not inflate as it does wall-clock time. Accuracy: the runtime's predictions on \
          the test file. Bytes: the model a device stores (`device_bytes`: no host block of names). A training \
-         still running after {CAP_SECONDS} s is stopped and reported as such.",
+         that has used {CAP_SECONDS} s of CPU time is stopped and reported as such.",
         if info.pinned { ", pinned to one core with `taskset -c 0`" } else { " (taskset not found: not pinned)" }
     )?;
     let labels: Vec<String> = peers["peers"]
