@@ -1067,7 +1067,7 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
         // The loader checked that the unit's rows (terms, then bias) lie inside the weight table.
         let first = rec.weight_start as usize + o * (terms + 1);
         let row = self.repr.weights.get(first * W..).unwrap_or(&[]);
-        let bias = i64::from(le_int::<W>(record::<W>(self.repr.weights, first + terms)));
+        let bias = i64::from(row.get(terms * W..).map_or(0, le_int::<W>));
         if cfg!(feature = "sparse") && rec.flags & unit_flags::SPARSE != 0 {
             let at = rec.term_start as usize * 2;
             let features = self.repr.term_features.get(at..at + 2 * terms).unwrap_or(&[]);
