@@ -757,21 +757,29 @@ impl<'a> Model<'a> {
         children: &[u8],
     ) -> Result<Leaf> {
         let raw = |src: &mut S, i: usize| src(i).ok_or(Error::PredictInputUnavailable);
-        let mut i = 0;
-        // Every link points forward, so this visits at most `n_nodes` nodes.
+        // A link is a `u16`, so `at + NodeRec::SIZE` cannot overflow and one comparison with the
+        // table's length bounds the record. Every link points forward, so this visits at most
+        // `n_nodes` nodes.
+        let mut i: u16 = 0;
         loop {
-            let n: &[u8; NodeRec::SIZE] = record(nodes, i);
-            let (a, value, b, c) = (le16(n, 2), le32(n, 4), le16(n, 8), le16(n, 10));
+            let at = usize::from(i) * NodeRec::SIZE;
+            // The loader checked every link: the zero record (a CLASS leaf) is never used.
+            let n: &[u8; NodeRec::SIZE] = match nodes.get(at..at + NodeRec::SIZE) {
+                Some(r) => r.first_chunk().unwrap_or(&[0; NodeRec::SIZE]),
+                None => return Ok(Leaf::Class(0)),
+            };
+            let a = usize::from(u16::from_le_bytes([n[2], n[3]]));
+            // Threshold nodes first: a tree of tests is mostly them. Only the taken link is read.
+            if n[0] == node_kind::THRESHOLD {
+                let x = raw(src, a)?;
+                let link = if x <= i32::from_le_bytes([n[4], n[5], n[6], n[7]]) { 8 } else { 10 };
+                i = u16::from_le_bytes([n[link], n[link + 1]]);
+                continue;
+            }
+            let (value, b, c) = (le32(n, 4), le16(n, 8), le16(n, 10));
             i = match n[0] {
-                node_kind::THRESHOLD => {
-                    if raw(src, a as usize)? <= value {
-                        b
-                    } else {
-                        c
-                    }
-                }
                 node_kind::CATEGORICAL => {
-                    let v = raw(src, a as usize)?;
+                    let v = raw(src, a)?;
                     if v >= 0 && v < i32::from(c) {
                         let k = value as usize + v as usize;
                         u16::from_le_bytes(*record(children, k))
@@ -781,17 +789,17 @@ impl<'a> Model<'a> {
                 }
                 // The loader checked that a split's unit is binary: its score decides.
                 node_kind::UNIT_SPLIT if WEIGHTS => {
-                    if self.split(src, a as usize)? <= 0 {
+                    if self.split(src, a)? <= 0 {
                         b
                     } else {
                         c
                     }
                 }
-                node_kind::UNIT if WEIGHTS => return Ok(Leaf::Unit(a as usize)),
+                node_kind::UNIT if WEIGHTS => return Ok(Leaf::Unit(a)),
                 // CLASS: the loader rejected every other kind (and, in a build without weight
                 // kinds, every unit: a tree of tests has none).
-                _ => return Ok(Leaf::Class(a as usize)),
-            } as usize;
+                _ => return Ok(Leaf::Class(a)),
+            };
         }
     }
 
@@ -1022,10 +1030,12 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
             && rec.flags & unit_flags::SPARSE != 0
             && rec.n_terms as usize <= NUM_CACHE
             && self.cache_terms(&rec);
+        // Every score lies above `i64::MIN` (the loader's bound keeps `|s|` at most `i64::MAX`),
+        // so row 0 always replaces the initial value.
         let mut best = (i64::MIN, 0);
         for o in 0..rec.n_out as usize {
             let s = if cached { self.cached_row_score(&rec, o) } else { self.row_score(&rec, o) };
-            if s > best.0 || o == 0 {
+            if s > best.0 {
                 best = (s, o);
             }
             if let Some(c) = scores.as_deref_mut().and_then(|out| out.get_mut(self.unit_class(&rec, o))) {
@@ -1057,7 +1067,7 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
         // The loader checked that the unit's rows (terms, then bias) lie inside the weight table.
         let first = rec.weight_start as usize + o * (terms + 1);
         let row = self.repr.weights.get(first * W..).unwrap_or(&[]);
-        let bias = i64::from(le_int::<W>(record::<W>(self.repr.weights, first + terms)));
+        let bias = i64::from(row.get(terms * W..).map_or(0, le_int::<W>));
         if cfg!(feature = "sparse") && rec.flags & unit_flags::SPARSE != 0 {
             let at = rec.term_start as usize * 2;
             let features = self.repr.term_features.get(at..at + 2 * terms).unwrap_or(&[]);

@@ -333,15 +333,14 @@ fn runtime_goal_misses(
             ratio.1
         );
         let why = if tests {
-            "  They meet the stack and code goals (a build with the `tree` feature alone links the walk, 174 B, and the \
-             loader). They miss 1.5× the essential work: the walk over 12-byte node records costs about 23 instructions \
-             per threshold node where the yardstick allows 9, and no layout read by safe Rust through bounds-tested \
-             slices gets under about 10."
+            "  They meet the stack and code goals (a build with the `tree` feature alone links the walk and the \
+             loader). They miss 1.5× the essential work: the walk over 12-byte node records costs 19 instructions per \
+             threshold node (fetch with one bounds test 5, kind 4, input 3, compare 2, taken link 4, loop 1) where the \
+             yardstick allows 9, and no layout read by safe Rust through bounds-tested slices gets under about 10."
         } else {
             "  They miss the stack goal: three frames (the walk; the unit evaluator, which holds the 64-byte cache of \
              numeric features; the row scorer) with 36 bytes of saved registers each. They miss the code goal: the \
-             loader's checks and accumulator proof (about 2 KB), the unit and feature evaluators, and `memcpy` (0.9 KB, \
-             moving the 100-byte `Model`). They miss 1.5× the essential work: per unit about 35 instructions of record \
+             loader's checks and accumulator proof (about 2 KB) and the unit and feature evaluators. They miss 1.5× the essential work: per unit about 35 instructions of record \
              decoding and best-row bookkeeping, per row about 45 before its first weight, per numeric input about 30, \
              where the yardstick allows 8 per row and 15 per input."
         };
