@@ -9,6 +9,9 @@ use super::tolerant::{self, Cut, Scores, PATIENCE};
 use super::{majority, node_covers_int, HsiShape, Node, Params, Sample, Search, Shape, Stop};
 use crate::rng::Rng;
 
+/// A tolerant entry covers at least one in this many of the training rows.
+const MIN_COVER_DIVISOR: usize = 500;
+
 /// One run of the single-unit search.
 fn search(
     s: &Sample<'_>,
@@ -116,7 +119,11 @@ pub(super) fn build(
         if first.covered.is_empty() {
             break Stop::Inseparable;
         }
-        if first.covered.len() < p.min_cover {
+        // A tolerant entry must cover a share of the training rows: entries of a row or two
+        // are noise the held-out rows cannot judge, and each costs a step over every row left.
+        let min_cover =
+            if tolerance > 0.0 { p.min_cover.max(rows.len() / MIN_COVER_DIVISOR) } else { p.min_cover };
+        if first.covered.len() < min_cover {
             break Stop::MinCover;
         }
         let Some((node, next)) = step.accept(ranked, &mut stats) else { break Stop::QuantizationLost };

@@ -110,3 +110,37 @@ fn the_exact_covering_stays_the_default_without_choose() {
     assert_eq!(l.report.validation_rows, 0);
     assert_eq!(Params::unbounded_search().tolerance, Some(Tolerance::Exact));
 }
+
+/// `n` rows of four classes in `[-1, 1]^2`, each class two clusters on opposite sides of the
+/// origin: eight clusters on a circle, class `k mod 4` for the `k`-th. No halfspace takes most
+/// of a class and little else (its clusters lie on both sides of every line through its mean),
+/// and, the circle turned by half a step, no single input isolates a cluster either.
+fn opposite_clusters(n: usize, seed: u64) -> (Vec<Vec<f64>>, Vec<usize>) {
+    let mut rng = crate::rng::Rng::new(seed);
+    let (mut x, mut y) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for _ in 0..n {
+        let k = rng.below(8);
+        let angle = std::f64::consts::PI * (k as f64 + 0.5) / 4.0;
+        let r: Vec<f64> = [angle.cos(), angle.sin()]
+            .iter()
+            .map(|c| (0.7 * c + 0.08 * rng.normal()).clamp(-1.0, 1.0))
+            .collect();
+        x.push(r);
+        y.push(k % 4);
+    }
+    (x, y)
+}
+
+#[test]
+fn tolerant_entries_peel_the_clusters_of_a_class() {
+    // One score per class against the rest finds no entry that keeps within a share; a score
+    // per cluster of the class does, and the list takes the eight clusters one by one.
+    let (x, y) = opposite_clusters(2000, 8);
+    let (tx, ty) = opposite_clusters(4000, 9);
+    let s = Sample { x: &x, y: &y, n_classes: 4, quant: None };
+    let p = Params { tolerance: Some(Tolerance::HeldOut), choose: None, ..Params::default() };
+    let l = learn(&s, Shape::Ndl, &p, 3).expect("learns");
+    let a = accuracy(&l, &tx, &ty);
+    assert!(a > 0.95, "accuracy {a} with {} entries", l.nodes.len());
+    assert!(l.nodes.len() <= 16, "{} entries", l.nodes.len());
+}

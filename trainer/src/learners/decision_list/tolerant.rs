@@ -42,6 +42,15 @@ pub const PATIENCE: usize = 6;
 /// The score of an entry is fitted on a seeded sample of at most this many of the rows left.
 pub const FIT_ROWS: usize = 3000;
 
+/// At most this many clusters of a class get a score of their own ([`cluster_scores`]).
+pub(super) const CLUSTERS: usize = 4;
+
+/// A cluster score needs at least this many of the class's sampled rows per cluster.
+const MIN_CLUSTER_ROWS: usize = 30;
+
+/// Lloyd rounds of the k-means that splits a class into clusters.
+const KMEANS_ROUNDS: usize = 8;
+
 /// L-BFGS iterations of the score's fit (a ranking is needed, not the optimum's last digits).
 const FIT_ITERATIONS: usize = 40;
 
@@ -63,13 +72,13 @@ pub(super) enum Cut {
     Gain,
 }
 
-/// Each class's score (a halfspace ranking it against the rest), fitted on the rows left at some
-/// step and kept while the class has not won an entry since: the rows of other classes that
-/// later entries take change the score little, and a threshold is placed on the rows left at
-/// every step anyway. Refitting only the winner's class makes a step cost one fit, not one per
-/// class.
+/// Each class's scores (halfspaces ranking it, or one cluster of it, against the rest), fitted
+/// on the rows left at some step and kept while the class has not won an entry since: the rows
+/// of other classes that later entries take change the scores little, and a threshold is placed
+/// on the rows left at every step anyway. Refitting only the winner's class makes a step cost
+/// one class's fits, not every class's.
 #[derive(Debug, Default)]
-pub(super) struct Scores(Vec<Option<Halfspace>>);
+pub(super) struct Scores(Vec<Option<Vec<Halfspace>>>);
 
 impl Scores {
     /// Forgets the scores of `classes` (refitted at their next step).
@@ -117,15 +126,24 @@ pub(super) fn covers(
     if !missing.is_empty() {
         let flat: Vec<i32> =
             sample.iter().flat_map(|&i| (0..d).map(move |j| (i, j))).map(|(i, j)| feature(i, j)).collect();
-        if let [a, b] = targets {
+        let fit_rows = FitRows { s, sample: &sample, flat: &flat, d, max_abs: &max_abs };
+        let whole: Vec<Option<Halfspace>> = if let [_, b] = targets {
             // Two classes left: one fit answers both (class `a`'s score is the negated score of `b`).
-            let h = fit(s, &sample, &flat, d, &max_abs, *b);
-            scores.0[*a] = h.as_ref().map(Halfspace::negated);
-            scores.0[*b] = h;
+            let h = fit_rows.fit(|i| s.y[i] == *b, |_| true);
+            vec![h.as_ref().map(Halfspace::negated), h]
         } else {
-            for &t in &missing {
-                scores.0[t] = fit(s, &sample, &flat, d, &max_abs, t);
+            targets
+                .iter()
+                .map(|&t| if missing.contains(&t) { fit_rows.fit(|i| s.y[i] == t, |_| true) } else { None })
+                .collect()
+        };
+        for (&t, whole) in targets.iter().zip(whole) {
+            if !missing.contains(&t) {
+                continue;
             }
+            let mut hs: Vec<Halfspace> = whole.into_iter().collect();
+            hs.extend(cluster_scores(&fit_rows, t, rng));
+            scores.0[t] = Some(hs);
         }
     }
     // The closing entry (mixed rows left) is the logistic score's: a single input's best gain
@@ -136,17 +154,23 @@ pub(super) fn covers(
     };
     let mut out = Vec::new();
     for (&t, axis) in targets.iter().zip(axes) {
-        // The logistic score's cut or the best single input's, whichever covers more of the class.
-        let Some((covered, h)) = [scores.0[t].clone(), axis]
+        // Of the scores (the class's, its clusters', the best single input's), the one whose cut
+        // on the sample covers the most of the class; its threshold is then placed on every row
+        // left. Judging the candidates on the sample keeps a step's cost to one pass over the
+        // rows left per class.
+        let candidates: Vec<Halfspace> = scores.0[t].iter().flatten().cloned().chain(axis).collect();
+        let Some(h) = candidates
             .into_iter()
-            .flatten()
-            .map(|h| threshold(s, alive, t, h, cut))
-            .max_by_key(|(covered, h)| {
-                (covered.len(), std::cmp::Reverse(h.w.iter().filter(|&&w| w != 0.0).count()))
+            .map(|h| {
+                let on_sample = threshold(s, &sample, t, &h, cut).0.len();
+                (on_sample, std::cmp::Reverse(h.w.iter().filter(|&&w| w != 0.0).count()), h)
             })
+            .max_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)))
+            .map(|(_, _, h)| h)
         else {
             continue;
         };
+        let (covered, h) = threshold(s, alive, t, &h, cut);
         if covered.is_empty() {
             continue;
         }
@@ -215,33 +239,123 @@ fn axis_cuts(
         .collect()
 }
 
-/// The halfspace over the sample's `[-1, 1]` inputs whose score ranks class `t` against the rest
-/// on the rows `sample` (integer features `flat`), or `None` if one side has no row.
-fn fit(
-    s: &Sample<'_>,
-    sample: &[usize],
-    flat: &[i32],
+/// The rows a score is fitted on: the sample and its integer features (`flat`, `d` per row).
+struct FitRows<'a, 's> {
+    s: &'a Sample<'s>,
+    sample: &'a [usize],
+    flat: &'a [i32],
     d: usize,
-    max_abs: &[i64],
-    t: usize,
-) -> Option<Halfspace> {
-    let y: Vec<usize> = sample.iter().map(|&i| usize::from(s.y[i] == t)).collect();
-    let pos = y.iter().sum::<usize>();
-    if pos == 0 || pos == y.len() {
-        return None;
+    max_abs: &'a [i64],
+}
+
+impl FitRows<'_, '_> {
+    /// The halfspace over the sample's `[-1, 1]` inputs whose score ranks the rows where
+    /// `positive` holds against the rest, fitted on the sample's rows where `keep` holds; `None`
+    /// if one side has no row.
+    fn fit(&self, positive: impl Fn(usize) -> bool, keep: impl Fn(usize) -> bool) -> Option<Halfspace> {
+        let d = self.d;
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        for (k, &i) in self.sample.iter().enumerate() {
+            if keep(i) {
+                x.extend_from_slice(&self.flat[k * d..(k + 1) * d]);
+                y.push(usize::from(positive(i)));
+            }
+        }
+        let pos = y.iter().sum::<usize>();
+        if pos == 0 || pos == y.len() {
+            return None;
+        }
+        let rows = unit_fit::Rows { x: &x, d, y: &y, m: 2 };
+        let w =
+            unit_fit::logistic(rows, self.max_abs, unit_fit::Params { l2: 1.0, iterations: FIT_ITERATIONS });
+        let row = &w[0];
+        // Weights per unit of the integer feature `f_j = x_j · max_abs_j`: per unit of `x_j`.
+        let w: Vec<f64> = row[..d].iter().zip(self.max_abs).map(|(w, &m)| w * m as f64).collect();
+        Some(Halfspace { w, b: row[d] })
     }
-    let rows = unit_fit::Rows { x: flat, d, y: &y, m: 2 };
-    let w = unit_fit::logistic(rows, max_abs, unit_fit::Params { l2: 1.0, iterations: FIT_ITERATIONS });
-    let row = &w[0];
-    // Weights per unit of the integer feature `f_j = x_j · max_abs_j`: per unit of `x_j`.
-    let w: Vec<f64> = row[..d].iter().zip(max_abs).map(|(w, &m)| w * m as f64).collect();
-    Some(Halfspace { w, b: row[d] })
+}
+
+/// One score per cluster of class `t` on the sample: the class's sampled rows are split into
+/// up to [`CLUSTERS`] groups by k-means (inputs standardized on the sample), and each group is
+/// fitted against the rows of other classes (the class's other groups left out of the fit).
+/// A class made of several separate modes has no halfspace that takes much of it and little
+/// else, but each mode may have one: its entry peels that mode, and the next entries the others.
+fn cluster_scores(f: &FitRows<'_, '_>, t: usize, rng: &mut Rng) -> Vec<Halfspace> {
+    let (s, d) = (f.s, f.d);
+    let own: Vec<usize> = f.sample.iter().copied().filter(|&i| s.y[i] == t).collect();
+    let k = CLUSTERS.min(own.len() / MIN_CLUSTER_ROWS);
+    if k < 2 {
+        return Vec::new();
+    }
+    // Standardized inputs of the class's rows (the spread of each input over the whole sample).
+    let n = f.sample.len() as f64;
+    let mean: Vec<f64> = (0..d).map(|j| f.sample.iter().map(|&i| s.x[i][j]).sum::<f64>() / n).collect();
+    let inv_sd: Vec<f64> = (0..d)
+        .map(|j| {
+            let v = f.sample.iter().map(|&i| (s.x[i][j] - mean[j]).powi(2)).sum::<f64>() / n;
+            if v > 0.0 {
+                1.0 / v.sqrt()
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let z: Vec<Vec<f64>> =
+        own.iter().map(|&i| (0..d).map(|j| (s.x[i][j] - mean[j]) * inv_sd[j]).collect()).collect();
+    let group = kmeans(&z, k, rng);
+    let mut in_group = vec![usize::MAX; s.x.len()];
+    for (&i, &g) in own.iter().zip(&group) {
+        in_group[i] = g;
+    }
+    (0..k).filter_map(|g| f.fit(|i| in_group[i] == g, |i| s.y[i] != t || in_group[i] == g)).collect()
+}
+
+/// The group of each of the rows `z` after k-means with `k` centres (k-means++ seeding, a few
+/// Lloyd rounds: the groups only choose which rows a score is fitted on).
+fn kmeans(z: &[Vec<f64>], k: usize, rng: &mut Rng) -> Vec<usize> {
+    let dist = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>();
+    let mut centres: Vec<Vec<f64>> = vec![z[rng.below(z.len())].clone()];
+    let mut near: Vec<f64> = z.iter().map(|r| dist(r, &centres[0])).collect();
+    while centres.len() < k {
+        let total: f64 = near.iter().sum();
+        let mut pick = rng.f64() * total;
+        let mut at = z.len() - 1;
+        for (i, &w) in near.iter().enumerate() {
+            if pick < w {
+                at = i;
+                break;
+            }
+            pick -= w;
+        }
+        centres.push(z[at].clone());
+        for (n, r) in near.iter_mut().zip(z) {
+            *n = n.min(dist(r, &z[at]));
+        }
+    }
+    let mut group = vec![0; z.len()];
+    for _ in 0..KMEANS_ROUNDS {
+        for (g, r) in group.iter_mut().zip(z) {
+            *g = (0..k).min_by(|&a, &b| dist(r, &centres[a]).total_cmp(&dist(r, &centres[b]))).unwrap_or(0);
+        }
+        let mut sums = vec![vec![0.0; z[0].len()]; k];
+        let mut counts = vec![0usize; k];
+        for (&g, r) in group.iter().zip(z) {
+            counts[g] += 1;
+            sums[g].iter_mut().zip(r).for_each(|(s, v)| *s += v);
+        }
+        for ((centre, sum), &c) in centres.iter_mut().zip(sums).zip(&counts) {
+            if c > 0 {
+                *centre = sum.into_iter().map(|v| v / c as f64).collect();
+            }
+        }
+    }
+    group
 }
 
 /// The rows of class `t` among `alive` covered by `h` moved to the threshold `cut` asks for
 /// (thresholds only between distinct scores), and that halfspace. Empty if no threshold covers
 /// more rows of class `t` than of others.
-fn threshold(s: &Sample<'_>, alive: &[usize], t: usize, h: Halfspace, cut: Cut) -> (Vec<usize>, Halfspace) {
+fn threshold(s: &Sample<'_>, alive: &[usize], t: usize, h: &Halfspace, cut: Cut) -> (Vec<usize>, Halfspace) {
     let mut scored: Vec<(f64, usize)> = alive.iter().map(|&i| (h.score(&s.x[i]), i)).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let (mut wrong, mut best, mut best_gain) = (0usize, 0usize, 0i64);
@@ -259,11 +373,11 @@ fn threshold(s: &Sample<'_>, alive: &[usize], t: usize, h: Halfspace, cut: Cut) 
         }
     }
     if best == 0 {
-        return (Vec::new(), h);
+        return (Vec::new(), h.clone());
     }
     let low = scored[best - 1].0;
     let at = scored.get(best).map_or(low - 1.0, |&(next, _)| 0.5 * (low + next));
     let mut covered: Vec<usize> = scored[..best].iter().map(|&(_, i)| i).filter(|&i| s.y[i] == t).collect();
     covered.sort_unstable();
-    (covered, Halfspace { b: h.b - at, ..h })
+    (covered, Halfspace { w: h.w.clone(), b: h.b - at })
 }
