@@ -925,7 +925,7 @@ fn help_defaults_ranges_and_inapplicable_options() {
     usage_error(
         d,
         &["train", iris, "--algo", "nope", "-o", "m.ltu"],
-        "possible values: ptree, ndl, hsi, sparse, oblique, fringe]",
+        "possible values: ptree, ndl, hsi, sparse, oblique, fringe, auto]",
     );
     usage_error(
         d,
@@ -1131,7 +1131,8 @@ fn max_depth_and_reported_depth_agree() {
 fn shell_completions() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let algos: Vec<&str> = ltu::learn::Algo::ALL.iter().map(|a| a.name()).collect();
+    // Every registered learner, then `auto` (the choice among them).
+    let algos: Vec<&str> = ltu::learn::Algo::ALL.iter().map(|a| a.name()).chain(["auto"]).collect();
     for (shell, option) in [
         ("bash", "--numeric-max-abs"),
         ("zsh", "'--numeric-max-abs=["),

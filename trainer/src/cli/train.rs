@@ -279,22 +279,16 @@ pub fn train(
     }
     let output = Output::resolve(out, &inputs)?;
     let (data, windows, mut warnings) = training_data(data_path, learn)?;
-    if !learn.no_names && !strip {
-        storable_names(&data)?;
-    }
-    let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
-    ctx.progress = progress;
-    ctx.pipeline = windows.as_ref().map(|w| w.pipeline.clone());
-    ctx.window_len = windows.as_ref().map_or(0, Windows::longest);
-    let trained =
-        learn::train_choice(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names && !strip)
-            .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
+    let (trained, rows, model_warnings) = train_dataset(
+        learn,
+        &data,
+        windows.as_ref(),
+        !learn.no_names && !strip,
+        progress,
+        &data_path.display(),
+    )?;
     let algo = trained.algo.context("the trained model names no learner")?;
-    let rows: Vec<Vec<i32>> = ctx.raw.iter().map(|x| trained.project(x)).collect();
-    if let Some(windows) = &windows {
-        check_pipeline(&trained, windows, &rows)?;
-    }
-    warnings.extend(model_warnings(&trained, &ctx, &rows, learn));
+    warnings.extend(model_warnings);
     let estimate =
         held_out_estimate(&data, data_path, windows.as_ref(), &trained, learn, estimate, &mut warnings)?;
     warnings.extend(overfit_warning(trained.train_accuracy, estimate.as_ref()));
@@ -340,6 +334,37 @@ pub fn train(
     })
 }
 
+/// The part of `ltu train` between reading the data and encoding the file, which the Python
+/// package's `fit` calls as well: refuses names the file cannot store (when `with_names`),
+/// trains `learn.algo` on `data` (the rows cut from `windows`, when given), checks the runtime's
+/// pipeline against the trainer on those windows, and returns the trained model, the model's
+/// inputs of every training row and the warnings about the model. `source` names the data in
+/// the error of a failed training.
+pub(crate) fn train_dataset(
+    learn: &LearnArgs,
+    data: &Dataset,
+    windows: Option<&Windows>,
+    with_names: bool,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    source: &dyn fmt::Display,
+) -> Result<(learn::Trained, Vec<Vec<i32>>, Vec<String>)> {
+    if with_names {
+        storable_names(data)?;
+    }
+    let mut ctx = Context::new(data, learn.seed, learn.weights.map(Into::into));
+    ctx.progress = progress;
+    ctx.pipeline = windows.map(|w| w.pipeline.clone());
+    ctx.window_len = windows.map_or(0, Windows::longest);
+    let trained = learn::train_choice(learn.algo, &ctx, &learn.options(&data.schema)?, with_names)
+        .with_context(|| format!("training {} on {source}", learn.algo))?;
+    let rows: Vec<Vec<i32>> = ctx.raw.iter().map(|x| trained.project(x)).collect();
+    if let Some(windows) = windows {
+        check_pipeline(&trained, windows, &rows)?;
+    }
+    let warnings = model_warnings(&trained, &ctx, &rows, learn);
+    Ok((trained, rows, warnings))
+}
+
 /// The training rows: the data file's, or with `--recordings` the windows cut from its
 /// recordings; with the loader's warnings.
 pub(crate) fn training_data(
@@ -372,7 +397,7 @@ fn check_pipeline(trained: &learn::Trained, windows: &Windows, rows: &[Vec<i32>]
 
 /// Warnings about the trained model: a trivial model, classes it never predicts, units scaled
 /// down to fit the weight kind, an inner cross-validation that chose nothing.
-pub(crate) fn model_warnings(
+fn model_warnings(
     trained: &learn::Trained,
     ctx: &Context<'_>,
     rows: &[Vec<i32>],
@@ -579,7 +604,7 @@ pub(crate) fn same_contents(a: &Path, b: &Path) -> bool {
 /// Refuses names a model file cannot store: its host block keeps one name per line, so a column
 /// name, a categorical value or a class with a line break would come back as another name (two
 /// columns could then read the same input).
-pub(crate) fn storable_names(data: &Dataset) -> Result<()> {
+fn storable_names(data: &Dataset) -> Result<()> {
     let broken = |s: &str| s.contains(['\n', '\r']);
     let hint = "a model file stores one name per line; rename it, or train with --no-names or --strip";
     for a in &data.schema.attributes {

@@ -154,8 +154,8 @@ fn train_selected(
     let budget = opts.budget;
     let candidates: Vec<(Algo, usize, Options)> = choice
         .algos()
-        .iter()
-        .flat_map(|&algo| {
+        .into_iter()
+        .flat_map(|algo| {
             let settings = if budget.is_set() { algo.candidates(opts) } else { vec![opts.clone()] };
             settings.into_iter().enumerate().map(move |(i, o)| (algo, i, o))
         })

@@ -168,12 +168,10 @@ impl AlgoChoice {
     }
 
     /// The learners this choice may train.
-    pub fn algos(self) -> &'static [Algo] {
+    pub fn algos(self) -> Vec<Algo> {
         match self {
-            AlgoChoice::One(a) => {
-                std::slice::from_ref(Algo::ALL.iter().find(|&&b| b == a).expect("registered"))
-            }
-            AlgoChoice::Auto => Algo::ALL,
+            AlgoChoice::One(a) => vec![a],
+            AlgoChoice::Auto => Algo::ALL.to_vec(),
         }
     }
 }

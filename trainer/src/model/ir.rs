@@ -8,6 +8,8 @@
 
 pub use ltu_runtime::WeightKind;
 
+use std::collections::HashMap;
+
 use crate::model::quantize;
 
 /// One raw input of a model.
@@ -409,18 +411,29 @@ impl ModelSpec {
             Structure::List { entries, .. } => {
                 entries.iter().map(|&(u, _)| 6 + self.unit_work(u, &mut seen, &all)).sum()
             }
-            Structure::Tree(nodes) => self.path_work(nodes, 0, &mut seen),
+            Structure::Tree(nodes) => self.path_work(nodes, 0, &mut seen, &mut HashMap::new()),
         }
     }
 
     /// The most essential work from tree node `i` to a leaf, given the features `seen` on the
-    /// way to it (restored on return).
-    fn path_work(&self, nodes: &[Node], i: usize, seen: &mut Vec<bool>) -> u64 {
+    /// way to it (restored on return). A reduced tree shares subtrees, so the number of paths can
+    /// grow exponentially with its depth: each node's result is kept per `seen` state in `memo`,
+    /// which keeps the walk linear in the nodes when no unit changes what is seen.
+    fn path_work(
+        &self,
+        nodes: &[Node],
+        i: usize,
+        seen: &mut Vec<bool>,
+        memo: &mut HashMap<(usize, Vec<bool>), u64>,
+    ) -> u64 {
+        let key = (i, seen.clone());
+        if let Some(&work) = memo.get(&key) {
+            return work;
+        }
         let unit = match &nodes[i] {
             Node::Unit(u) | Node::UnitSplit { unit: u, .. } => Some(*u),
             _ => None,
         };
-        let saved = unit.map(|_| seen.clone());
         let own = unit.map_or(0, |u| self.unit_work(u, seen, &|lits: &[Literal]| lits.len()));
         let mut kids: Vec<usize> = match &nodes[i] {
             Node::Class(_) | Node::Unit(_) => Vec::new(),
@@ -431,11 +444,12 @@ impl ModelSpec {
         };
         kids.sort_unstable();
         kids.dedup();
-        let rest = kids.into_iter().map(|k| self.path_work(nodes, k, seen)).max().unwrap_or(0);
-        if let Some(saved) = saved {
-            *seen = saved;
-        }
-        6 + own + rest
+        let rest = kids.into_iter().map(|k| self.path_work(nodes, k, seen, memo)).max().unwrap_or(0);
+        // Restore what this node's unit marked.
+        seen.clone_from(&key.1);
+        let work = 6 + own + rest;
+        memo.insert(key, work);
+        work
     }
 
     /// Essential work of scoring unit `u`: 8 per row, 5 per non-zero weight, and each feature

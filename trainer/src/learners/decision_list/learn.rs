@@ -76,7 +76,11 @@ pub(super) fn learn_with(
                 best = Some((right, built_list));
             }
         }
-        let (nodes, defaults, stop, _) = best.expect("at least one share").1;
+        let Some((_, (nodes, defaults, stop, _))) = best else {
+            return Err(TrainError::InvalidOption(
+                "no share of other classes to try for tolerant entries".into(),
+            ));
+        };
         (nodes, defaults, stop, lp)
     };
     let mut default = *defaults.last().expect("nonempty");

@@ -31,6 +31,7 @@ impl Ltu {
             hi: w.clone(),
             pocket: w.clone(),
             w,
+            constant: false,
             active,
             c: 0,
             adjustments: 0,
@@ -76,6 +77,7 @@ impl Ltu {
             self.w[class * dim + dim - 1] = 1;
         }
         self.pocket.copy_from_slice(&self.w);
+        self.constant = true;
     }
 
     /// Keeps instance `f` (active features), `label` and its slots for the lookahead.

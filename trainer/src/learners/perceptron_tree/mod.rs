@@ -422,6 +422,9 @@ struct Ltu {
     n_rows: usize,
     /// `n_rows` rows of `active.len() + 1` weights, bias (θ) last.
     w: Vec<Weight>,
+    /// Pruning made this unit a constant class ([`Ltu::set_constant`]): a later refit keeps it
+    /// one, since its weights were charged as a constant.
+    constant: bool,
     /// Historical minimum and maximum of each weight (section 4.2.1).
     lo: Vec<Weight>,
     hi: Vec<Weight>,
@@ -675,8 +678,8 @@ pub struct Report {
     pub leaf_l2: Option<f64>,
     /// Units refitted on the rows reaching them (0 for the perceptron).
     pub refitted: usize,
-    /// Features the refitted units left out, summed over units (before pruning;
-    /// [`Params::feature_selection`]).
+    /// Features the refitted units left out, summed over the units refitted before the last
+    /// pruning ([`Params::feature_selection`]).
     pub features_left_out: usize,
     /// Size before pruning.
     pub before_pruning: TreeStats,
