@@ -162,15 +162,20 @@ pub(super) fn covers(
         let Some(h) = candidates
             .into_iter()
             .map(|h| {
-                let on_sample = threshold(s, &sample, t, &h, cut).0.len();
-                (on_sample, std::cmp::Reverse(h.w.iter().filter(|&&w| w != 0.0).count()), h)
+                let (covered, wrong, _) = threshold(s, &sample, t, &h, cut);
+                // Within a share: the most rows of the class; the closing entry: the most gain.
+                let value = match cut {
+                    Cut::Share(_) => covered.len() as i64,
+                    Cut::Gain => covered.len() as i64 - wrong as i64,
+                };
+                (value, std::cmp::Reverse(h.w.iter().filter(|&&w| w != 0.0).count()), h)
             })
             .max_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)))
             .map(|(_, _, h)| h)
         else {
             continue;
         };
-        let (covered, h) = threshold(s, alive, t, &h, cut);
+        let (covered, _, h) = threshold(s, alive, t, &h, cut);
         if covered.is_empty() {
             continue;
         }
@@ -353,9 +358,15 @@ fn kmeans(z: &[Vec<f64>], k: usize, rng: &mut Rng) -> Vec<usize> {
 }
 
 /// The rows of class `t` among `alive` covered by `h` moved to the threshold `cut` asks for
-/// (thresholds only between distinct scores), and that halfspace. Empty if no threshold covers
-/// more rows of class `t` than of others.
-fn threshold(s: &Sample<'_>, alive: &[usize], t: usize, h: &Halfspace, cut: Cut) -> (Vec<usize>, Halfspace) {
+/// (thresholds only between distinct scores), the number of rows of other classes it covers,
+/// and that halfspace. Empty if no threshold covers more rows of class `t` than of others.
+fn threshold(
+    s: &Sample<'_>,
+    alive: &[usize],
+    t: usize,
+    h: &Halfspace,
+    cut: Cut,
+) -> (Vec<usize>, usize, Halfspace) {
     let mut scored: Vec<(f64, usize)> = alive.iter().map(|&i| (h.score(&s.x[i]), i)).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let (mut wrong, mut best, mut best_gain) = (0usize, 0usize, 0i64);
@@ -373,11 +384,12 @@ fn threshold(s: &Sample<'_>, alive: &[usize], t: usize, h: &Halfspace, cut: Cut)
         }
     }
     if best == 0 {
-        return (Vec::new(), h.clone());
+        return (Vec::new(), 0, h.clone());
     }
     let low = scored[best - 1].0;
     let at = scored.get(best).map_or(low - 1.0, |&(next, _)| 0.5 * (low + next));
     let mut covered: Vec<usize> = scored[..best].iter().map(|&(_, i)| i).filter(|&i| s.y[i] == t).collect();
     covered.sort_unstable();
-    (covered, Halfspace { w: h.w.clone(), b: h.b - at })
+    let wrong = best - covered.len();
+    (covered, wrong, Halfspace { w: h.w.clone(), b: h.b - at })
 }
