@@ -9,6 +9,9 @@ use super::tolerant::{self, Cut, Scores, PATIENCE};
 use super::{majority, node_covers_int, HsiShape, Node, Params, Sample, Search, Shape, Stop};
 use crate::rng::Rng;
 
+/// A tolerant entry covers at least one in this many of the training rows.
+const MIN_COVER_DIVISOR: usize = 500;
+
 /// One run of the single-unit search.
 fn search(
     s: &Sample<'_>,
@@ -100,11 +103,17 @@ pub(super) fn build(
         let reuse =
             p.reuse_covers && (targets.len() >= 3 || (p.reuse_two_class_covers && targets.len() == 2));
         let pool = if tolerance > 0.0 { alive.clone() } else { search_pool(&alive, rows.len(), p, rng) };
+        // A tolerant entry must cover a share of the training rows: entries of a row or two
+        // are noise the held-out rows cannot judge, and each costs a step over every row left.
+        let min_cover =
+            if tolerance > 0.0 { p.min_cover.max(rows.len() / MIN_COVER_DIVISOR) } else { p.min_cover };
         let mut step = Step { s, alive: &alive, pool: &pool, p, tolerance };
         let ranked = if tolerance > 0.0 {
             let mut covers = tolerant::covers(s, &alive, &targets, Cut::Share(tolerance), &mut scores, rng);
-            if covers.is_empty() {
-                // The closing entry may cover any share of other classes, as long as it gains.
+            if covers.iter().all(|(_, c, _)| c.covered.len() < min_cover) {
+                // No entry within the share covers enough rows: the rows left are mixed, and
+                // the closing entries may cover any share of other classes, as long as they
+                // gain (the held-out rows stop them).
                 covers = tolerant::covers(s, &alive, &targets, Cut::Gain, &mut scores, rng);
                 step.tolerance = 1.0;
             }
@@ -116,7 +125,7 @@ pub(super) fn build(
         if first.covered.is_empty() {
             break Stop::Inseparable;
         }
-        if first.covered.len() < p.min_cover {
+        if first.covered.len() < min_cover {
             break Stop::MinCover;
         }
         let Some((node, next)) = step.accept(ranked, &mut stats) else { break Stop::QuantizationLost };

@@ -91,7 +91,7 @@ pub use export::{fit, Fitted};
 pub use inclp::{Budget, Cover, Halfspace, LpSolver, LpStats, Norm};
 pub use learn::{learn, learn_hsi};
 pub use node::prune_weights;
-pub use tolerant::{FIT_ROWS, HOLDOUT, PATIENCE, SHARES};
+pub use tolerant::{FIT_ROWS, FIT_ROWS_PER_INPUT, HOLDOUT, PATIENCE, SHARES};
 
 /// How many rows of other classes an entry may cover ([`Params::tolerance`]).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -110,3 +110,85 @@ fn the_exact_covering_stays_the_default_without_choose() {
     assert_eq!(l.report.validation_rows, 0);
     assert_eq!(Params::unbounded_search().tolerance, Some(Tolerance::Exact));
 }
+
+/// `n` rows of four classes in `[-1, 1]^2`, each class two clusters on opposite sides of the
+/// origin: eight clusters on a circle, class `k mod 4` for the `k`-th. No halfspace takes most
+/// of a class and little else (its clusters lie on both sides of every line through its mean),
+/// and, the circle turned by half a step, no single input isolates a cluster either.
+fn opposite_clusters(n: usize, seed: u64) -> (Vec<Vec<f64>>, Vec<usize>) {
+    let mut rng = crate::rng::Rng::new(seed);
+    let (mut x, mut y) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for _ in 0..n {
+        let k = rng.below(8);
+        let angle = std::f64::consts::PI * (k as f64 + 0.5) / 4.0;
+        let r: Vec<f64> = [angle.cos(), angle.sin()]
+            .iter()
+            .map(|c| (0.7 * c + 0.08 * rng.normal()).clamp(-1.0, 1.0))
+            .collect();
+        x.push(r);
+        y.push(k % 4);
+    }
+    (x, y)
+}
+
+#[test]
+fn tolerant_entries_peel_the_clusters_of_a_class() {
+    // One score per class against the rest finds no entry that keeps within a share; a score
+    // per cluster of the class does, and the list takes the eight clusters one by one.
+    let (x, y) = opposite_clusters(2000, 8);
+    let (tx, ty) = opposite_clusters(4000, 9);
+    let s = Sample { x: &x, y: &y, n_classes: 4, quant: None };
+    let p = Params { tolerance: Some(Tolerance::HeldOut), choose: None, ..Params::default() };
+    let l = learn(&s, Shape::Ndl, &p, 3).expect("learns");
+    let a = accuracy(&l, &tx, &ty);
+    assert!(a > 0.95, "accuracy {a} with {} entries", l.nodes.len());
+    assert!(l.nodes.len() <= 24, "{} entries", l.nodes.len());
+}
+
+/// `n` rows of two 5-valued attributes and ten 5-valued noise attributes as `±1` value features
+/// (60 inputs), class 1 iff `(a + b) mod 5` is 0 or 1, with a share `noise` of the labels
+/// flipped. The class is an interaction: over all rows every value feature is nearly
+/// uninformative, and class 1 is 10 of the 25 value pairs, more than a score per cluster can
+/// isolate (its clusters are drawn over the noise attributes too); within one value of `a` it is
+/// two values of `b`.
+pub(super) fn interaction(n: usize, noise: f64, seed: u64) -> (Vec<Vec<f64>>, Vec<usize>) {
+    let mut rng = crate::rng::Rng::new(seed);
+    let (mut x, mut y) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for _ in 0..n {
+        let v: Vec<usize> = (0..12).map(|_| rng.below(5)).collect();
+        let row: Vec<f64> =
+            v.iter().flat_map(|&k| (0..5).map(move |j| if j == k { 1.0 } else { -1.0 })).collect();
+        let mut c = usize::from((v[0] + v[1]) % 5 <= 1);
+        if rng.f64() < noise {
+            c = 1 - c;
+        }
+        x.push(row);
+        y.push(c);
+    }
+    (x, y)
+}
+
+#[test]
+fn mixed_rows_left_get_closing_entries_instead_of_the_default() {
+    // Two overlapping Gaussian classes along one input (means ∓0.3, spread 0.35): no halfspace
+    // takes a large share of either class within 6 % of the other, so without closing entries
+    // the rows in the overlap all get the default class. Cut where they gain, the entries
+    // place the boundary near 0, as the Bayes rule does (about 80 % right).
+    let mut rng = crate::rng::Rng::new(21);
+    let mut draw = |n: usize| -> (Vec<Vec<f64>>, Vec<usize>) {
+        (0..n)
+            .map(|_| {
+                let c = rng.below(2);
+                let m = if c == 0 { -0.3 } else { 0.3 };
+                (vec![(m + 0.35 * rng.normal()).clamp(-1.0, 1.0), rng.f64() * 2.0 - 1.0], c)
+            })
+            .unzip()
+    };
+    let (x, y) = draw(3000);
+    let (tx, ty) = draw(4000);
+    let s = Sample { x: &x, y: &y, n_classes: 2, quant: None };
+    let p = Params { tolerance: Some(Tolerance::Share(0.06)), choose: None, ..Params::default() };
+    let l = learn(&s, Shape::Ndl, &p, 5).expect("learns");
+    let a = accuracy(&l, &tx, &ty);
+    assert!(a > 0.77, "accuracy {a} with {} entries", l.nodes.len());
+}
