@@ -289,7 +289,7 @@ impl FitRows<'_, '_> {
             return None;
         }
         let rows = unit_fit::Rows { x: &x, d, y: &y, m: 2 };
-        let params = unit_fit::Params { l2: 1.0, iterations: FIT_ITERATIONS };
+        let params = unit_fit::Params { l2: 1.0, iterations: FIT_ITERATIONS, ..Default::default() };
         let w = unit_fit::logistic(rows, self.max_abs, params);
         let row = &w[0];
         // Weights per unit of the integer feature `f_j = x_j · max_abs_j`: per unit of `x_j`.

@@ -181,6 +181,11 @@ pub(super) fn choose_leaf_fit(
     best.and_then(|b| b.1)
 }
 
+/// Most rows each logistic fit reads while [`learn_held_out`] chooses the tree's shape and
+/// penalty (a multi-class unit of a few hundred weights is settled by then); the chosen tree's
+/// units are refitted on every row.
+const CHOICE_FIT_ROWS: usize = 5_000;
+
 /// [`PerceptronTree::learn`] with [`LeafFit::Auto`] on more than
 /// [`HOLD_OUT_PRUNING_ROWS`](crate::data::split::HOLD_OUT_PRUNING_ROWS) rows and no
 /// [`Params::prune_fraction`]: the tree's size is chosen by held-out evidence. A seeded,
@@ -213,18 +218,22 @@ pub(super) fn learn_held_out(
     let epochs = grown.fit(&fit_rows, &fit_labels, p, rng.fork(0).next_u64(), progress);
     let consistent = grown.is_consistent(&fit_rows, &fit_labels);
     let charge = p.weight_cost * val_rows.len() as f64;
+    // The refits that choose the shape and the penalty read a sample of each unit's rows; the
+    // chosen tree's units are refitted on every row.
+    let choose =
+        |l2| crate::learners::unit_fit::Params { l2, max_rows: CHOICE_FIT_ROWS, ..Default::default() };
     let fit = |l2| crate::learners::unit_fit::Params { l2, ..Default::default() };
     let score = |tree: &PerceptronTree| {
         let errors = val_rows.iter().zip(&val_labels).filter(|(x, &y)| tree.predict(x) != y).count();
         errors as f64 + charge * tree.cost(0) as f64
     };
     let mut shaped = grown.clone();
-    let left_out = shaped.refit_units(&fit_rows, &fit_labels, fit(AUTO_L2[0])).1;
+    let left_out = shaped.refit_units(&fit_rows, &fit_labels, choose(AUTO_L2[0])).1;
     let pruned = shaped.prune(&val_rows, &val_labels, charge);
     let mut best = (score(&shaped), Some(AUTO_L2[0]), shaped.clone(), pruned, left_out);
     let others = AUTO_L2[1..].iter().map(|&l2| {
         let mut tree = shaped.clone();
-        let left_out = tree.refit_units(&fit_rows, &fit_labels, fit(l2)).1;
+        let left_out = tree.refit_units(&fit_rows, &fit_labels, choose(l2)).1;
         let more = tree.prune(&val_rows, &val_labels, charge);
         (Some(l2), tree, pruned + more, left_out)
     });
@@ -241,7 +250,7 @@ pub(super) fn learn_held_out(
     }
     let (_, leaf_l2, mut tree, pruned, features_left_out) = best;
     let grafted = leaf_l2.map_or(0, |l2| {
-        tree.graft((&fit_rows, &fit_labels), (&val_rows, &val_labels), charge, p.max_depth, fit(l2))
+        tree.graft((&fit_rows, &fit_labels), (&val_rows, &val_labels), charge, p.max_depth, choose(l2))
     });
     let refitted = leaf_l2.map_or(0, |l2| tree.refit_units(rows, labels, fit(l2)).0);
     let report = Report {
