@@ -309,6 +309,8 @@ fn paper_keeps_the_votes() {
             refit_rounds: 0,
             min_rounds: 0,
             all_conjunctions: 0,
+            search_rows: 0,
+            literal_budget: 0,
             ..Params::default()
         },
         paper

@@ -132,7 +132,27 @@ pub struct Params {
     /// greedy choice misses concepts whose conjunctions are each weakly correlated with the class
     /// but needed together (MONK's problem 2: "exactly two attributes have their first value").
     pub all_conjunctions: usize,
+    /// On more training rows than this, the weak learner searches a weighted resample of this
+    /// many draws from the round's distribution ([`SEARCH_ROWS`] by default; boosting by
+    /// resampling), while `ε`, `β` and the reweighting use every row. 0: the search sees every
+    /// row (the paper's). The search's cost per round grows with the rows times the pairs of
+    /// attributes, so on many rows and attributes this bounds it.
+    pub search_rows: usize,
+    /// Most candidate literals over the numeric inputs together ([`LITERAL_BUDGET`] by
+    /// default): with `n` numeric inputs each gets at most `literal_budget / (2n)` cut points
+    /// (at least [`MIN_CUTS`], at most [`Params::max_cuts`]). The pairs the weak learner scores
+    /// grow as the square of the literals. 0: [`Params::max_cuts`] per input (the paper's).
+    pub literal_budget: usize,
 }
+
+/// The default [`Params::search_rows`].
+pub const SEARCH_ROWS: usize = 1000;
+
+/// The default [`Params::literal_budget`].
+pub const LITERAL_BUDGET: usize = 512;
+
+/// The fewest cut points per numeric input under [`Params::literal_budget`].
+pub const MIN_CUTS: usize = 4;
 
 crate::names::names!(WeightFit, "weight fit" { Boost => "boost", Logistic => "logistic", Auto => "auto" });
 
@@ -173,6 +193,8 @@ impl Params {
             refit_rounds: 0,
             min_rounds: 0,
             all_conjunctions: 0,
+            search_rows: 0,
+            literal_budget: 0,
             ..Params::default()
         }
     }
@@ -215,6 +237,8 @@ impl Default for Params {
             weight_fit: WeightFit::Auto,
             refit_rounds: 4,
             all_conjunctions: 256,
+            search_rows: SEARCH_ROWS,
+            literal_budget: LITERAL_BUDGET,
         }
     }
 }

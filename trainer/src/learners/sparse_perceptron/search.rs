@@ -185,6 +185,9 @@ pub(super) struct Search<'s, 'a> {
     offsets: Vec<Vec<usize>>,
     path: Vec<usize>,
     best: Choice,
+    /// The rows the search scores (ascending): every row, or the rows of a resample
+    /// ([`Search::best_among`]).
+    active: Vec<u32>,
 }
 
 impl<'s, 'a> Search<'s, 'a> {
@@ -192,15 +195,34 @@ impl<'s, 'a> Search<'s, 'a> {
     /// literals (indices) and sense (`+1`: `+1` when it holds, `−1`: negated), by the sign of its
     /// correlation with the class.
     pub(super) fn best(&mut self, d: &[f64]) -> (Vec<usize>, i32) {
-        for ((gi, di), fi) in self.g.iter_mut().zip(d).zip(&self.space.f) {
-            *gi = di * fi;
+        if self.active.len() != self.space.m {
+            self.active.clear();
+            self.active.extend(0..self.space.m as u32);
+        }
+        self.search(d)
+    }
+
+    /// [`Search::best`] over the rows `active` only (ascending indices), under the weights `d`
+    /// of those rows (other rows' entries of `d` are not read).
+    pub(super) fn best_among(&mut self, d: &[f64], active: &[u32]) -> (Vec<usize>, i32) {
+        self.active.clear();
+        self.active.extend_from_slice(active);
+        self.search(d)
+    }
+
+    fn search(&mut self, d: &[f64]) -> (Vec<usize>, i32) {
+        for &i in &self.active {
+            let i = i as usize;
+            self.g[i] = d[i] * self.space.f[i];
         }
         // Adding +0.0 leaves a mass unchanged (masses start at +0.0 and only grow), so these
         // give the same sums, bit for bit, as adding `g` to `pos` or `−g` to `neg` by its sign.
-        for ((&v, p), n) in self.g.iter().zip(&mut self.g_pos).zip(&mut self.g_neg) {
-            (*p, *n) = if v > 0.0 { (v, 0.0) } else { (0.0, -v) };
+        for &i in &self.active {
+            let i = i as usize;
+            let v = self.g[i];
+            (self.g_pos[i], self.g_neg[i]) = if v > 0.0 { (v, 0.0) } else { (0.0, -v) };
         }
-        self.total = self.g.iter().sum();
+        self.total = self.active.iter().map(|&i| self.g[i as usize]).sum();
         self.run();
         let sign = if self.best.corr >= 0.0 { 1 } else { -1 };
         (self.best.path.clone(), sign)
@@ -241,6 +263,7 @@ impl<'s, 'a> Search<'s, 'a> {
             offsets,
             path: Vec::with_capacity(k),
             best: Choice { path: Vec::with_capacity(k), corr: 0.0, score: 0.0 },
+            active: (0..space.m as u32).collect(),
         }
     }
 
@@ -251,6 +274,8 @@ impl<'s, 'a> Search<'s, 'a> {
         self.best.score = self.total.abs();
         // The weights changed: pair masses are rebuilt on demand.
         self.pair_masses.iter_mut().for_each(|h| *h = None);
+        self.rows[0].clone_from(&self.active);
+        self.count[0] = self.active.len();
         if self.k > 0 && !self.space.literals.is_empty() {
             self.extend(0, 0);
         }
@@ -351,10 +376,11 @@ impl<'s, 'a> Search<'s, 'a> {
             let nb = space.groups[q].n_buckets;
             let block = &mut masses[self.offsets[a][q - a]..self.offsets[a][q - a + 1]];
             let second = &space.bucket[q * m..(q + 1) * m];
-            for (((&ba, &bq), &pos), &neg) in first.iter().zip(second).zip(&self.g_pos).zip(&self.g_neg) {
-                let c = &mut block[ba as usize * nb + bq as usize];
-                c.pos += pos;
-                c.neg += neg;
+            for &i in &self.active {
+                let i = i as usize;
+                let c = &mut block[first[i] as usize * nb + second[i] as usize];
+                c.pos += self.g_pos[i];
+                c.neg += self.g_neg[i];
                 c.n += 1;
             }
         }
