@@ -155,6 +155,25 @@ def _matrix(cols, n_rows):
     return x
 
 
+def _decision(native, x, columns=None):
+    """``decision_function`` of rows ``x``: the runtime's per-class scores, as ``ltu predict
+    --scores`` prints them (``-inf`` where it prints nothing: a class the deciding unit does not
+    score), one column per class (``columns``: the model's class index of each, default the
+    model's order). With two classes, as scikit-learn's classifiers give it: one value per row,
+    the second class's score minus the first's, positive where the runtime predicts the second.
+    The runtime breaks a tie of scores (a binary unit's score 0, equal rows of a machine) for one
+    class, which these values cannot show."""
+    x = _np.ascontiguousarray(x)
+    n_rows = x.shape[0]
+    scores = _np.asarray(native.scores(x.tobytes(), n_rows), dtype=_np.float64)
+    scores = scores.reshape(n_rows, -1)
+    if columns is not None:
+        scores = scores[:, columns]
+    if scores.shape[1] == 2:
+        return scores[:, 1] - scores[:, 0]
+    return scores
+
+
 class Model:
     """A trained model file: predictions through the device runtime (as ``ltu predict``),
     ``inspect``, ``codegen``, ``device_cost``, ``save``."""
@@ -189,6 +208,11 @@ class Model:
         if self.classes_ is None:
             return idx
         return self.classes_[idx]
+
+    def decision_function(self, X):
+        """The runtime's scores of each row, columns in the order of ``classes_`` (see
+        ``decision_function`` of the estimators)."""
+        return _decision(self._native, self._x(X))
 
     def to_bytes(self, data_file=None):
         return self._native.to_bytes(None if data_file is None else str(data_file))
@@ -327,15 +351,31 @@ class _LtuClassifier(_ClassifierMixin, _BaseEstimator):
             _warnings.warn(w, stacklevel=2)
         return self
 
-    def _predict_index(self, X):
+    def _encoded(self, X):
         _check_is_fitted(self, "model_")
         X = _as_table(X)
         _validate_data(self, X, reset=False, skip_check_array=True)
         attributes = [{"name": n, "categories": c} for n, c in self._columns_]
-        x = _encode(X, attributes)
+        return _encode(X, attributes)
+
+    def _predict_index(self, X):
+        x = self._encoded(X)
         return _np.asarray(
             self.model_._native.predict(_np.ascontiguousarray(x).tobytes(), x.shape[0]), dtype=_np.intp
         )
+
+    def decision_function(self, X):
+        """The device runtime's scores of each row: what ``ltu predict --scores`` prints (the
+        per-class scores of the unit that decided, in the units of its weights; ``-inf`` for a
+        class that unit does not score), shape (n_samples, n_classes) with columns in the order
+        of ``classes_``; with two classes shape (n_samples,), the score of ``classes_[1]`` minus
+        that of ``classes_[0]``. These are not probabilities, and ltu offers no
+        ``predict_proba``: see docs/PYTHON.md."""
+        x = self._encoded(X)
+        # Model class index of each label of `classes_` (the model numbers classes by first appearance).
+        model_index = {v: k for k, v in enumerate(self._model_labels)}
+        columns = [model_index[v] for v in self.classes_]
+        return _decision(self.model_._native, x, columns)
 
     def predict(self, X):
         """The class of each row, through the device runtime."""

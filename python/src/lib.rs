@@ -13,7 +13,7 @@ use pyo3::types::PyBytes;
 
 use ltu::data::arrays::{self, ColumnSpec};
 use ltu::data::{encode, AttrKind, Dataset};
-use ltu::learn::{self, Algo, Context};
+use ltu::learn::{self, Algo};
 use ltu::model::{Host, ModelSpec};
 
 /// The command line's argument definitions, conversions to the library's options and reports.
@@ -136,12 +136,13 @@ struct Model {
 }
 
 impl Model {
-    fn runtime(&self) -> ltu_runtime::Model<'_> {
-        ltu_runtime::Model::from_bytes(&self.bytes).expect("checked when made")
+    fn runtime(&self) -> PyResult<ltu_runtime::Model<'_>> {
+        ltu_runtime::Model::from_bytes(&self.bytes)
+            .map_err(|e| value_error(format!("not a valid ltu model: {e}")))
     }
 
-    fn spec(&self) -> ModelSpec {
-        ModelSpec::from_model(&self.runtime())
+    fn spec(&self) -> PyResult<ModelSpec> {
+        Ok(ModelSpec::from_model(&self.runtime()?))
     }
 
     fn file(&self, data_file: Option<PathBuf>) -> PyResult<Vec<u8>> {
@@ -152,6 +153,31 @@ impl Model {
         args.extend(f.args.iter().cloned());
         let meta = cli::train::metadata_from(args, &f.learn, &data, f.rows);
         f.trained.spec.to_bytes_with(&Host { strip: false, meta: Some(meta) }).map_err(value_error)
+    }
+
+    /// The model's inputs of each row of `x` (`n_rows` rows of row-major values, one per input: a
+    /// number, a categorical value's index, `NaN` missing), encoded with the model's own input
+    /// scales as `ltu predict` does.
+    fn raw_rows(&self, x: Vec<f64>, n_rows: usize) -> PyResult<Vec<Vec<i32>>> {
+        let spec = self.spec()?;
+        let n = spec.inputs.len();
+        if x.len() != n_rows * n {
+            return Err(value_error(format!("{} values for {n_rows} rows of {n} inputs", x.len())));
+        }
+        let columns = (0..n)
+            .map(|i| ColumnSpec {
+                name: format!("x{i}"),
+                categories: match spec.inputs[i].kind {
+                    ltu::model::InputKind::Categorical { n_values } => {
+                        Some((0..n_values).map(|v| v.to_string()).collect())
+                    }
+                    ltu::model::InputKind::Numeric { .. } => None,
+                },
+            })
+            .collect();
+        let data = arrays::from_arrays("X", columns, x, vec![0; n_rows], vec![String::new()])
+            .map_err(value_error)?;
+        Ok(encode::raw_rows(&spec.inputs, &data))
     }
 
     fn written(&self, dir: &TempDir, data_file: Option<PathBuf>) -> PyResult<PathBuf> {
@@ -174,7 +200,7 @@ impl Model {
 
     /// The schema as JSON: attributes (name, categorical values or `null`) and classes.
     fn schema(&self) -> PyResult<String> {
-        let schema = encode::schema(&self.spec())
+        let schema = encode::schema(&self.spec()?)
             .ok_or_else(|| value_error("the model has no names (trained with --no-names or --strip)"))?;
         let attributes: Vec<serde_json::Value> = schema
             .attributes
@@ -191,8 +217,8 @@ impl Model {
     }
 
     /// Number of inputs.
-    fn n_inputs(&self) -> usize {
-        self.runtime().n_inputs()
+    fn n_inputs(&self) -> PyResult<usize> {
+        Ok(self.runtime()?.n_inputs())
     }
 
     /// The runtime's class index of each row of `x` (bytes of a C-contiguous float64 array of
@@ -201,29 +227,31 @@ impl Model {
     fn predict(&self, py: Python<'_>, x: &[u8], n_rows: usize) -> PyResult<Vec<usize>> {
         let x = values(x)?;
         py.allow_threads(|| {
-            let spec = self.spec();
-            let n = spec.inputs.len();
-            if x.len() != n_rows * n {
-                return Err(value_error(format!("{} values for {n_rows} rows of {n} inputs", x.len())));
+            let model = self.runtime()?;
+            self.raw_rows(x, n_rows)?.iter().map(|row| model.predict(row).map_err(value_error)).collect()
+        })
+    }
+
+    /// The scores `ltu predict --scores` prints for each row of `x` (as [`Model::predict`] reads
+    /// it), row-major, `n_classes` per row: the runtime's per-class scores of the unit that
+    /// decided, in units of its weights (fractional bits removed); `-inf` for a class that unit
+    /// does not score (the command line's empty cell).
+    fn scores(&self, py: Python<'_>, x: &[u8], n_rows: usize) -> PyResult<Vec<f64>> {
+        let x = values(x)?;
+        py.allow_threads(|| {
+            let model = self.runtime()?;
+            let frac = 2f64.powi(model.weight_kind().frac_bits() as i32);
+            let mut buffer = vec![0i64; model.n_classes()];
+            let mut out = Vec::with_capacity(n_rows * buffer.len());
+            for row in self.raw_rows(x, n_rows)? {
+                model.predict_scores(&row, &mut buffer).map_err(value_error)?;
+                out.extend(
+                    learn::calibrate::scores_of(&buffer, frac)
+                        .into_iter()
+                        .map(|s| s.unwrap_or(f64::NEG_INFINITY)),
+                );
             }
-            let columns = (0..n)
-                .map(|i| ColumnSpec {
-                    name: format!("x{i}"),
-                    categories: match spec.inputs[i].kind {
-                        ltu::model::InputKind::Categorical { n_values } => {
-                            Some((0..n_values).map(|v| v.to_string()).collect())
-                        }
-                        ltu::model::InputKind::Numeric { .. } => None,
-                    },
-                })
-                .collect();
-            let data = arrays::from_arrays("X", columns, x, vec![0; n_rows], vec![String::new()])
-                .map_err(value_error)?;
-            let model = self.runtime();
-            encode::raw_rows(&spec.inputs, &data)
-                .iter()
-                .map(|row| model.predict(row).map_err(value_error))
-                .collect()
+            Ok(out)
         })
     }
 
@@ -272,7 +300,7 @@ impl Model {
     /// budgets count them), the worst-case multiply-accumulates and the structure's figures; for
     /// a fitted model also the cost of predicting its training rows.
     fn device_cost(&self) -> PyResult<String> {
-        let spec = self.spec();
+        let spec = self.spec()?;
         let device_bytes = spec.to_bytes_with(&Host { strip: true, meta: None }).map_err(value_error)?.len();
         let mut json = serde_json::json!({
             "device_bytes": device_bytes,
@@ -327,16 +355,13 @@ fn fit(
     Ok(Model { bytes, fitted: Some(Fitted { learn, args, rows, trained, training_rows, warnings }) })
 }
 
-/// The part of `ltu train` between reading the data and writing the file.
+/// `ltu train`'s training of `data` (its precision warnings, which the CLI gives as it reads a
+/// file, then [`cli::train::train_dataset`]).
 fn train(learn: &LearnArgs, data: &Dataset) -> anyhow::Result<(learn::Trained, Vec<Vec<i32>>, Vec<String>)> {
     let mut warnings = encode::precision_warnings(data);
-    if !learn.no_names {
-        cli::train::storable_names(data)?;
-    }
-    let ctx = Context::new(data, learn.seed, learn.weights.map(Into::into));
-    let trained = learn::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names)?;
-    let rows: Vec<Vec<i32>> = ctx.raw.iter().map(|x| trained.project(x)).collect();
-    warnings.extend(cli::train::model_warnings(&trained, &ctx, &rows, learn));
+    let (trained, rows, model_warnings) =
+        cli::train::train_dataset(learn, data, None, !learn.no_names, &|_, _| {}, &data.source)?;
+    warnings.extend(model_warnings);
     Ok((trained, rows, warnings))
 }
 

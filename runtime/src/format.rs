@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 /// First four bytes of every model file.
 pub const MAGIC: [u8; 4] = *b"LTUM";
 /// The format version this runtime reads and writes.
-pub const VERSION: u16 = 3;
+pub const VERSION: u16 = 4;
 /// Bytes before the postcard body: magic and version.
 pub const HEADER_LEN: usize = 6;
 /// Bytes after the postcard body: the CRC-32.
@@ -587,12 +587,17 @@ impl ScaleRec {
     }
 }
 
-/// What hosts need to know about one raw input (5 bytes, in the host block).
+/// What hosts need to know about one raw input (13 bytes, in the host block).
+///
+/// A decimal value `v` of a numeric input is the raw input `round(v * 10^scale_exp) - offset`:
+/// `offset` is in raw units (steps of `10^-scale_exp`), so the value it stands for is
+/// `offset * 10^-scale_exp`. The runtime evaluates raw inputs and never reads this record.
 ///
 /// | bytes | field | type |
 /// |---|---|---|
-/// | 0 | `scale_exp` | i8: a decimal value `v` is `round(v * 10^scale_exp)` raw units |
+/// | 0 | `scale_exp` | i8: decimal exponent of the raw unit |
 /// | 1..5 | `missing` | i32: the raw value hosts substitute for a missing value |
+/// | 5..13 | `offset` | i64: raw units subtracted after scaling (0 for categorical inputs) |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct HostInputRec {
@@ -600,22 +605,34 @@ pub struct HostInputRec {
     pub scale_exp: i8,
     /// Raw value substituted for a missing value.
     pub missing: i32,
+    /// Offset subtracted from the scaled value, in raw units (numeric inputs; 0 for categorical
+    /// ones).
+    pub offset: i64,
 }
 
 impl HostInputRec {
     /// Record size in bytes.
-    pub const SIZE: usize = 5;
+    pub const SIZE: usize = 13;
 
     /// Reads a record.
     #[inline]
     pub fn from_array(b: &[u8; Self::SIZE]) -> Self {
-        HostInputRec { scale_exp: b[0] as i8, missing: i32::from_le_bytes([b[1], b[2], b[3], b[4]]) }
+        let mut offset = [0; 8];
+        offset.copy_from_slice(&b[5..13]);
+        HostInputRec {
+            scale_exp: b[0] as i8,
+            missing: i32::from_le_bytes([b[1], b[2], b[3], b[4]]),
+            offset: i64::from_le_bytes(offset),
+        }
     }
 
     /// The record's bytes.
     pub fn to_bytes(&self) -> [u8; Self::SIZE] {
-        let m = self.missing.to_le_bytes();
-        [self.scale_exp as u8, m[0], m[1], m[2], m[3]]
+        let mut b = [0; Self::SIZE];
+        b[0] = self.scale_exp as u8;
+        b[1..5].copy_from_slice(&self.missing.to_le_bytes());
+        b[5..13].copy_from_slice(&self.offset.to_le_bytes());
+        b
     }
 }
 
@@ -1010,7 +1027,7 @@ mod tests {
         assert_eq!(InputRec::parse(&i.to_bytes()), i);
         let s = ScaleRec { offset: -7, mul: -300, max_abs: 127, shift: 32 };
         assert_eq!(ScaleRec::parse(&s.to_bytes()), (s, 0));
-        let h = HostInputRec { scale_exp: -2, missing: i32::MIN };
+        let h = HostInputRec { scale_exp: -2, missing: i32::MIN, offset: -1_234_567_890_123 };
         assert_eq!(HostInputRec::from_array(&h.to_bytes()), h);
         let e = ListEntryRec { unit: 9, class: 1 };
         assert_eq!(ListEntryRec::parse(&e.to_bytes()), e);

@@ -137,8 +137,8 @@ impl Builder {
             linear_unit: 1,
             shape: Shape::Tree,
             host: Some(vec![
-                HostInputRec { scale_exp: 1, missing: 10 },
-                HostInputRec { scale_exp: 0, missing: 2 },
+                HostInputRec { scale_exp: 1, missing: 10, offset: -25 },
+                HostInputRec { scale_exp: 0, missing: 2, offset: 0 },
             ]),
             names: Some(["x0", "x1", "a", "b", "c", "zero", "one", "two"].join("\n")),
             meta: None,
@@ -243,7 +243,7 @@ fn base_model_is_valid_and_predicts_as_drawn() {
     assert_eq!(m.n_standard_features(), 4);
     #[cfg(feature = "host")]
     {
-        assert_eq!(m.host_input(0), Some(HostInputRec { scale_exp: 1, missing: 10 }));
+        assert_eq!(m.host_input(0), Some(HostInputRec { scale_exp: 1, missing: 10, offset: -25 }));
         assert_eq!((m.host_input(2), m.meta()), (None, None));
     }
     // Left subtree: categorical split.
@@ -279,7 +279,7 @@ fn header_and_checksum() {
     rejects(&b, Error::HeaderBadMagic);
     // The version is checked before the checksum, and even with a matching checksum.
     let mut b = good.clone();
-    assert_eq!(b[4..6], [3, 0], "version 3");
+    assert_eq!(b[4..6], [4, 0], "version 4");
     b[4] = 1;
     rejects(&b, Error::HeaderUnsupportedVersion);
     fix_crc(&mut b);
@@ -424,9 +424,10 @@ fn inputs() {
         &scale(|s| (s.shift, s.mul, s.offset, s.max_abs) = (32, i16::MIN, i32::MIN, 1)).bytes(),
     )
     .unwrap();
-    // The host block is for hosts: any scale_exp and missing value loads.
-    let host = Builder::tree()
-        .with(|b| b.host.as_mut().unwrap()[0] = HostInputRec { scale_exp: -128, missing: i32::MIN });
+    // The host block is for hosts: any scale_exp, missing value and offset loads.
+    let host = Builder::tree().with(|b| {
+        b.host.as_mut().unwrap()[0] = HostInputRec { scale_exp: -128, missing: i32::MIN, offset: i64::MIN }
+    });
     Model::from_bytes(&host.bytes()).unwrap();
 }
 
@@ -771,7 +772,7 @@ impl Builder {
                 NodeRec { kind: node_kind::CLASS, a: 2, value: 0, b: 0, c: 0 },
             ],
             children: Vec::new(),
-            host: Some(vec![HostInputRec { scale_exp: 0, missing: 0 }; 2]),
+            host: Some(vec![HostInputRec { scale_exp: 0, missing: 0, offset: 0 }; 2]),
             names: Some(["ch0_mean", "ch1_max_s1of2", "zero", "one", "two"].join("\n")),
             pipeline: Some((2, 8, 4, vec![feature(0, 0, 1, 0), feature(1, 4, 2, 1)])),
             host_channels: vec![0, 2],

@@ -174,7 +174,9 @@ fn random_input_specs(g: &mut Gen, n: usize) -> Vec<InputSpec> {
     (0..n)
         .map(|_| {
             let kind = if g.chance(1, 2) {
-                InputKind::Numeric { scale_exp: g.range(-3, 3) as i8 }
+                let scale_exp = g.range(-3, 3) as i8;
+                let offset = if g.chance(1, 2) { 0 } else { i64::from(g.any_i32()) * 1000 };
+                InputKind::Numeric { scale_exp, offset }
             } else {
                 InputKind::Categorical { n_values: 1 + g.below(5) as u16 }
             };
@@ -495,7 +497,7 @@ pub struct Golden {
 }
 
 fn numeric() -> InputSpec {
-    InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 }
+    InputSpec { kind: InputKind::Numeric { scale_exp: 0, offset: 0 }, missing: 0 }
 }
 
 fn categorical(n_values: u16) -> InputSpec {

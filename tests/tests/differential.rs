@@ -37,6 +37,9 @@ fn check_model(spec: &ModelSpec, g: &mut Gen) {
     for (i, inp) in spec.inputs.iter().enumerate() {
         let host = model.host_input(i).expect("host block written by default");
         assert_eq!(host.missing, inp.missing);
+        if let ltu::model::InputKind::Numeric { scale_exp, offset } = inp.kind {
+            assert_eq!((host.scale_exp, host.offset), (scale_exp, offset));
+        }
     }
     // Stripped, the same predictions follow from a file without the host block.
     let stripped = spec.to_bytes_with(&ltu::model::Host { strip: true, meta: None }).unwrap();
@@ -225,7 +228,7 @@ fn repeated_terms_that_fit_export() {
         pipeline: None,
         n_classes: 2,
         weight_kind: WeightKind::I8,
-        inputs: vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 }],
+        inputs: vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0, offset: 0 }, missing: 0 }],
         features: vec![Feature::Greater { attr: 0, value: 0 }],
         units: vec![Unit { terms: vec![0, 0], rows: vec![vec![100, 100, -1]], classes: vec![0, 1] }],
         structure: Structure::Linear(0),

@@ -99,7 +99,7 @@ fn errors_change_nothing() {
 fn binary_correction_by_hand() {
     use ltu::model::{Feature, InputKind, InputSpec, Unit, WeightKind};
     let numeric = |attr| Feature::Numeric { attr, offset: 0, mul: 1, shift: 0, max_abs: 1000 };
-    let input = InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 };
+    let input = InputSpec { kind: InputKind::Numeric { scale_exp: 0, offset: 0 }, missing: 0 };
     let spec = ModelSpec {
         pipeline: None,
         n_classes: 2,

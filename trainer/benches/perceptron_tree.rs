@@ -33,7 +33,7 @@ fn categorical_problem() -> (Vec<InputSpec>, Vec<Vec<i32>>, Vec<usize>) {
 /// hyperplane, flipped inside a slab (not linearly separable).
 fn numeric_problem() -> (Vec<InputSpec>, Vec<Vec<i32>>, Vec<usize>) {
     let mut rng = Rng::new(2);
-    let inputs = vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 }; 100];
+    let inputs = vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0, offset: 0 }, missing: 0 }; 100];
     let w: Vec<i64> = (0..100).map(|_| rng.below(21) as i64 - 10).collect();
     let rows: Vec<Vec<i32>> =
         (0..N).map(|_| (0..100).map(|_| rng.below(2001) as i32 - 1000).collect()).collect();

@@ -273,9 +273,9 @@ fn bad_models_get_clear_errors() {
     write(d, "short.ltu", &bytes[..mid]);
     fails(d, &["eval", "short.ltu", iris], "short.ltu");
     let mut newer = std::fs::read(d.join("m.ltu")).unwrap();
-    newer[4] = 4;
+    newer[4] = 5;
     write(d, "newer.ltu", &newer);
-    fails(d, &["inspect", "newer.ltu"], "(version 4 at byte offset 4; this ltu reads version 3)");
+    fails(d, &["inspect", "newer.ltu"], "(version 5 at byte offset 4; this ltu reads version 4)");
     write(d, "tiny.ltu", b"LTU");
     fails(d, &["inspect", "tiny.ltu"], "(3 bytes; a model file has at least 10: its header and checksum)");
     // A model without names cannot be matched to data by name.
@@ -422,8 +422,8 @@ fn binary_and_endless_inputs_fail_at_once() {
     );
 }
 
-/// A numeric column whose largest value forces a coarser step than its decimals, merging
-/// distinct values, or whose values overflow even the coarsest step, is a warning naming it.
+/// A numeric column whose range forces a coarser step than its values use, merging distinct
+/// values of different classes, is a warning naming it.
 #[test]
 fn numeric_precision_lost_to_32_bit_inputs_is_a_warning() {
     let dir = tempfile::tempdir().unwrap();
@@ -432,15 +432,17 @@ fn numeric_precision_lost_to_32_bit_inputs_is_a_warning() {
     write(d, "small.csv", format!("a,class\n{rows}5000,x\n").as_bytes());
     let t = json(d, &["train", "small.csv", "--algo", "ptree", "-o", "m.ltu", "--no-estimate", "--json"]);
     let w = t["warnings"].to_string();
-    assert!(w.contains("column `a`: stored in steps of 10^-4, so 6 rows of different classes"), "{w}");
+    assert!(w.contains("column `a`: stored as round(a * 10^4) so that its training range fits"), "{w}");
+    assert!(w.contains("so 6 rows of different classes"), "{w}");
     // Values that differ only in their last printed digit are not worth a warning.
     let rows = "0.018518,x\n0.018519,y\n0.5,x\n".repeat(3);
     write(d, "digits.csv", format!("a,class\n{rows}9000.25,y\n").as_bytes());
     let t = json(d, &["train", "digits.csv", "--algo", "ptree", "-o", "m.ltu", "--no-estimate", "--json"]);
-    assert!(!t["warnings"].to_string().contains("steps of"), "{t}");
+    assert!(!t["warnings"].to_string().contains("stored as"), "{t}");
+    // A range of 10^32 fits a 32-bit input only in steps of 10^24, merging every small value.
     write(d, "huge.csv", b"a,class\n2,x\n4,y\n6,x\n8,y\n1e32,x\n");
     let c = json(d, &["cv", "huge.csv", "--algo", "ptree", "--folds", "2", "--json"]);
-    assert!(c["warnings"].to_string().contains("1 value(s) are beyond what a 32-bit input holds"), "{c}");
+    assert!(c["warnings"].to_string().contains("stored as round(a * 10^-24)"), "{c}");
     // At predict time, a value beyond the model's 32-bit input is read as the end of its range.
     json(d, &["train", data("iris.csv").to_str().unwrap(), "--algo", "ptree", "-o", "i.ltu", "--json"]);
     write(d, "edge.csv", b"sepal_length,sepal_width,petal_length,petal_width\n1e300,3,1,0.2\n5,3,1,0.2\n");
@@ -923,7 +925,7 @@ fn help_defaults_ranges_and_inapplicable_options() {
     usage_error(
         d,
         &["train", iris, "--algo", "nope", "-o", "m.ltu"],
-        "possible values: ptree, ndl, hsi, sparse, oblique, fringe]",
+        "possible values: ptree, ndl, hsi, sparse, oblique, fringe, auto]",
     );
     usage_error(
         d,
@@ -1129,7 +1131,8 @@ fn max_depth_and_reported_depth_agree() {
 fn shell_completions() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let algos: Vec<&str> = ltu::learn::Algo::ALL.iter().map(|a| a.name()).collect();
+    // Every registered learner, then `auto` (the choice among them).
+    let algos: Vec<&str> = ltu::learn::Algo::ALL.iter().map(|a| a.name()).chain(["auto"]).collect();
     for (shell, option) in [
         ("bash", "--numeric-max-abs"),
         ("zsh", "'--numeric-max-abs=["),

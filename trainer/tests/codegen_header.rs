@@ -201,7 +201,7 @@ fn conversion_helpers_round_half_away_and_saturate() {
     std::fs::write(d.join("main.c"), main).unwrap();
     let mut want = String::new();
     for v in VALUES {
-        let _ = writeln!(want, "{}", to_raw(v.parse().unwrap(), 1));
+        let _ = writeln!(want, "{}", to_raw(v.parse().unwrap(), 1, 0));
     }
     let _ = writeln!(want, "38 38 38"); // NaN and infinities: the missing value
     for (v, ve, me) in FIXED {
@@ -289,7 +289,8 @@ fn a_model_without_names_gets_generic_ones() {
     let input: String = iris_rows()
         .iter()
         .map(|(cells, _)| {
-            let raw: Vec<String> = cells.iter().map(|c| to_raw(c.parse().unwrap(), 1).to_string()).collect();
+            let raw: Vec<String> =
+                cells.iter().map(|c| to_raw(c.parse().unwrap(), 1, 0).to_string()).collect();
             raw.join(" ") + "\n"
         })
         .collect();
@@ -399,7 +400,7 @@ fn generated_rust_carries_the_same_contract() {
     common::rustc(&d.join("main.rs"), &exe);
     let mut want = String::new();
     for v in VALUES {
-        let _ = writeln!(want, "{}", to_raw(v.parse().unwrap(), 1));
+        let _ = writeln!(want, "{}", to_raw(v.parse().unwrap(), 1, 0));
     }
     for (v, ve, me) in FIXED {
         let _ = writeln!(want, "{}", fixed_expected(v, ve, me));
@@ -493,4 +494,37 @@ fn awkward_names_give_distinct_identifiers_and_intact_names() {
     .unwrap();
     common::rustc(&d.join("main.rs"), &d.join("names_rs"));
     assert_eq!(run(&d.join("names_rs"), String::new()), want, "Rust: names intact");
+}
+
+#[test]
+fn an_input_with_an_offset_converts_as_the_host_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Readings of 1e9 + 0.000 .. 0.199: stored in steps of 10^-3 from an offset near 1e9.
+    let mut csv = String::from("reading,class\n");
+    for k in 0..200 {
+        let _ = writeln!(csv, "{:.3},{}", 1e9 + f64::from(k) * 1e-3, if k >= 100 { "hi" } else { "lo" });
+    }
+    std::fs::write(d.join("offset.csv"), csv).unwrap();
+    ltu(d, &["train", "offset.csv", "--no-estimate", "--algo", "ptree", "-o", "o.ltu"]);
+    let input = &inspect(d, "o.ltu")["inputs"][0];
+    let (exp, offset) = (input["scale_exp"].as_i64().unwrap() as i8, input["offset"].as_i64().unwrap());
+    assert_eq!(exp, 3, "{input}");
+    assert_ne!(offset, 0, "{input}");
+    ltu(d, &["codegen", "o.ltu", "--lang", "c", "-o", "model.c"]);
+    let header = std::fs::read_to_string(d.join("model.h")).unwrap();
+    assert!(header.contains(&format!("#define LTU_OFFSET_READING {offset}LL")), "{header}");
+    let main = "#include <stdio.h>\n#include \"model.h\"\nint main(void)\n{\n    double v;\n    \
+                while (scanf(\"%lf\", &v) == 1) printf(\"%ld\\n\", (long)ltu_input_reading(v));\n    return 0;\n}\n";
+    std::fs::write(d.join("main.c"), main).unwrap();
+    let values =
+        ["1000000000.000", "1000000000.0995", "1000000000.1", "1000000000.199", "999999999.5", "1000000004"];
+    let input: String = values.iter().map(|v| format!("{v}\n")).collect();
+    let want: String =
+        values.iter().map(|v| format!("{}\n", to_raw(v.parse().unwrap(), exp, offset))).collect();
+    for cc in common::c_compilers() {
+        let exe = d.join(format!("offset_{cc}"));
+        common::cc(cc, d, &["main.c", "model.c", "-o", exe.to_str().unwrap()], "offset conversion");
+        assert_eq!(run(&exe, input.clone()), want, "{cc}: offset conversion");
+    }
 }

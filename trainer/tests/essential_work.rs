@@ -6,7 +6,7 @@ use ltu::model::{
 };
 
 fn numeric() -> InputSpec {
-    InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 }
+    InputSpec { kind: InputKind::Numeric { scale_exp: 0, offset: 0 }, missing: 0 }
 }
 
 /// Inputs x0, x1 (numeric); features: f0 = scaled x0, f1 = [x1 > 5], f2 = [x0 == 1 & x1 > 5].

@@ -9,7 +9,7 @@ fn named(input: &str) -> ModelSpec {
         pipeline: None,
         n_classes: 2,
         weight_kind: WeightKind::I16,
-        inputs: vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 }],
+        inputs: vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0, offset: 0 }, missing: 0 }],
         features: vec![Feature::Numeric { attr: 0, offset: 0, mul: 1, shift: 0, max_abs: 100 }],
         units: vec![Unit { terms: vec![0], rows: vec![vec![1, 0]], classes: vec![0, 1] }],
         structure: Structure::Linear(0),

@@ -217,7 +217,6 @@ fn check_rejects_bad_values() {
         Params { t_folds: 1, ..Params::default() },
         Params { exchange_passes: 0, ..Params::default() },
         Params { max_depth: 0, ..Params::default() },
-        Params { max_nodes: 0, ..Params::default() },
         Params { min_split: 1, ..Params::default() },
         Params { prune_fraction: Some(0.95), ..Params::default() },
         Params { numeric_max_abs: 0, ..Params::default() },
@@ -232,6 +231,8 @@ fn check_rejects_bad_values() {
         assert!(oblique::train(&ctx, &p).is_err(), "{p:?} trained");
     }
     assert!(Params::default().check().is_ok());
+    // No oblique node at all is the bottom of the budget ladder: one leaf, the majority class.
+    assert!(Params { max_nodes: 0, ..Params::default() }.check().is_ok());
 }
 
 #[test]

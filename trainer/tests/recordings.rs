@@ -213,8 +213,8 @@ fn recordings_errors() {
         "unknown window statistic `median`",
     );
     fails_train(
-        &[&data("gunpoint_train.csv"), "--recordings", "--max-bytes", "100"],
-        "no fringe model fits the budget (at most 100 bytes)",
+        &[&data("gunpoint_train.csv"), "--recordings", "--max-bytes", "20"],
+        "no fringe model fits the budget (at most 20 bytes)",
     );
     let gp = data("gunpoint_train.csv");
     json(

@@ -4,7 +4,7 @@
 use anyhow::{bail, Result};
 
 use ltu::data::{LoadOptions, Schema};
-use ltu::learn::{Algo, Budget, Options};
+use ltu::learn::{Algo, AlgoChoice, Budget, Options};
 use ltu::model::WeightKind;
 use ltu::{learners::decision_list, learners::perceptron_tree, learners::sparse_perceptron};
 
@@ -233,8 +233,8 @@ where
     }
 }
 
-/// `--algo` values: the registry's learners and their one-line descriptions.
-fn algo_help(a: Algo) -> &'static str {
+/// `--algo` values: the registry's learners and `auto`, with their one-line descriptions.
+fn algo_help(a: AlgoChoice) -> &'static str {
     a.about()
 }
 
@@ -330,9 +330,9 @@ pub(crate) fn ptree_defaults() -> (perceptron_tree::Params, perceptron_tree::Par
 /// Options shared by `train` and `cv`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LearnArgs {
-    /// Learning algorithm.
-    #[arg(long, value_parser = choice(Algo::ALL, algo_help))]
-    pub algo: Algo,
+    /// Learning algorithm, or `auto`: the most accurate model of any learner within the budgets.
+    #[arg(long, value_parser = choice(Algo::CHOICES, algo_help))]
+    pub algo: AlgoChoice,
     /// Seed for every random choice: same data, options and seed give a byte-identical model.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -402,6 +402,12 @@ pub struct LearnArgs {
     /// feature; generated code skips zero weights and does fewer), chosen like --max-bytes.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_macs: Option<u64>,
+    /// Device budget, every learner: most Cortex-M3 instructions of one prediction by the cost
+    /// model of generated code (the most essential work of any input: every list entry tried,
+    /// the most expensive tree path), plus computing the window statistics with --recordings;
+    /// chosen like --max-bytes.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_instructions: Option<u64>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub ptree: PtreeArgs,
@@ -1044,7 +1050,11 @@ impl LearnArgs {
         use Algo::{Oblique, Ptree};
         for id in &self.given {
             let Some((flag, algos)) = applies_to(id) else { continue };
-            if !algos.contains(&self.algo) {
+            // With `auto`, a learner's option applies to that learner's candidates.
+            if let AlgoChoice::One(algo) = self.algo {
+                if algos.contains(&algo) {
+                    continue;
+                }
                 let list: Vec<String> = algos.iter().map(|a| format!("--algo {a}")).collect();
                 bail!(
                     "{flag} does not apply to --algo {}; it is an option of {}",
@@ -1065,9 +1075,12 @@ impl LearnArgs {
         if self.prune_z.is_some() {
             // Given alone, it asks oblique and fringe for error-based pruning (fraction 0).
             let fraction = self.prune_fraction.unwrap_or(match self.algo {
-                Ptree => p.params(self.paper).prune_fraction,
-                Oblique => 0.0,
-                _ => f.params(self.paper).prune_fraction.unwrap_or(0.0),
+                AlgoChoice::One(Ptree) => p.params(self.paper).prune_fraction,
+                AlgoChoice::One(Oblique) => 0.0,
+                AlgoChoice::One(_) => f.params(self.paper).prune_fraction.unwrap_or(0.0),
+                // Each learner's own default fraction: ptree's and (on few rows) oblique's and
+                // fringe's prune on the training rows, where --prune-z applies.
+                AlgoChoice::Auto => 0.0,
             });
             if fraction > 0.0 {
                 bail!("--prune-z applies when --prune-fraction is 0 (here {fraction:.3}: the held-out rows prune)");
@@ -1143,7 +1156,11 @@ impl LearnArgs {
         // Oblique trees also honor the budgets while they grow.
         oblique.max_macs = self.max_macs;
         oblique.max_bytes = self.max_bytes;
-        let budget = Budget { max_bytes: self.max_bytes, max_macs: self.max_macs };
+        let budget = Budget {
+            max_bytes: self.max_bytes,
+            max_macs: self.max_macs,
+            max_instructions: self.max_instructions,
+        };
         Ok(Options { ptree, ndl, sparse, oblique, fringe, budget })
     }
 }

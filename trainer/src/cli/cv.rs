@@ -9,7 +9,7 @@ use serde::Serialize;
 use ltu::data::split;
 use ltu::data::Dataset;
 use ltu::learn::metrics::{class_figures, mean_std, ClassReport};
-use ltu::learn::Algo;
+use ltu::learn::{AlgoChoice, Candidate};
 use ltu::model::RowCost;
 
 use super::args::*;
@@ -19,8 +19,8 @@ use super::train::{training_data, trivial_model_warning};
 /// Result of `ltu cv`.
 #[derive(Debug, Serialize)]
 pub struct CvReport {
-    /// Algorithm.
-    pub algo: Algo,
+    /// What `--algo` asked for: a learner, or `auto`.
+    pub algo: AlgoChoice,
     /// Data file.
     pub data: String,
     /// Number of folds.
@@ -39,6 +39,9 @@ pub struct CvReport {
     pub fold_model_bytes: Vec<usize>,
     /// Test rows of each fold.
     pub fold_rows: Vec<usize>,
+    /// With a budget or `--algo auto`: the candidate setting each fold's model was trained with
+    /// (its learner, its place among the learner's settings, its validation accuracy and cost).
+    pub fold_choices: Vec<Option<Candidate>>,
     /// What each fold's model costs to predict its held-out rows (multiply-accumulates and
     /// essential work, [`ModelSpec::row_cost`]).
     pub fold_costs: Vec<RowCost>,
@@ -71,9 +74,13 @@ impl fmt::Display for CvReport {
             self.fold_accuracies.iter().zip(&self.fold_model_bytes).zip(&self.fold_rows).enumerate()
         {
             let cost = self.fold_costs.get(i).copied().unwrap_or_default();
+            let chosen = match self.fold_choices.get(i) {
+                Some(Some(c)) => format!(", {} setting {}", c.algo, c.setting),
+                _ => String::new(),
+            };
             writeln!(
                 f,
-                "fold {:>2}     accuracy {:>6.2}% ({rows} rows), {bytes} bytes, {:.1} MACs and {:.0} instructions of essential work per row",
+                "fold {:>2}     accuracy {:>6.2}% ({rows} rows), {bytes} bytes, {:.1} MACs and {:.0} instructions of essential work per row{chosen}",
                 i + 1,
                 100.0 * acc,
                 cost.mean_macs,
@@ -115,6 +122,8 @@ pub(crate) struct Heldout {
     trivial: Option<String>,
     /// What predicting the test rows costs.
     cost: RowCost,
+    /// The candidate setting chosen under a budget or by `--algo auto`.
+    choice: Option<Candidate>,
 }
 
 /// What `ltu cv` reports of one fold, from the fold's held-out evaluation.
@@ -131,6 +140,7 @@ fn fold_figures(
         accuracy: h.accuracy,
         bytes: h.trained.bytes.len(),
         trivial: trivial_model_warning(&h.trained.spec, &train_raw, &data.schema.classes, "its model"),
+        choice: h.trained.budget.as_ref().and_then(|b| b.tried.get(b.chosen).cloned()),
         predictions: h.predictions,
     }
 }
@@ -229,6 +239,7 @@ pub fn cv(
         fold_accuracies: accs,
         fold_model_bytes: bytes,
         fold_rows: fold_rows.iter().map(Vec::len).collect(),
+        fold_choices: results.iter().map(|r| r.choice.clone()).collect(),
         fold_costs,
         cost,
         classes: data.schema.classes.clone(),

@@ -50,8 +50,8 @@ pub struct InspectReport {
     /// Class names (`class k` when the model has no names), by class index.
     pub classes: Vec<String>,
     /// How each raw input is encoded: `index` (its position in `Model::predict`'s slice),
-    /// `name`, `kind`; numeric: `scale_exp` (a value `v` is `round(v * 10^scale_exp)` raw
-    /// units); categorical: `values` (the code of a value is its position); and `missing_raw`,
+    /// `name`, `kind`; numeric: `scale_exp` and `offset` (a value `v` is the raw input
+    /// `round(v * 10^scale_exp) - offset`) and `raw`, that formula in words; categorical: `values` (the code of a value is its position); and `missing_raw`,
     /// the raw value the trainer substitutes for a missing one, with `missing` its meaning.
     pub inputs: Vec<serde_json::Value>,
     /// The units: each row's classes, named terms with their stored weights, and bias.
@@ -110,8 +110,9 @@ pub(crate) fn describe_model(
         .iter()
         .enumerate()
         .map(|(i, inp)| match inp.kind {
-            InputKind::Numeric { scale_exp } => json!({
-                "index": i, "name": n.input(i), "kind": "numeric", "scale_exp": scale_exp,
+            InputKind::Numeric { scale_exp, offset } => json!({
+                "index": i, "name": n.input(i), "kind": "numeric", "scale_exp": scale_exp, "offset": offset,
+                "raw": ltu::data::encode::formula(&n.input(i), scale_exp, offset),
                 "missing_raw": inp.missing, "missing": n.number(i, inp.missing),
             }),
             InputKind::Categorical { n_values } => {
@@ -266,11 +267,8 @@ impl Namer<'_> {
     /// A raw threshold of input `i` in the data's own units.
     fn number(&self, i: usize, raw: i32) -> String {
         match self.spec.inputs.get(i).map(|s| s.kind) {
-            Some(InputKind::Numeric { scale_exp }) if scale_exp > 0 => {
-                format!("{}", f64::from(raw) / 10f64.powi(i32::from(scale_exp)))
-            }
-            Some(InputKind::Numeric { scale_exp }) if scale_exp < 0 => {
-                format!("{}", f64::from(raw) * 10f64.powi(-i32::from(scale_exp)))
+            Some(InputKind::Numeric { scale_exp, offset }) => {
+                format!("{}", ltu::data::encode::from_raw(raw, scale_exp, offset))
             }
             _ => raw.to_string(),
         }

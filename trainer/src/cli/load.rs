@@ -172,20 +172,21 @@ pub(crate) fn clamped_warnings(model: &LoadedModel, data: &Dataset) -> Vec<Strin
     let inputs = model.spec().inputs;
     let mut out = Vec::new();
     for (a, (spec, attr)) in inputs.iter().zip(&data.schema.attributes).enumerate() {
-        let InputKind::Numeric { scale_exp } = spec.kind else { continue };
+        let InputKind::Numeric { scale_exp, offset } = spec.kind else { continue };
         let beyond = (0..data.n_rows())
             .map(|r| data.row(r)[a])
-            .filter(|v| {
-                v.is_finite() && (v * 10f64.powi(i32::from(scale_exp))).round().abs() > f64::from(i32::MAX)
+            .filter(|&v| {
+                let raw = encode::to_raw(v, scale_exp, offset);
+                v.is_finite() && (raw == i32::MAX || raw == i32::MIN)
             })
             .count();
         if beyond > 0 {
             out.push(format!(
-                "{}: column `{}`: {beyond} cell(s) are beyond what the model's 32-bit input holds (steps of 10^{}) \
-                 and are read as the nearest end of its range",
+                "{}: column `{}`: {beyond} cell(s) are beyond what the model's 32-bit input holds (x = {}) and are \
+                 read as the nearest end of its range",
                 data.source,
                 attr.name,
-                -scale_exp
+                encode::formula("value", scale_exp, offset)
             ));
         }
     }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use ltu::data::encode;
 use ltu::data::split;
 use ltu::data::{self, Dataset};
-use ltu::learn::{self, Algo, Context};
+use ltu::learn::{self, Algo, AlgoChoice, Context};
 use ltu::model::{Host, ModelSpec, RowCost, Stats};
 
 use super::load::{align_warnings, LoadedModel};
@@ -81,8 +81,10 @@ pub(crate) fn trivial_model_warning(
 /// Result of `ltu train`.
 #[derive(Debug, Serialize)]
 pub struct TrainReport {
-    /// Algorithm.
+    /// The learner that learned the model (with `--algo auto`, the one chosen).
     pub algo: Algo,
+    /// What `--algo` asked for: the learner, or `auto`.
+    pub requested: AlgoChoice,
     /// Training data file.
     pub data: String,
     /// Model file written.
@@ -115,8 +117,11 @@ pub struct TrainReport {
     pub warnings: Vec<String>,
     /// What the learner did: its own report (pruning, epochs, quantization changes, ...).
     pub learner: Option<ltu::learn::Report>,
-    /// With --max-bytes / --max-macs: which candidate setting met the budget, and the
-    /// validation accuracy of each that did.
+    /// What a device budget counts of this model: stored bytes, worst-case multiply-accumulates
+    /// and Cortex-M3 instructions of one prediction (window statistics included).
+    pub device_cost: ltu::learn::DeviceCost,
+    /// With a budget (--max-bytes, --max-macs, --max-instructions) or --algo auto: the candidate
+    /// settings compared, their validation accuracy and cost, and which one was kept.
     pub budget: Option<ltu::learn::BudgetChoice>,
     /// Accuracy on rows the model did not train on: `--test FILE`, else a seeded, stratified
     /// quarter of the training rows held out from a second model trained on the rest (`null`
@@ -150,6 +155,9 @@ pub enum EstimateArg {
 impl fmt::Display for TrainReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "trained {} on {} ({} rows) in {:.2} s", self.algo, self.data, self.n, self.seconds)?;
+        if let Some(choice) = &self.budget {
+            write_choice(f, choice)?;
+        }
         writeln!(f, "training accuracy  {:.2}%", 100.0 * self.train_accuracy)?;
         if let Some(e) = &self.estimate {
             writeln!(f, "held-out accuracy  {:.2}% ({}, {} rows)", 100.0 * e.accuracy, e.method, e.rows)?;
@@ -207,6 +215,50 @@ impl fmt::Display for TrainReport {
     }
 }
 
+/// The lines of `ltu train` and `ltu cv` about a choice among candidate settings: the one kept,
+/// then the best of every other learner (or, for one learner, the next best settings).
+pub(crate) fn write_choice(f: &mut fmt::Formatter<'_>, choice: &ltu::learn::BudgetChoice) -> fmt::Result {
+    let describe = |c: &ltu::learn::Candidate| {
+        let acc = c
+            .validation_accuracy
+            .map_or("over budget or failed".to_string(), |a| format!("{:.2}%", 100.0 * a));
+        let cost = c.cost.map_or(String::new(), |d| {
+            format!(" ({} bytes, {} MACs, {} instructions)", d.bytes, d.macs, d.instructions)
+        });
+        format!("{} setting {}: {acc}{cost}", c.algo, c.setting)
+    };
+    let Some(kept) = choice.tried.get(choice.chosen) else { return Ok(()) };
+    writeln!(
+        f,
+        "chosen             {} — the best within the budgets of {} candidate settings fitted on {} rows, \
+         validated on {}",
+        describe(kept),
+        choice.candidates,
+        choice.fit_rows,
+        choice.validation_rows
+    )?;
+    let mut ranked: Vec<&ltu::learn::Candidate> =
+        choice.tried.iter().filter(|c| c.validation_accuracy.is_some() && *c != kept).collect();
+    ranked.sort_by(|a, b| {
+        b.validation_accuracy.partial_cmp(&a.validation_accuracy).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let several = choice.tried.iter().any(|c| c.algo != kept.algo);
+    let mut shown: Vec<Algo> = vec![kept.algo];
+    let mut lines = 0;
+    for c in ranked {
+        if several && shown.contains(&c.algo) {
+            continue;
+        }
+        shown.push(c.algo);
+        writeln!(f, "runner-up          {}", describe(c))?;
+        lines += 1;
+        if !several && lines == 3 {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// `ltu train`: learn, export, verify, write atomically.
 ///
 /// # Errors
@@ -227,20 +279,16 @@ pub fn train(
     }
     let output = Output::resolve(out, &inputs)?;
     let (data, windows, mut warnings) = training_data(data_path, learn)?;
-    if !learn.no_names && !strip {
-        storable_names(&data)?;
-    }
-    let mut ctx = Context::new(&data, learn.seed, learn.weights.map(Into::into));
-    ctx.progress = progress;
-    ctx.pipeline = windows.as_ref().map(|w| w.pipeline.clone());
-    ctx.window_len = windows.as_ref().map_or(0, Windows::longest);
-    let trained = learn::train(learn.algo, &ctx, &learn.options(&data.schema)?, !learn.no_names && !strip)
-        .with_context(|| format!("training {} on {}", learn.algo, data_path.display()))?;
-    let rows: Vec<Vec<i32>> = ctx.raw.iter().map(|x| trained.project(x)).collect();
-    if let Some(windows) = &windows {
-        check_pipeline(&trained, windows, &rows)?;
-    }
-    warnings.extend(model_warnings(&trained, &ctx, &rows, learn));
+    let (trained, rows, model_warnings) = train_dataset(
+        learn,
+        &data,
+        windows.as_ref(),
+        !learn.no_names && !strip,
+        progress,
+        &data_path.display(),
+    )?;
+    let algo = trained.algo.context("the trained model names no learner")?;
+    warnings.extend(model_warnings);
     let estimate =
         held_out_estimate(&data, data_path, windows.as_ref(), &trained, learn, estimate, &mut warnings)?;
     warnings.extend(overfit_warning(trained.train_accuracy, estimate.as_ref()));
@@ -259,7 +307,9 @@ pub fn train(
     }
     output.write(&bytes)?;
     Ok(TrainReport {
-        algo: learn.algo,
+        algo,
+        requested: learn.algo,
+        device_cost: trained.device_cost(),
         data: data.source.clone(),
         model: if output == Output::Stdout { output.describe() } else { out.display().to_string() },
         n: data.n_rows(),
@@ -282,6 +332,37 @@ pub fn train(
         seconds: start.elapsed().as_secs_f64(),
         warnings,
     })
+}
+
+/// The part of `ltu train` between reading the data and encoding the file, which the Python
+/// package's `fit` calls as well: refuses names the file cannot store (when `with_names`),
+/// trains `learn.algo` on `data` (the rows cut from `windows`, when given), checks the runtime's
+/// pipeline against the trainer on those windows, and returns the trained model, the model's
+/// inputs of every training row and the warnings about the model. `source` names the data in
+/// the error of a failed training.
+pub(crate) fn train_dataset(
+    learn: &LearnArgs,
+    data: &Dataset,
+    windows: Option<&Windows>,
+    with_names: bool,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    source: &dyn fmt::Display,
+) -> Result<(learn::Trained, Vec<Vec<i32>>, Vec<String>)> {
+    if with_names {
+        storable_names(data)?;
+    }
+    let mut ctx = Context::new(data, learn.seed, learn.weights.map(Into::into));
+    ctx.progress = progress;
+    ctx.pipeline = windows.map(|w| w.pipeline.clone());
+    ctx.window_len = windows.map_or(0, Windows::longest);
+    let trained = learn::train_choice(learn.algo, &ctx, &learn.options(&data.schema)?, with_names)
+        .with_context(|| format!("training {} on {source}", learn.algo))?;
+    let rows: Vec<Vec<i32>> = ctx.raw.iter().map(|x| trained.project(x)).collect();
+    if let Some(windows) = windows {
+        check_pipeline(&trained, windows, &rows)?;
+    }
+    let warnings = model_warnings(&trained, &ctx, &rows, learn);
+    Ok((trained, rows, warnings))
 }
 
 /// The training rows: the data file's, or with `--recordings` the windows cut from its
@@ -316,7 +397,7 @@ fn check_pipeline(trained: &learn::Trained, windows: &Windows, rows: &[Vec<i32>]
 
 /// Warnings about the trained model: a trivial model, classes it never predicts, units scaled
 /// down to fit the weight kind, an inner cross-validation that chose nothing.
-pub(crate) fn model_warnings(
+fn model_warnings(
     trained: &learn::Trained,
     ctx: &Context<'_>,
     rows: &[Vec<i32>],
@@ -523,7 +604,7 @@ pub(crate) fn same_contents(a: &Path, b: &Path) -> bool {
 /// Refuses names a model file cannot store: its host block keeps one name per line, so a column
 /// name, a categorical value or a class with a line break would come back as another name (two
 /// columns could then read the same input).
-pub(crate) fn storable_names(data: &Dataset) -> Result<()> {
+fn storable_names(data: &Dataset) -> Result<()> {
     let broken = |s: &str| s.contains(['\n', '\r']);
     let hint = "a model file stores one name per line; rename it, or train with --no-names or --strip";
     for a in &data.schema.attributes {

@@ -6,16 +6,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::data::split::complement;
 use crate::data::Dataset;
-use crate::learn::{self, Algo, Options, Trained};
+use crate::learn::{self, Algo, AlgoChoice, Options, Trained};
 use crate::learn::{Context, TrainError};
 use crate::model::WeightKind;
 
 /// How a model is trained for an evaluation.
 #[derive(Debug, Clone, Copy)]
 pub struct Setup<'a> {
-    /// The learner.
-    pub algo: Algo,
-    /// Every learner's options (only `algo`'s are read).
+    /// The learner, or [`AlgoChoice::Auto`].
+    pub algo: AlgoChoice,
+    /// Every learner's options (only those of `algo`'s learners are read).
     pub options: &'a Options,
     /// Seed of every random choice.
     pub seed: u64,
@@ -30,7 +30,14 @@ pub struct Setup<'a> {
 impl<'a> Setup<'a> {
     /// `algo` with `options`, seed 0 and the learner's weight representation.
     pub fn new(algo: Algo, options: &'a Options) -> Self {
-        Setup { algo, options, seed: 0, weight_kind: None, pipeline: None, window_len: 0 }
+        Setup {
+            algo: AlgoChoice::One(algo),
+            options,
+            seed: 0,
+            weight_kind: None,
+            pipeline: None,
+            window_len: 0,
+        }
     }
 }
 
@@ -70,7 +77,7 @@ pub fn holdout(
     let mut ctx = Context::new(&train, setup.seed, setup.weight_kind);
     ctx.pipeline = setup.pipeline.cloned();
     ctx.window_len = setup.window_len;
-    let trained = learn::train(setup.algo, &ctx, setup.options, false)?;
+    let trained = learn::train_choice(setup.algo, &ctx, setup.options, false)?;
     let model = ltu_runtime::Model::from_bytes(&trained.bytes).map_err(EvalError::Runtime)?;
     let test = data.subset(test_rows);
     let raw = trained.rows(&test);

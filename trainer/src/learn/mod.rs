@@ -10,5 +10,5 @@ mod pipeline;
 mod registry;
 
 pub use learner::{fit, Context, Fit, Learner, TrainError};
-pub use pipeline::{finish, train, BudgetChoice, Trained};
-pub use registry::{Algo, Budget, Options, Report, Shared};
+pub use pipeline::{finish, train, train_choice, BudgetChoice, Candidate, Trained, AUTO_FIT_ROWS};
+pub use registry::{Algo, AlgoChoice, Budget, DeviceCost, Options, Report, Shared};

@@ -2,24 +2,46 @@
 //! representation, export, and prove the runtime agrees.
 
 use super::learner::{Context, Fit, TrainError};
-use super::registry::{Algo, Options, Report};
+use super::registry::{Algo, AlgoChoice, DeviceCost, Options, Report};
 use crate::data::encode;
 use crate::model::{ExportError, Host, ModelSpec, WeightKind};
 
-/// How a budget was met, for reports.
+/// One candidate setting a choice compared ([`BudgetChoice`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Candidate {
+    /// Its learner.
+    pub algo: Algo,
+    /// Its place among the learner's candidate settings ([`Algo::candidates`]; 0: the options
+    /// as given).
+    pub setting: usize,
+    /// Its validation accuracy (`null`: over a budget or failed).
+    pub validation_accuracy: Option<f64>,
+    /// What its model trained on the fitting rows costs (`null`: training failed).
+    pub cost: Option<super::DeviceCost>,
+}
+
+/// How a model was chosen among candidate settings, for reports: under a budget
+/// ([`Options::budget`]) or among learners ([`AlgoChoice::Auto`]).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct BudgetChoice {
-    /// Candidate settings the learner offered (its options, then its ladder).
+    /// Number of candidate settings compared.
     pub candidates: usize,
-    /// Which one was kept (0: the options as given).
+    /// Which one was kept (an index into `tried`).
     pub chosen: usize,
-    /// Validation accuracy of each candidate within the budget (`null`: over it or failed).
-    pub validation_accuracy: Vec<Option<f64>>,
+    /// Training rows the candidates were fitted on.
+    pub fit_rows: usize,
+    /// Held-out training rows they were scored on.
+    pub validation_rows: usize,
+    /// Every candidate, in the order tried: each learner's settings richest first.
+    pub tried: Vec<Candidate>,
 }
 
 /// A trained, exported and verified model.
 #[derive(Debug, Clone)]
 pub struct Trained {
+    /// The learner that learned the model (`None` for a model finished without a learner,
+    /// [`finish`]).
+    pub algo: Option<Algo>,
     /// What the learner reported (`None` for a model finished without a learner, [`finish`]).
     pub report: Option<Report>,
     /// How the device budget was met, if one was set.
@@ -55,6 +77,17 @@ impl Trained {
         self.spec.stats().max_macs + self.extraction.map_or(0, |e| e.macs)
     }
 
+    /// What the model costs on a device, as budgets count it: stored bytes, worst-case
+    /// multiply-accumulates ([`Trained::device_macs`]) and Cortex-M3 instructions (the most
+    /// essential work of a prediction plus its window statistics' instructions).
+    pub fn device_cost(&self) -> DeviceCost {
+        DeviceCost {
+            bytes: self.device_bytes,
+            macs: self.device_macs(),
+            instructions: self.spec.max_essential_work() + self.extraction.map_or(0, |e| e.instructions),
+        }
+    }
+
     /// The model's inputs of one row of raw training-data columns.
     pub fn project(&self, columns: &[i32]) -> Vec<i32> {
         self.columns.iter().map(|&c| columns[c]).collect()
@@ -66,85 +99,159 @@ impl Trained {
     }
 }
 
-/// Learns a model with `algo`, then finishes it with [`finish`].
+/// Learns a model with `algo`, then finishes it with [`finish`]; under [`Options::budget`] the
+/// most accurate of its candidate settings within the budget ([`train_choice`]).
 ///
 /// # Errors
-/// [`TrainError`] for bad options, export failures or a disagreement between trainer and runtime.
+/// [`TrainError`] for bad options, export failures, a disagreement between trainer and runtime,
+/// or a budget that not even a model of one class meets.
 pub fn train(algo: Algo, ctx: &Context<'_>, opts: &Options, with_names: bool) -> Result<Trained, TrainError> {
-    if opts.budget.is_set() {
-        return train_within_budget(algo, ctx, opts, with_names);
+    train_choice(AlgoChoice::One(algo), ctx, opts, with_names)
+}
+
+/// At most this many training rows fit the candidates of [`AlgoChoice::Auto`] (a stratified,
+/// seeded sample of the three quarters not held out), so that comparing every learner's
+/// settings stays affordable on 10^5 rows; the chosen one is then trained on every row.
+pub const AUTO_FIT_ROWS: usize = 5_000;
+
+/// Trains what `choice` names: one learner ([`AlgoChoice::One`]), without a budget with its
+/// options as given; under [`Options::budget`] or for [`AlgoChoice::Auto`], the most accurate
+/// candidate ([`Candidate`]) — every learner's settings ([`Algo::candidates`]) under a budget,
+/// each learner's options as given without one — fitted on three quarters of the rows
+/// (stratified, seeded; for `Auto` at most [`AUTO_FIT_ROWS`] of them) and scored on the rest,
+/// then retrained on every row. Ties go to the fewer device bytes, then the later (cheaper)
+/// setting. A retrained model over the budget gives way to the next best candidate.
+///
+/// # Errors
+/// As [`train`]; when no candidate fits the budget, the error names the smallest model's cost.
+pub fn train_choice(
+    choice: AlgoChoice,
+    ctx: &Context<'_>,
+    opts: &Options,
+    with_names: bool,
+) -> Result<Trained, TrainError> {
+    match choice {
+        AlgoChoice::One(algo) if !opts.budget.is_set() => train_one(algo, ctx, opts, with_names),
+        _ => train_selected(choice, ctx, opts, with_names),
     }
-    train_one(algo, ctx, opts, with_names)
 }
 
 fn train_one(algo: Algo, ctx: &Context<'_>, opts: &Options, with_names: bool) -> Result<Trained, TrainError> {
     let Fit { spec, report } = algo.fit(ctx, opts)?;
     let mut trained = finish(spec, ctx, with_names)?;
     trained.report = Some(report);
+    trained.algo = Some(algo);
     Ok(trained)
 }
 
-/// [`train`] under [`Options::budget`]: every candidate setting trained on three quarters of the
-/// rows (stratified, seeded) and scored on the rest; the most accurate one within the budget
-/// (ties: the cheaper) retrained on every row; if that model is over the budget after all, the
-/// next cheaper candidates in turn.
-fn train_within_budget(
-    algo: Algo,
+/// [`train_choice`] by validation among candidates.
+fn train_selected(
+    choice: AlgoChoice,
     ctx: &Context<'_>,
     opts: &Options,
     with_names: bool,
 ) -> Result<Trained, TrainError> {
     let budget = opts.budget;
-    let candidates = algo.candidates(opts);
+    let candidates: Vec<(Algo, usize, Options)> = choice
+        .algos()
+        .into_iter()
+        .flat_map(|algo| {
+            let settings = if budget.is_set() { algo.candidates(opts) } else { vec![opts.clone()] };
+            settings.into_iter().enumerate().map(move |(i, o)| (algo, i, o))
+        })
+        .collect();
     let data = ctx.data;
+    let mut tried: Vec<Candidate> = candidates
+        .iter()
+        .map(|(algo, setting, _)| Candidate {
+            algo: *algo,
+            setting: *setting,
+            validation_accuracy: None,
+            cost: None,
+        })
+        .collect();
     let split = crate::data::split::train_test_split_stratified(&data.y, ctx.n_classes(), 0.25, ctx.seed);
-    let mut scores: Vec<Option<f64>> = vec![None; candidates.len()];
-    if let Ok((fit_rows, val_rows)) = split {
+    let (mut fit_n, mut val_n) = (0, 0);
+    if let Ok((mut fit_rows, val_rows)) = split {
+        if choice == AlgoChoice::Auto && fit_rows.len() > AUTO_FIT_ROWS {
+            let y: Vec<usize> = fit_rows.iter().map(|&r| data.y[r]).collect();
+            let keep = AUTO_FIT_ROWS as f64 / fit_rows.len() as f64;
+            if let Ok((_, sample)) =
+                crate::data::split::train_test_split_stratified(&y, ctx.n_classes(), keep, ctx.seed ^ 0x5eed)
+            {
+                fit_rows = sample.iter().map(|&i| fit_rows[i]).collect();
+            }
+        }
+        (fit_n, val_n) = (fit_rows.len(), val_rows.len());
         let fit_data = data.subset(&fit_rows);
         let val_data = data.subset(&val_rows);
         let mut fit_ctx = Context::new(&fit_data, ctx.seed, ctx.weight_kind);
         fit_ctx.pipeline.clone_from(&ctx.pipeline);
         fit_ctx.window_len = ctx.window_len;
-        for (i, c) in candidates.iter().enumerate() {
-            let Ok(t) = train_one(algo, &fit_ctx, c, with_names) else { continue };
-            if !budget.allows(t.device_bytes, t.device_macs()) {
+        let n = candidates.len() as u64;
+        for (i, (algo, _, c)) in candidates.iter().enumerate() {
+            (ctx.progress)(i as u64, n);
+            let Ok(t) = train_one(*algo, &fit_ctx, c, with_names) else { continue };
+            let cost = t.device_cost();
+            tried[i].cost = Some(cost);
+            if !budget.allows(&cost) {
                 continue;
             }
             let raw = t.rows(&val_data);
             let correct = raw.iter().zip(&val_data.y).filter(|(x, &y)| t.spec.predict(x) == y).count();
-            scores[i] = Some(correct as f64 / raw.len().max(1) as f64);
+            tried[i].validation_accuracy = Some(correct as f64 / raw.len().max(1) as f64);
         }
+        (ctx.progress)(n, n);
     }
-    // Best validation accuracy first (later, cheaper candidates win ties), then the untried rest
-    // from the richest; a candidate is kept only if its model on every row fits.
-    let mut order: Vec<usize> = (0..candidates.len()).filter(|&i| scores[i].is_some()).collect();
+    // Best validation accuracy first (ties: fewer bytes, then the later, cheaper setting),
+    // then the untried rest in order; a candidate is kept only if its model on every row fits.
+    let key = |i: usize| (tried[i].validation_accuracy, tried[i].cost.map_or(usize::MAX, |c| c.bytes));
+    let mut order: Vec<usize> =
+        (0..candidates.len()).filter(|&i| tried[i].validation_accuracy.is_some()).collect();
     order.sort_by(|&a, &b| {
-        scores[b].partial_cmp(&scores[a]).unwrap_or(std::cmp::Ordering::Equal).then(b.cmp(&a))
+        let ((acc_a, bytes_a), (acc_b, bytes_b)) = (key(a), key(b));
+        acc_b
+            .partial_cmp(&acc_a)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(bytes_a.cmp(&bytes_b))
+            .then(b.cmp(&a))
     });
-    order.extend((0..candidates.len()).filter(|&i| scores[i].is_none()));
+    order.extend((0..candidates.len()).filter(|&i| tried[i].validation_accuracy.is_none()));
     let mut last_error = None;
+    let mut smallest: Option<DeviceCost> = None;
     for &i in &order {
-        match train_one(algo, ctx, &candidates[i], with_names) {
-            Ok(mut t) if budget.allows(t.device_bytes, t.device_macs()) => {
+        let (algo, _, c) = &candidates[i];
+        match train_one(*algo, ctx, c, with_names) {
+            Ok(mut t) if budget.allows(&t.device_cost()) => {
                 t.budget = Some(BudgetChoice {
                     candidates: candidates.len(),
                     chosen: i,
-                    validation_accuracy: scores.clone(),
+                    fit_rows: fit_n,
+                    validation_rows: val_n,
+                    tried,
                 });
                 return Ok(t);
             }
-            Ok(_) => {}
+            Ok(t) => {
+                let cost = t.device_cost();
+                if smallest.is_none_or(|s| cost.bytes < s.bytes) {
+                    smallest = Some(cost);
+                }
+            }
             Err(e) => last_error = Some(e),
         }
     }
+    let what = match choice {
+        AlgoChoice::One(algo) => format!("{algo} model"),
+        AlgoChoice::Auto => "model of any learner".into(),
+    };
     Err(TrainError::InvalidOption(format!(
-        "no {algo} model fits the budget ({}{}) among its {} candidate settings{}",
-        budget.max_bytes.map_or(String::new(), |b| format!("at most {b} bytes")),
-        budget.max_macs.map_or(String::new(), |m| format!(
-            "{}at most {m} multiply-accumulates",
-            if budget.max_bytes.is_some() { ", " } else { "" }
-        )),
+        "no {what} fits the budget ({budget}) among {} candidate settings{}{}",
         candidates.len(),
+        smallest.map_or(String::new(), |s| format!(
+            "; the smallest takes {} bytes, {} multiply-accumulates and {} instructions",
+            s.bytes, s.macs, s.instructions
+        )),
         last_error.map_or(String::new(), |e| format!(" (last failure: {e})"))
     )))
 }
@@ -214,6 +321,7 @@ pub fn finish(mut spec: ModelSpec, ctx: &Context<'_>, with_names: bool) -> Resul
     let spec = ModelSpec::from_model(&model);
     let extraction = spec.pipeline.as_ref().map(|p| p.extraction(ctx.window_len));
     Ok(Trained {
+        algo: None,
         report: None,
         budget: None,
         spec,

@@ -22,6 +22,9 @@ macro_rules! registry {
             /// Every registered learner, in registry order.
             pub const ALL: &'static [Algo] = &[$(Algo::$variant),*];
 
+            /// What `--algo` accepts: every learner, then [`AlgoChoice::Auto`].
+            pub const CHOICES: &'static [AlgoChoice] = &[$(AlgoChoice::One(Algo::$variant),)* AlgoChoice::Auto];
+
             /// The command-line name.
             pub fn name(self) -> &'static str {
                 match self { $(Algo::$variant => <$learner as Learner>::NAME,)* }
@@ -134,6 +137,78 @@ impl std::str::FromStr for Algo {
     }
 }
 
+/// What to train: one learner, or the most accurate model of any learner within the budgets
+/// ([`crate::learn::train_choice`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlgoChoice {
+    /// This learner.
+    One(Algo),
+    /// Every learner's candidate settings ([`Algo::candidates`] under a budget, else its options
+    /// as given) compared on held-out rows; the most accurate within the budgets is trained.
+    Auto,
+}
+
+impl AlgoChoice {
+    /// The command-line name: the learner's, or `auto`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AlgoChoice::One(a) => a.name(),
+            AlgoChoice::Auto => "auto",
+        }
+    }
+
+    /// One line for `--help`.
+    pub fn about(self) -> &'static str {
+        match self {
+            AlgoChoice::One(a) => a.about(),
+            AlgoChoice::Auto => {
+                "the most accurate model of any learner within the budgets, by validation on held-out training rows"
+            }
+        }
+    }
+
+    /// The learners this choice may train.
+    pub fn algos(self) -> Vec<Algo> {
+        match self {
+            AlgoChoice::One(a) => vec![a],
+            AlgoChoice::Auto => Algo::ALL.to_vec(),
+        }
+    }
+}
+
+impl From<Algo> for AlgoChoice {
+    fn from(a: Algo) -> Self {
+        AlgoChoice::One(a)
+    }
+}
+
+impl fmt::Display for AlgoChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for AlgoChoice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl std::str::FromStr for AlgoChoice {
+    type Err = crate::names::UnknownName;
+
+    /// `auto`, or the learner whose [`Algo::name`] is `s`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(AlgoChoice::Auto),
+            _ => s.parse::<Algo>().map(AlgoChoice::One).map_err(|mut e| {
+                e.expected.push("auto");
+                e
+            }),
+        }
+    }
+}
+
 /// Options of every algorithm.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Options {
@@ -153,7 +228,9 @@ pub struct Options {
 
 /// Device budgets: a model is never returned over them. Within them [`train`](super::train) picks the most
 /// accurate of the learner's candidate settings ([`Algo::candidates`]) on a seeded, stratified
-/// quarter of the training rows held out for validation, then retrains it on every row.
+/// quarter of the training rows held out for validation, then retrains it on every row. Every
+/// learner's candidates end in a model of one class (the majority), so a budget fails only when
+/// even that model does not fit.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Budget {
     /// Most bytes of the model file a device stores: without its host block (names, input scales,
@@ -162,18 +239,50 @@ pub struct Budget {
     /// Most multiply-accumulates of one prediction on its worst path, plus those of computing
     /// its window statistics for a model with a pipeline.
     pub max_macs: Option<u64>,
+    /// Most Cortex-M3 instructions of one prediction by the cost model of generated code:
+    /// [`ModelSpec::max_essential_work`](crate::model::ModelSpec::max_essential_work), plus the
+    /// instructions of computing its window statistics for a model with a pipeline
+    /// ([`Extraction::instructions`](crate::model::Extraction::instructions)).
+    pub max_instructions: Option<u64>,
+}
+
+/// What a model costs on a device, in the terms of [`Budget`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceCost {
+    /// Bytes a device stores.
+    pub bytes: usize,
+    /// Worst-case multiply-accumulates of one prediction, window statistics included.
+    pub macs: u64,
+    /// Worst-case Cortex-M3 instructions of one prediction, window statistics included.
+    pub instructions: u64,
 }
 
 impl Budget {
     /// Whether any budget is set.
     pub fn is_set(&self) -> bool {
-        self.max_bytes.is_some() || self.max_macs.is_some()
+        self.max_bytes.is_some() || self.max_macs.is_some() || self.max_instructions.is_some()
     }
 
-    /// Whether a model of `device_bytes` stored bytes and `max_macs` worst-case
-    /// multiply-accumulates is within every set budget.
-    pub fn allows(&self, device_bytes: usize, max_macs: u64) -> bool {
-        self.max_bytes.is_none_or(|b| device_bytes <= b) && self.max_macs.is_none_or(|m| max_macs <= m)
+    /// Whether a model of cost `c` is within every set budget.
+    pub fn allows(&self, c: &DeviceCost) -> bool {
+        self.max_bytes.is_none_or(|b| c.bytes <= b)
+            && self.max_macs.is_none_or(|m| c.macs <= m)
+            && self.max_instructions.is_none_or(|i| c.instructions <= i)
+    }
+}
+
+impl fmt::Display for Budget {
+    /// The set budgets, as `at most 600 bytes, at most 24 multiply-accumulates`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = [
+            self.max_bytes.map(|b| format!("at most {b} bytes")),
+            self.max_macs.map(|m| format!("at most {m} multiply-accumulates")),
+            self.max_instructions.map(|i| format!("at most {i} instructions")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        f.write_str(&parts.join(", "))
     }
 }
 
@@ -196,5 +305,11 @@ mod tests {
     fn algo_names_round_trip() {
         crate::names::assert_round_trips(Algo::ALL);
         assert_eq!(Algo::Ptree.to_string(), "ptree");
+        for &c in Algo::CHOICES {
+            assert_eq!(c.to_string().parse::<super::AlgoChoice>().unwrap(), c);
+        }
+        assert_eq!(Algo::CHOICES.len(), Algo::ALL.len() + 1);
+        let e = "nope".parse::<super::AlgoChoice>().unwrap_err().to_string();
+        assert!(e.contains("auto") && e.contains("ptree"), "{e}");
     }
 }

@@ -339,11 +339,12 @@ impl ModelSpec {
         };
         let mut host_inputs = Vec::new();
         for inp in &self.inputs {
-            let scale_exp = match inp.kind {
-                InputKind::Numeric { scale_exp } => scale_exp,
-                InputKind::Categorical { .. } => 0,
+            let (scale_exp, offset) = match inp.kind {
+                InputKind::Numeric { scale_exp, offset } => (scale_exp, offset),
+                InputKind::Categorical { .. } => (0, 0),
             };
-            host_inputs.extend_from_slice(&HostInputRec { scale_exp, missing: inp.missing }.to_bytes());
+            host_inputs
+                .extend_from_slice(&HostInputRec { scale_exp, missing: inp.missing, offset }.to_bytes());
         }
         let (channels, channel_names) = self.encode_host_channels()?;
         let channel_names = channel_names.filter(|_| !host.strip);
@@ -596,18 +597,18 @@ impl ModelSpec {
     }
 }
 
-/// The inputs of `model`, with their decimal scales and missing-value substitutes from the host
-/// block (a stripped model has none: scale 0 and missing value 0).
+/// The inputs of `model`, with their decimal scales, offsets and missing-value substitutes from
+/// the host block (a stripped model has none: scale 0, offset 0 and missing value 0).
 fn decode_inputs(model: &ltu_runtime::Model<'_>) -> Vec<InputSpec> {
     (0..model.n_inputs())
         .map(|i| {
             let n_values = model.input(i).map_or(0, |r| r.n_values);
-            let host = model.host_input(i).unwrap_or(HostInputRec { scale_exp: 0, missing: 0 });
+            let host = model.host_input(i).unwrap_or(HostInputRec { scale_exp: 0, missing: 0, offset: 0 });
             InputSpec {
                 kind: if n_values > 0 {
                     InputKind::Categorical { n_values }
                 } else {
-                    InputKind::Numeric { scale_exp: host.scale_exp }
+                    InputKind::Numeric { scale_exp: host.scale_exp, offset: host.offset }
                 },
                 missing: host.missing,
             }
@@ -858,7 +859,7 @@ mod tests {
             Node::Class(1),
         ]);
         (spec.units, spec.features) = (Vec::new(), Vec::new());
-        spec.inputs = vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 }; 2];
+        spec.inputs = vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0, offset: 0 }, missing: 0 }; 2];
         spec.names = Some(Names {
             inputs: vec!["ay_energy".into(), "ax_slope_s3of4".into()],
             values: vec![vec![], vec![]],
@@ -893,7 +894,7 @@ mod tests {
         spec.structure = Structure::List { entries: vec![(1, 1)], default: 2 };
         let back = round_trip(&spec, &Host { strip: true, meta: Some("ignored=1".into()) });
         spec.names = None;
-        spec.inputs[0] = InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 };
+        spec.inputs[0] = InputSpec { kind: InputKind::Numeric { scale_exp: 0, offset: 0 }, missing: 0 };
         assert_eq!(back, spec);
     }
 

@@ -8,6 +8,8 @@
 
 pub use ltu_runtime::WeightKind;
 
+use std::collections::HashMap;
+
 use crate::model::quantize;
 
 /// One raw input of a model.
@@ -22,10 +24,13 @@ pub struct InputSpec {
 /// Kind of a raw input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputKind {
-    /// Number; a decimal value `v` is `round(v * 10^scale_exp)` raw units.
+    /// Number; a decimal value `v` is the raw input `round(v * 10^scale_exp) - offset`
+    /// ([`crate::data::encode::to_raw`]).
     Numeric {
-        /// Decimal exponent of the raw unit.
+        /// Decimal exponent of the raw unit: one raw unit is `10^-scale_exp`.
         scale_exp: i8,
+        /// The value raw 0 stands for, in raw units (`offset * 10^-scale_exp`).
+        offset: i64,
     },
     /// Value index `0..n_values`.
     Categorical {
@@ -362,30 +367,12 @@ impl ModelSpec {
         let mut seen = vec![false; self.features.len()];
         let mut cost = 10u64;
         let f = self.feature_values(x);
-        let mut unit = |u: usize, cost: &mut u64| {
-            let unit = &self.units[u];
-            *cost += 8 * unit.rows.len() as u64 + 5 * unit.nonzero_weights() as u64;
-            for (j, &t) in unit.terms.iter().enumerate() {
-                if seen[t] || unit.rows.iter().all(|r| r[j] == 0) {
-                    continue;
-                }
-                seen[t] = true;
-                *cost += match &self.features[t] {
-                    Feature::Numeric { .. } => 15,
-                    Feature::Equals { .. } | Feature::Greater { .. } => 5,
-                    Feature::Conjunction(lits) => {
-                        let tested = lits.iter().position(|l| !l.holds(x)).map_or(lits.len(), |i| i + 1);
-                        4 + 6 * tested as u64
-                    }
-                };
-            }
-        };
+        let tested = |lits: &[Literal]| lits.iter().position(|l| !l.holds(x)).map_or(lits.len(), |i| i + 1);
         match &self.structure {
-            Structure::Linear(u) => unit(*u, &mut cost),
+            Structure::Linear(u) => cost += self.unit_work(*u, &mut seen, &tested),
             Structure::List { entries, .. } => {
                 for &(u, _) in entries {
-                    cost += 6;
-                    unit(u, &mut cost);
+                    cost += 6 + self.unit_work(u, &mut seen, &tested);
                     if self.units[u].row_score(0, &f) > 0 {
                         break;
                     }
@@ -396,18 +383,91 @@ impl ModelSpec {
                 loop {
                     cost += 6;
                     if let Node::UnitSplit { unit: u, .. } = &nodes[i] {
-                        unit(*u, &mut cost);
+                        cost += self.unit_work(*u, &mut seen, &tested);
                     }
                     i = match nodes[i].step(x, |u| self.units[u].row_score(0, &f) > 0) {
                         Step::Next(next) => next,
                         Step::Class(_) => break,
                         Step::Unit(u) => {
-                            unit(u, &mut cost);
+                            cost += self.unit_work(u, &mut seen, &tested);
                             break;
                         }
                     };
                 }
             }
+        }
+        cost
+    }
+
+    /// The most [`ModelSpec::essential_work`] of any prediction: every list entry tried, every
+    /// literal of a conjunction tested, the most expensive root-to-leaf path of a tree (each
+    /// feature counted once per path). An upper bound for every input; what
+    /// `--max-instructions` bounds (generated code stays within it, docs/DEVICE.md).
+    pub fn max_essential_work(&self) -> u64 {
+        let mut seen = vec![false; self.features.len()];
+        let all = |lits: &[Literal]| lits.len();
+        10 + match &self.structure {
+            Structure::Linear(u) => self.unit_work(*u, &mut seen, &all),
+            Structure::List { entries, .. } => {
+                entries.iter().map(|&(u, _)| 6 + self.unit_work(u, &mut seen, &all)).sum()
+            }
+            Structure::Tree(nodes) => self.path_work(nodes, 0, &mut seen, &mut HashMap::new()),
+        }
+    }
+
+    /// The most essential work from tree node `i` to a leaf, given the features `seen` on the
+    /// way to it (restored on return). A reduced tree shares subtrees, so the number of paths can
+    /// grow exponentially with its depth: each node's result is kept per `seen` state in `memo`,
+    /// which keeps the walk linear in the nodes when no unit changes what is seen.
+    fn path_work(
+        &self,
+        nodes: &[Node],
+        i: usize,
+        seen: &mut Vec<bool>,
+        memo: &mut HashMap<(usize, Vec<bool>), u64>,
+    ) -> u64 {
+        let key = (i, seen.clone());
+        if let Some(&work) = memo.get(&key) {
+            return work;
+        }
+        let unit = match &nodes[i] {
+            Node::Unit(u) | Node::UnitSplit { unit: u, .. } => Some(*u),
+            _ => None,
+        };
+        let own = unit.map_or(0, |u| self.unit_work(u, seen, &|lits: &[Literal]| lits.len()));
+        let mut kids: Vec<usize> = match &nodes[i] {
+            Node::Class(_) | Node::Unit(_) => Vec::new(),
+            Node::Categorical { children, default, .. } => {
+                children.iter().copied().chain([*default]).collect()
+            }
+            Node::Threshold { left, right, .. } | Node::UnitSplit { left, right, .. } => vec![*left, *right],
+        };
+        kids.sort_unstable();
+        kids.dedup();
+        let rest = kids.into_iter().map(|k| self.path_work(nodes, k, seen, memo)).max().unwrap_or(0);
+        // Restore what this node's unit marked.
+        seen.clone_from(&key.1);
+        let work = 6 + own + rest;
+        memo.insert(key, work);
+        work
+    }
+
+    /// Essential work of scoring unit `u`: 8 per row, 5 per non-zero weight, and each feature
+    /// with a non-zero weight not yet `seen` (then marked): 15 numeric, 5 a comparison, 4 plus 6
+    /// per literal `tested(literals)` says is tested for a conjunction.
+    fn unit_work(&self, u: usize, seen: &mut [bool], tested: &dyn Fn(&[Literal]) -> usize) -> u64 {
+        let unit = &self.units[u];
+        let mut cost = 8 * unit.rows.len() as u64 + 5 * unit.nonzero_weights() as u64;
+        for (j, &t) in unit.terms.iter().enumerate() {
+            if seen[t] || unit.rows.iter().all(|r| r[j] == 0) {
+                continue;
+            }
+            seen[t] = true;
+            cost += match &self.features[t] {
+                Feature::Numeric { .. } => 15,
+                Feature::Equals { .. } | Feature::Greater { .. } => 5,
+                Feature::Conjunction(lits) => 4 + 6 * tested(lits) as u64,
+            };
         }
         cost
     }
@@ -584,7 +644,7 @@ pub(crate) mod tests {
             n_classes: 3,
             weight_kind: WeightKind::I8,
             inputs: vec![
-                InputSpec { kind: InputKind::Numeric { scale_exp: 1 }, missing: 3 },
+                InputSpec { kind: InputKind::Numeric { scale_exp: 1, offset: 0 }, missing: 3 },
                 InputSpec { kind: InputKind::Categorical { n_values: 3 }, missing: 0 },
             ],
             features: vec![

@@ -470,7 +470,7 @@ mod tests {
             n_classes: 3,
             weight_kind: WeightKind::I8,
             inputs: vec![
-                input(InputKind::Numeric { scale_exp: 0 }),
+                input(InputKind::Numeric { scale_exp: 0, offset: 0 }),
                 input(InputKind::Categorical { n_values: 4 }),
                 input(InputKind::Categorical { n_values: 3 }),
             ],
@@ -534,7 +534,7 @@ mod tests {
             Node::Class(0),
             Node::Unit(0),
         ]);
-        s.inputs.push(InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 });
+        s.inputs.push(InputSpec { kind: InputKind::Numeric { scale_exp: 0, offset: 0 }, missing: 0 });
         s.features = vec![numeric(0), numeric(3), numeric(1)];
         // Feature 1 (input 3) has zero weight in both rows; input 1 is read by no feature.
         s.units =

@@ -295,7 +295,7 @@ mod tests {
         ModelSpec {
             n_classes: 3,
             weight_kind: kind,
-            inputs: vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 }],
+            inputs: vec![InputSpec { kind: InputKind::Numeric { scale_exp: 0, offset: 0 }, missing: 0 }],
             features: vec![Feature::Numeric { attr: 0, offset: 0, mul: 1, shift: 0, max_abs: 100 }],
             units,
             structure,

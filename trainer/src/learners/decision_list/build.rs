@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::inclp::{self, Budget, Cover, LpStats};
 use super::node::make_node;
-use super::{majority, HsiShape, Node, Params, Sample, Search, Shape, Stop};
+use super::tolerant::{self, Cut, Scores, PATIENCE};
+use super::{majority, node_covers_int, HsiShape, Node, Params, Sample, Search, Shape, Stop};
 use crate::rng::Rng;
 
 /// One run of the single-unit search.
@@ -42,12 +43,18 @@ fn search(
 }
 
 /// Builds a list on `rows` of the sample (greedy covering, sections 3 and 5); `defaults[r]` is
-/// the class to use after keeping the first `r` nodes.
+/// the class to use after keeping the first `r` nodes. With `tolerance > 0` the entries are
+/// tolerant ([`tolerant`]: each may cover that share of rows of other classes) and the list
+/// stops once [`PATIENCE`] entries in a row did not raise the accuracy on the rows `held`
+/// (none: no such stop).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn build(
     s: &Sample<'_>,
     rows: &[usize],
     shape: Shape,
     p: &Params,
+    tolerance: f64,
+    held: &[usize],
     rng: &mut Rng,
     progress: &(dyn Fn(u64, u64) + Sync),
     limit: &AtomicUsize,
@@ -59,6 +66,15 @@ pub(super) fn build(
     let mut defaults = vec![majority(s.y, rows.iter().copied(), q)];
     let mut stats = LpStats::default();
     let mut cache: Vec<Option<Cover>> = vec![None; q];
+    // Tolerant entries are placed by their own threshold: no max-margin LP (their rows are not
+    // separable by construction).
+    let tolerant_params = Params { max_margin: false, search: Search::FindLargeNegSubset, ..p.clone() };
+    let p = if tolerance > 0.0 { &tolerant_params } else { p };
+    // Held-out rows no entry has decided yet, those decided right, and the best list so far.
+    let mut open = held.to_vec();
+    let mut scores = Scores::default();
+    let mut held_right = 0;
+    let mut best_held = (open.iter().filter(|&&i| s.y[i] == defaults[0]).count(), 0);
     let stop = loop {
         let mut count = vec![0usize; q];
         for &i in &alive {
@@ -83,9 +99,19 @@ pub(super) fn build(
         }
         let reuse =
             p.reuse_covers && (targets.len() >= 3 || (p.reuse_two_class_covers && targets.len() == 2));
-        let pool = search_pool(&alive, rows.len(), p, rng);
-        let step = Step { s, alive: &alive, pool: &pool, p };
-        let ranked = step.ranked_covers(&targets, reuse, &mut cache, rng, &mut stats);
+        let pool = if tolerance > 0.0 { alive.clone() } else { search_pool(&alive, rows.len(), p, rng) };
+        let mut step = Step { s, alive: &alive, pool: &pool, p, tolerance };
+        let ranked = if tolerance > 0.0 {
+            let mut covers = tolerant::covers(s, &alive, &targets, Cut::Share(tolerance), &mut scores, rng);
+            if covers.is_empty() {
+                // The closing entry may cover any share of other classes, as long as it gains.
+                covers = tolerant::covers(s, &alive, &targets, Cut::Gain, &mut scores, rng);
+                step.tolerance = 1.0;
+            }
+            step.rank(covers)
+        } else {
+            step.ranked_covers(&targets, reuse, &mut cache, rng, &mut stats)
+        };
         let Some((_, first, _)) = ranked.first() else { break Stop::Inseparable };
         if first.covered.is_empty() {
             break Stop::Inseparable;
@@ -95,9 +121,27 @@ pub(super) fn build(
         }
         let Some((node, next)) = step.accept(ranked, &mut stats) else { break Stop::QuantizationLost };
         alive = next;
+        scores.forget(if targets.len() == 2 { &targets } else { std::slice::from_ref(&node.class) });
+        open.retain(|&i| {
+            let fires = match s.quant {
+                Some(qz) => node_covers_int(&node, &qz.features[i], qz.max_abs),
+                None => node.halfspace.covers(&s.x[i]),
+            };
+            held_right += usize::from(fires && s.y[i] == node.class);
+            !fires
+        });
         nodes.push(node);
         defaults.push(majority_left);
         progress((rows.len() - alive.len()) as u64, rows.len() as u64);
+        if tolerance > 0.0 && !held.is_empty() {
+            let default = majority(s.y, alive.iter().copied(), q);
+            let right = held_right + open.iter().filter(|&&i| s.y[i] == default).count();
+            if right > best_held.0 {
+                best_held = (right, nodes.len());
+            } else if nodes.len() - best_held.1 >= PATIENCE {
+                break Stop::HeldOut;
+            }
+        }
     };
     // The rows left go to the default: the list is done.
     progress(rows.len() as u64, rows.len() as u64);
@@ -157,6 +201,8 @@ struct Step<'a, 's> {
     alive: &'a [usize],
     pool: &'a [usize],
     p: &'a Params,
+    /// Share of an entry's rows that may be of other classes (0: the exact method).
+    tolerance: f64,
 }
 
 impl Step<'_, '_> {
@@ -177,10 +223,6 @@ impl Step<'_, '_> {
         let mut is_alive = vec![false; s.x.len()];
         for &i in self.alive {
             is_alive[i] = true;
-        }
-        let mut pool_count = vec![0usize; cache.len()];
-        for &i in self.pool {
-            pool_count[s.y[i]] += 1;
         }
         let mut ranked: Vec<(usize, Cover, Vec<usize>)> = Vec::new();
         for &t in targets {
@@ -203,6 +245,16 @@ impl Step<'_, '_> {
             }
             ranked.push((t, cover, excl));
         }
+        self.rank(ranked)
+    }
+
+    /// `ranked` best first: the larger covered fraction of the class's pool examples, then the
+    /// larger count, then the lower class.
+    fn rank(&self, mut ranked: Vec<(usize, Cover, Vec<usize>)>) -> Vec<(usize, Cover, Vec<usize>)> {
+        let mut pool_count = vec![0usize; self.s.n_classes.max(1)];
+        for &i in self.pool {
+            pool_count[self.s.y[i]] += 1;
+        }
         // Best first: larger covered fraction (cross-multiplied), then larger count, then lower
         // class (the stable sort keeps the class order of `targets`).
         ranked.sort_by(|(ta, ca, _), (tb, cb, _)| {
@@ -214,8 +266,9 @@ impl Step<'_, '_> {
 
     /// The entry to keep and the examples it leaves. Beyond the paper: rounding can empty a
     /// node with a tiny margin or make it cover examples of other classes. Takes the
-    /// best-ranked node whose quantized unit covers only its own class; if there is none, the
-    /// best-ranked one that covers anything (`None`: no node covers anything).
+    /// best-ranked node whose quantized unit covers only its own class (at most the tolerated
+    /// share of others); if there is none, the best-ranked one that covers anything (`None`: no
+    /// node covers anything).
     fn accept(
         &self,
         ranked: Vec<(usize, Cover, Vec<usize>)>,
@@ -227,7 +280,9 @@ impl Step<'_, '_> {
                 break;
             }
             let (node, next) = make_node(self.s, self.alive, class, &cover, &excl, self.p, stats);
-            if node.info.covered > 0 && node.info.wrong_class == 0 {
+            if node.info.covered > 0
+                && node.info.wrong_class as f64 <= self.tolerance * node.info.covered as f64
+            {
                 return Some((node, next));
             }
             stats.quantization_rejected += 1;

@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::learn::{learn_hsi_with, learn_with};
 use super::noise::Edits;
-use super::{node_covers_int, Candidate, Choose, Learned, Norm, Params, Quant, Sample, Search, Shape};
+use super::{
+    node_covers_int, Candidate, Choose, Learned, Norm, Params, Quant, Sample, Search, Shape, Tolerance,
+};
 use crate::learn::TrainError;
 
 /// Multiply-accumulates of a list on integer features `f`: the non-zero weights of every entry
@@ -29,7 +31,8 @@ type Setting = (Option<Shape>, Params);
 /// [`Choose`]: the candidate settings, compared by cross-validation on (a sample of) the
 /// sample's rows; returns the winner's shape and options (with [`Params::choose`] `None`) and
 /// every candidate's figures, the winner first. With more than [`Choose::up_to_rows`] rows, or
-/// too few rows to cross-validate, the options as given (each unset choice at its default).
+/// too few rows to cross-validate, the options as given (each unset choice at its default; an
+/// unset tolerance is [`Tolerance::HeldOut`] above [`Choose::up_to_rows`] rows, else exact).
 pub(super) fn choose(
     s: &Sample<'_>,
     shape: Option<Shape>,
@@ -38,16 +41,21 @@ pub(super) fn choose(
     seed: u64,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<(Option<Shape>, Params, Vec<Candidate>), TrainError> {
+    let n = s.x.len();
     let given = (
         shape,
         Params {
             norm: Some(p.norm.unwrap_or_default()),
             edit_neighbours: Some(p.edit_neighbours.unwrap_or(0)),
+            tolerance: Some(p.tolerance.unwrap_or(if n > c.up_to_rows {
+                Tolerance::HeldOut
+            } else {
+                Tolerance::Exact
+            })),
             choose: None,
             ..p.clone()
         },
     );
-    let n = s.x.len();
     let Some(q) = s.quant.filter(|_| n <= c.up_to_rows) else {
         return Ok((given.0, given.1, Vec::new()));
     };
@@ -119,7 +127,8 @@ pub(super) fn choose(
 
 /// The settings [`choose`] compares: each shape (the given one, and for two classes `hsi`
 /// beside `ndl` with [`Choose::two_class_shapes`]) × each norm (both unless set; with no
-/// max-margin LP the norm changes nothing) × editing off and on (unless set).
+/// max-margin LP the norm changes nothing) × editing off and on (unless set), all exact unless
+/// a tolerance is set.
 fn settings(s: &Sample<'_>, shape: Option<Shape>, p: &Params, c: Choose) -> Vec<Setting> {
     // Without the max-margin LP the norm changes nothing: not a choice.
     let margin = p.max_margin || matches!(p.search, Search::Pocket { .. });
@@ -137,7 +146,13 @@ fn settings(s: &Sample<'_>, shape: Option<Shape>, p: &Params, c: Choose) -> Vec<
     for &sh in &shapes {
         for &norm in &norms {
             for &k in &edits {
-                let params = Params { norm: Some(norm), edit_neighbours: Some(k), choose: None, ..p.clone() };
+                let params = Params {
+                    norm: Some(norm),
+                    edit_neighbours: Some(k),
+                    tolerance: Some(p.tolerance.unwrap_or(Tolerance::Exact)),
+                    choose: None,
+                    ..p.clone()
+                };
                 settings.push((sh, params));
             }
         }
@@ -225,6 +240,7 @@ impl Tally {
                 shape: if *sh == Some(Shape::Ndl) { "ndl" } else { "hsi" },
                 norm: params.norm.unwrap_or_default(),
                 edit_neighbours: params.edit_neighbours.unwrap_or(0),
+                tolerant: params.tolerance.is_some_and(|t| t != Tolerance::Exact),
                 accuracy: self.correct[k] as f64 / self.held[k].max(1) as f64,
                 macs: self.macs[k] as f64 / self.held[k].max(1) as f64,
                 folds: self.tested[k],

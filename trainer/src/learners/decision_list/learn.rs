@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use super::build::build;
 use super::noise::{edit_by_neighbours, relabel_by_majority, Edits};
-use super::{node_covers_int, Learned, LpStats, Node, Params, Report, Sample, Shape, Stop};
+use super::tolerant::{HOLDOUT, SHARES};
+use super::{node_covers_int, Learned, LpStats, Node, Params, Report, Sample, Shape, Stop, Tolerance};
 use crate::learn::TrainError;
 use crate::rng::Rng;
 
@@ -40,7 +41,15 @@ pub(super) fn learn_with(
     let start = Instant::now();
     check(s, shape, p)?;
     let mut rng = Rng::new(seed);
-    let (train, val) = validation_split(s, p.validation, &mut rng);
+    // The shares of other classes an entry may cover to try (none: the exact method).
+    let shares: Vec<f64> = match p.tolerance.unwrap_or_default() {
+        Tolerance::Exact => Vec::new(),
+        Tolerance::Share(t) if t <= 0.0 => Vec::new(),
+        Tolerance::Share(t) => vec![t],
+        Tolerance::HeldOut => SHARES.to_vec(),
+    };
+    let validation = if !shares.is_empty() && p.validation == 0.0 { HOLDOUT } else { p.validation };
+    let (train, val) = validation_split(s, validation, &mut rng);
     let (relabelled, y_build) =
         if p.relabel_duplicates { relabel_by_majority(s, &train) } else { (0, s.y.to_vec()) };
     let built = Sample { y: &y_build, ..*s };
@@ -51,7 +60,29 @@ pub(super) fn learn_with(
             (train.len() - kept.len(), kept)
         }
     };
-    let (mut nodes, defaults, stop, lp) = build(&built, &build_rows, shape, p, &mut rng, progress, limit);
+    let (mut nodes, defaults, stop, lp) = if shares.is_empty() {
+        build(&built, &build_rows, shape, p, 0.0, &[], &mut rng, progress, limit)
+    } else {
+        // Each share's list, stopped and judged on the held-out rows: the most accurate after
+        // pruning (the smaller share on ties).
+        let mut best: Option<(usize, _)> = None;
+        let mut lp = LpStats::default();
+        for (k, &t) in shares.iter().enumerate() {
+            let mut r = rng.fork(2 + k as u64);
+            let built_list = build(&built, &build_rows, shape, p, t, &val, &mut r, progress, limit);
+            lp.add(&built_list.3);
+            let right = best_prefix(s, &built_list.0, &built_list.1, &val).1;
+            if best.as_ref().is_none_or(|(b, _)| right > *b) {
+                best = Some((right, built_list));
+            }
+        }
+        let Some((_, (nodes, defaults, stop, _))) = best else {
+            return Err(TrainError::InvalidOption(
+                "no share of other classes to try for tolerant entries".into(),
+            ));
+        };
+        (nodes, defaults, stop, lp)
+    };
     let mut default = *defaults.last().expect("nonempty");
     let mut pruned = 0;
     let mut validation_accuracy = None;

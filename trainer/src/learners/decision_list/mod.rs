@@ -80,6 +80,7 @@ mod node;
 mod noise;
 #[cfg(test)]
 mod tests;
+mod tolerant;
 
 use crate::learn::{Context, Learner, TrainError};
 use crate::learners::tree;
@@ -90,6 +91,20 @@ pub use export::{fit, Fitted};
 pub use inclp::{Budget, Cover, Halfspace, LpSolver, LpStats, Norm};
 pub use learn::{learn, learn_hsi};
 pub use node::prune_weights;
+pub use tolerant::{FIT_ROWS, HOLDOUT, PATIENCE, SHARES};
+
+/// How many rows of other classes an entry may cover ([`Params::tolerance`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Tolerance {
+    /// None: the paper's exact covering (IncLP's halfspaces).
+    #[default]
+    Exact,
+    /// At most this share of the rows an entry covers may be of other classes (in `(0, 1)`; 0 is
+    /// [`Tolerance::Exact`]).
+    Share(f64),
+    /// Each share of [`SHARES`], the one whose list is most accurate on held-out rows.
+    HeldOut,
+}
 
 /// Which halfspace search answers "cover a large subset of these, none of those".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -215,6 +230,16 @@ pub struct Params {
     /// [`Params::choose`] (0 without it). Beyond the paper: noise handling, for data where the
     /// exact covering would spend an entry on each noisy row.
     pub edit_neighbours: Option<usize>,
+    /// Noise tolerance of the entries (beyond the paper, for noisy or overlapping classes): an
+    /// entry may cover a bounded share of rows of other classes; its halfspace is a logistic
+    /// score of its class against the rest, cut where that share is reached, and the list holds
+    /// out rows ([`Params::validation`], or [`HOLDOUT`] when that is 0) to stop once
+    /// [`PATIENCE`] entries in a row did not raise their accuracy, then to prune. `None`
+    /// (default): with [`Params::choose`], [`Tolerance::HeldOut`] on more rows than
+    /// [`Choose::up_to_rows`] (there the exact covering spends an IncLP search on each small
+    /// pure cluster of noisy data and does not finish) and [`Tolerance::Exact`] on fewer;
+    /// [`Tolerance::Exact`] without [`Params::choose`].
+    pub tolerance: Option<Tolerance>,
 }
 
 /// Settings [`fit`] chooses by cross-validation inside the training rows, before it learns the
@@ -288,6 +313,7 @@ impl Default for Params {
             norm: None,
             choose: Some(Choose::default()),
             edit_neighbours: None,
+            tolerance: None,
         }
     }
 }
@@ -306,6 +332,7 @@ impl Params {
             norm: Some(Norm::Max),
             choose: None,
             edit_neighbours: Some(0),
+            tolerance: Some(Tolerance::Exact),
             ..Params::default()
         }
     }
@@ -365,6 +392,8 @@ pub enum Stop {
     /// The quantized unit of every candidate entry (one per class) covered no training example
     /// although the float halfspace did.
     QuantizationLost,
+    /// [`PATIENCE`] tolerant entries in a row did not raise the held-out accuracy.
+    HeldOut,
 }
 
 /// What one list entry does on the training rows it sees.
@@ -446,6 +475,8 @@ pub struct Candidate {
     pub norm: Norm,
     /// Wilson's editing: neighbours consulted (0: off).
     pub edit_neighbours: usize,
+    /// Tolerant entries ([`Tolerance::HeldOut`]) instead of the exact covering.
+    pub tolerant: bool,
     /// Held-out accuracy over the inner folds.
     pub accuracy: f64,
     /// Mean multiply-accumulates per held-out row.
@@ -551,12 +582,13 @@ impl Learner for Ndl {
 
 /// The budget ladder of `ndl` and `hsi`: the same list with sparse units (the 1-norm's
 /// max-margin LP, unless a norm is set, and [`Params::prune_weights`]), then shorter lists of
-/// such units, at most 16, 8, 6, 4, 3, 2 and 1 entries (below any cap already set). A list's
+/// such units, at most 16, 8, 6, 4, 3, 2 and 1 entries (below any cap already set), and none:
+/// the default alone, the training rows' majority class. A list's
 /// entries read every feature the LP gives weight to, so without the sparse units no list
 /// length meets a MAC budget below that (wdbc: one entry of 20 weights).
 pub fn cheaper_lists(p: &Params) -> Vec<Params> {
     let sparse = Params { norm: Some(p.norm.unwrap_or(Norm::Sum)), prune_weights: true, ..p.clone() };
-    let shorter = [16, 8, 6, 4, 3, 2, 1]
+    let shorter = [16, 8, 6, 4, 3, 2, 1, 0]
         .into_iter()
         .filter(|&n| p.max_nodes.is_none_or(|cap| n < cap))
         .map(|n| Params { max_nodes: Some(n), ..sparse.clone() });

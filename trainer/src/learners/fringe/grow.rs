@@ -19,13 +19,15 @@ pub(super) struct Sample<'a> {
     pub(super) x: &'a [Vec<i32>],
     /// Per attribute, the spread of its learning values (0 for categorical ones).
     pub(super) spread: &'a [f64],
+    /// Most tests on a path from the root (0: the root is a leaf).
+    pub(super) max_depth: usize,
 }
 
 /// Grows a tree on the learning rows `rows` of `sample` until no variable has positive mutual
-/// information with the class; returns its nodes, root 0, children after their parent.
+/// information with the class, or its paths hold [`Sample::max_depth`] tests; returns its nodes, root 0, children after their parent.
 pub(super) fn grow(sample: &Sample<'_>, rows: &[usize]) -> Vec<TreeNode> {
     let mut g = Grower { s: sample, nodes: Vec::new() };
-    g.grow(rows);
+    g.grow(rows, 0);
     g.nodes
 }
 
@@ -90,14 +92,14 @@ impl Grower<'_> {
         out
     }
 
-    fn grow(&mut self, rows: &[usize]) -> usize {
+    fn grow(&mut self, rows: &[usize], depth: usize) -> usize {
         let counts = self.class_counts(rows);
         let class = majority(&counts);
         let id = self.nodes.len();
         self.nodes.push(TreeNode::Leaf { class });
         let n = rows.len() as u64;
         let h = entropy(&counts, EntropyUnit::Bits);
-        if h <= 0.0 {
+        if h <= 0.0 || depth >= self.s.max_depth {
             return id;
         }
         let mut gains: Vec<(f64, usize)> = Vec::new();
@@ -131,8 +133,8 @@ impl Grower<'_> {
         }
         let b = &self.s.values.bits[var];
         let (t, f): (Vec<usize>, Vec<usize>) = rows.iter().partition(|&&r| bit(b, r));
-        let left = self.grow(&f);
-        let right = self.grow(&t);
+        let left = self.grow(&f, depth + 1);
+        let right = self.grow(&t, depth + 1);
         self.nodes[id] = TreeNode::Split { var, class, left, right };
         id
     }

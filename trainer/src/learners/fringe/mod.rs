@@ -118,6 +118,9 @@ pub struct Params {
     /// Most candidate thresholds `x > t` per numeric attribute: the class-boundary cuts of the
     /// learning values (Fayyad & Irani), or this many quantiles of them when there are more.
     pub numeric_thresholds: usize,
+    /// Most tests on a path from the root to a leaf of every tree grown (`None`: no limit; 0: a
+    /// single leaf, the majority class). The budget ladder's way to smaller trees.
+    pub max_depth: Option<usize>,
 }
 
 impl Default for Params {
@@ -131,6 +134,7 @@ impl Default for Params {
             max_variables: 1000,
             max_iterations: 30,
             numeric_thresholds: 32,
+            max_depth: None,
         }
     }
 }
@@ -399,6 +403,7 @@ impl Fringe {
                 variables: &variables,
                 x: rows,
                 spread: &spread,
+                max_depth: p.max_depth.unwrap_or(usize::MAX),
             };
             let (tree, prune_errors) = grow_and_prune(&sample, &grow_rows, &prune_rows, p.prune_z);
             let proposed = features::propose(&tree, rule, p.positive_class);
@@ -685,7 +690,8 @@ impl Learner for FringeLearner {
 
     /// Fewer feature-construction iterations: 4, 2, then the plain pruned tree (1); then the
     /// plain tree pruned harder, by C4.5's error estimate with a wider interval (z 1.15, 1.96,
-    /// 3: 75 %, 95 % and 99.7 % two-sided).
+    /// 3: 75 %, 95 % and 99.7 % two-sided); last, that tree cut to at most 8, 6, 4, 3, 2 and
+    /// 1 levels ([`Params::max_depth`]) and a single leaf, the majority class.
     fn ladder(p: &Params) -> Vec<Params> {
         let fewer = [4, 2, 1]
             .into_iter()
@@ -696,7 +702,14 @@ impl Learner for FringeLearner {
             .into_iter()
             .filter(|&z| z > p.prune_z)
             .map(move |prune_z| Params { prune_z, ..plain.clone() });
-        fewer.chain(harder).collect()
+        // Then the plain tree cut to fewer levels, down to a single leaf (the majority class).
+        let hardest =
+            Params { max_iterations: 1, prune_fraction: Some(0.0), prune_z: p.prune_z.max(3.0), ..p.clone() };
+        let shallower = [8, 6, 4, 3, 2, 1, 0]
+            .into_iter()
+            .filter(|&d| p.max_depth.is_none_or(|cap| d < cap))
+            .map(move |d| Params { max_depth: Some(d), ..hardest.clone() });
+        fewer.chain(harder).chain(shallower).collect()
     }
 }
 
@@ -708,8 +721,8 @@ fn named_literal(ctx: &Context<'_>, l: &Literal) -> String {
             let value = usize::try_from(l.value).ok().and_then(|v| values.get(v));
             format!("{}={}", attr.name, value.map_or("?", String::as_str))
         }
-        (_, InputKind::Numeric { scale_exp }) => {
-            format!("{}>{}", attr.name, f64::from(l.value) / 10f64.powi(i32::from(scale_exp)))
+        (_, InputKind::Numeric { scale_exp, offset }) => {
+            format!("{}>{}", attr.name, crate::data::encode::from_raw(l.value, scale_exp, offset))
         }
         _ => format!("{}>{}", attr.name, l.value),
     }

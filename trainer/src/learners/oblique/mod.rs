@@ -276,11 +276,8 @@ impl Params {
         if self.exchange_passes == 0 {
             return bad("exchange_passes must be at least 1".into());
         }
-        if self.max_depth == 0 || self.max_nodes == 0 {
-            return bad(format!(
-                "max_depth and max_nodes must be at least 1, got {} and {}",
-                self.max_depth, self.max_nodes
-            ));
+        if self.max_depth == 0 {
+            return bad(format!("max_depth must be at least 1, got {}", self.max_depth));
         }
         if self.max_macs == Some(0) || self.max_bytes == Some(0) {
             return bad("max_macs and max_bytes must be at least 1 (or no bound)".into());
@@ -622,9 +619,10 @@ impl crate::learn::Learner for Oblique {
         model.spec.clone()
     }
 
-    /// Fewer oblique splits: 16, 8, 4, 2 and 1 (below the cap already set).
+    /// Fewer oblique splits: 16, 8, 4, 2 and 1 (below the cap already set), then none: a single
+    /// leaf, the majority class.
     fn ladder(p: &Params) -> Vec<Params> {
-        [16, 8, 4, 2, 1]
+        [16, 8, 4, 2, 1, 0]
             .into_iter()
             .filter(|&n| n < p.max_nodes)
             .map(|max_nodes| Params { max_nodes, ..p.clone() })

@@ -50,9 +50,11 @@ impl PerceptronTree {
     }
 
     /// The class of a leaf LTU that saw training instances of one class only, when leaves are
-    /// compacted.
+    /// compacted; the majority class of any leaf under [`super::Params::constant_leaves`].
     fn constant_leaf(&self, l: &Ltu) -> Option<usize> {
-        if self.compact_leaves {
+        if self.constant_leaves {
+            Some(l.majority())
+        } else if self.compact_leaves {
             l.only_class()
         } else {
             None

@@ -31,6 +31,7 @@ impl PerceptronTree {
             min_split: p.min_split,
             max_depth: p.max_depth,
             compact_leaves: p.compact_leaves,
+            constant_leaves: p.constant_leaves,
             feature_selection: p.feature_selection,
             nodes: vec![NodeState::Empty { depth: 0, active, attrs, init }],
             history: History::default(),
@@ -285,6 +286,7 @@ impl PerceptronTree {
         loop {
             match &self.nodes[id] {
                 NodeState::Empty { .. } => return 0,
+                NodeState::Ltu(l) if self.constant_leaves => return l.majority(),
                 NodeState::Ltu(l) => {
                     return match inst {
                         Instance::Raw(x) => {

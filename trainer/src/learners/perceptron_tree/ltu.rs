@@ -31,6 +31,7 @@ impl Ltu {
             hi: w.clone(),
             pocket: w.clone(),
             w,
+            constant: false,
             active,
             c: 0,
             adjustments: 0,
@@ -76,6 +77,7 @@ impl Ltu {
             self.w[class * dim + dim - 1] = 1;
         }
         self.pocket.copy_from_slice(&self.w);
+        self.constant = true;
     }
 
     /// Keeps instance `f` (active features), `label` and its slots for the lookahead.
@@ -118,6 +120,12 @@ impl Ltu {
         } else {
             &self.w
         }
+    }
+
+    /// The most frequent class of the training instances that reached this leaf (the lowest
+    /// class on ties).
+    pub(super) fn majority(&self) -> usize {
+        crate::learners::tree::majority(&self.class_counts)
     }
 
     /// `feature(i)`: the instance's value of feature `i` of the space. `compact`: decide as the

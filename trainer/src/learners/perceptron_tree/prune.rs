@@ -6,25 +6,31 @@ use crate::learners::tree::pessimistic_errors;
 
 impl PerceptronTree {
     /// Prunes bottom-up with held-out `rows`: each decision subtree (deepest first) is replaced
-    /// by the LTU it replaced, or by its majority class, when that makes no more errors on the
-    /// held-out rows reaching it (section 5.4). Returns the number of subtrees replaced.
-    pub fn prune(&mut self, rows: &[Vec<i32>], labels: &[usize]) -> usize {
+    /// by the LTU it replaced, or by its majority class, when that does not score worse on the
+    /// held-out rows reaching it (section 5.4). A model's score is its held-out errors plus
+    /// `charge` per weight it exports ([`PerceptronTree::cost`]); with `charge` 0 this is plain
+    /// reduced-error pruning, and a subtree no held-out row reaches is kept. Returns the number
+    /// of subtrees replaced.
+    pub fn prune(&mut self, rows: &[Vec<i32>], labels: &[usize], charge: f64) -> usize {
         // Held-out rows reaching each node; pruning below a node does not change who reaches it.
         let reach = self.reach(rows);
         let mut pruned = 0;
         // Children have larger ids than their parents.
         for id in (0..self.nodes.len()).rev() {
             let NodeState::Decision(d) = &self.nodes[id] else { continue };
-            if reach[id].is_empty() {
+            if reach[id].is_empty() && charge == 0.0 {
                 continue;
             }
-            let errors =
-                |f: &dyn Fn(&[i32]) -> usize| reach[id].iter().filter(|&&i| f(&rows[i]) != labels[i]).count();
-            let subtree = errors(&|x| self.predict_from(id, Instance::Raw(x)));
+            let errors = |f: &dyn Fn(&[i32]) -> usize| {
+                reach[id].iter().filter(|&&i| f(&rows[i]) != labels[i]).count() as f64
+            };
+            let subtree =
+                errors(&|x| self.predict_from(id, Instance::Raw(x))) + charge * self.cost(id) as f64;
             let prior = Ltu::frozen(&self.space, self.n_classes, self.log_base, d);
             let as_ltu =
-                errors(&|x| prior.predict(|i| self.space.features[i].value(x), false, self.compact_leaves));
-            let as_class = errors(&|_| d.fallback);
+                errors(&|x| prior.predict(|i| self.space.features[i].value(x), false, self.compact_leaves))
+                    + charge * self.unit_cost(&prior) as f64;
+            let as_class = errors(&|_| d.fallback) + charge;
             if as_ltu <= subtree && as_ltu <= as_class {
                 self.nodes[id] = NodeState::Ltu(prior);
                 pruned += 1;
@@ -37,6 +43,29 @@ impl PerceptronTree {
             }
         }
         pruned
+    }
+
+    /// Weights the subtree at `id` exports: its units' (all of a unit's rows, one for a constant) and one
+    /// per decision node.
+    pub fn cost(&self, id: usize) -> usize {
+        match &self.nodes[id] {
+            NodeState::Empty { .. } => 0,
+            NodeState::Ltu(l) => self.unit_cost(l),
+            NodeState::Decision(d) => 1 + d.children.iter().flatten().map(|&c| self.cost(c)).sum::<usize>(),
+        }
+    }
+
+    /// Weights a unit exports: one for a constant (a single class seen with compact leaves, or
+    /// no weight but the bias set), otherwise all of its rows.
+    pub(super) fn unit_cost(&self, l: &Ltu) -> usize {
+        let dim = l.active.len() + 1;
+        let w = l.predicting_weights(self.pocket);
+        let constant = w.chunks(dim).all(|r| r[..dim - 1].iter().all(|&v| v == 0));
+        if constant || (self.compact_leaves && l.only_class().is_some()) {
+            1
+        } else {
+            w.len()
+        }
     }
 
     /// Error-based pruning with the training `rows` (C4.5's pessimistic pruning, with the LTU a

@@ -1,13 +1,13 @@
 //! Leaf fitting: refitting every unit on the training rows that reach it ([`LeafFit`]).
 
 use super::space::FeatureSpace;
-use super::{NodeState, Params, PerceptronTree, Weight, AUTO_L2};
+use super::{LeafFit, NodeState, Params, PerceptronTree, Report, Weight, AUTO_L2};
 use crate::model::{InputSpec, Unit};
 use crate::rng::Rng;
 
 impl PerceptronTree {
     /// Refits every unit on the training `rows` reaching it
-    /// ([`LeafFit::Logistic`](super::LeafFit::Logistic)): each leaf LTU, and the unit each
+    /// ([`LeafFit::Logistic`]): each leaf LTU (but a class pruning chose), and the unit each
     /// decision node replaced (the candidate pruning restores). A unit's
     /// class counts become those of the rows reaching it. Returns the number of units refitted
     /// and the number of features they left out ([`Params::feature_selection`]).
@@ -24,6 +24,7 @@ impl PerceptronTree {
                 continue;
             }
             let active = match &self.nodes[id] {
+                NodeState::Ltu(l) if l.constant => continue,
                 NodeState::Ltu(l) => &l.active,
                 NodeState::Decision(d) => &d.prior_active,
                 NodeState::Empty { .. } => continue,
@@ -50,7 +51,7 @@ impl PerceptronTree {
 
     /// Weights (this tree's unit layout) of a unit over features `active` fitted to the rows
     /// `here`, those rows' class counts, and how many features feature selection left out.
-    fn fit_unit(
+    pub(super) fn fit_unit(
         &self,
         active: &[u32],
         here: &[usize],
@@ -178,6 +179,84 @@ pub(super) fn choose_leaf_fit(
         }
     }
     best.and_then(|b| b.1)
+}
+
+/// [`PerceptronTree::learn`] with [`LeafFit::Auto`] on more than
+/// [`HOLD_OUT_PRUNING_ROWS`](crate::data::split::HOLD_OUT_PRUNING_ROWS) rows and no
+/// [`Params::prune_fraction`]: the tree's size is chosen by held-out evidence. A seeded,
+/// stratified quarter of the rows is held out; the tree grows once on the rest and is pruned on
+/// the held-out rows charging [`Params::weight_cost`] per weight ([`PerceptronTree::prune`]),
+/// its units refitted first by logistic regression at the strongest penalty of [`AUTO_L2`].
+/// Each other penalty refits the few units of that pruned tree, which is pruned again; the
+/// perceptron's weights prune the grown tree itself (no fit needed). The candidate with the
+/// lowest charged held-out score wins (ties: the earlier). With a logistic fit its leaves are
+/// then split where the held-out rows say it pays (`graft.rs`), and its units are refitted on
+/// every row.
+///
+/// Refitting the grown tree costs one logistic fit per unit on every level of it, and pruning
+/// removes nearly all of them on noisy data; so only one penalty pays for that, and the others
+/// are chosen on the shape it leaves.
+pub(super) fn learn_held_out(
+    inputs: &[InputSpec],
+    rows: &[Vec<i32>],
+    labels: &[usize],
+    n_classes: usize,
+    p: &Params,
+    rng: &Rng,
+    progress: &dyn Fn(u64, u64),
+) -> (PerceptronTree, Report) {
+    let (fit_idx, val_idx) = crate::data::split::hold_out(labels, n_classes, 0.25, rng.fork(2).next_u64());
+    let (fit_rows, fit_labels) = crate::data::split::pick(rows, labels, &fit_idx);
+    let (val_rows, val_labels) = crate::data::split::pick(rows, labels, &val_idx);
+    let space = FeatureSpace::standard(inputs, &fit_rows, p.numeric_max_abs, p.numeric_bins);
+    let mut grown = PerceptronTree::new(space, n_classes, p);
+    let epochs = grown.fit(&fit_rows, &fit_labels, p, rng.fork(0).next_u64(), progress);
+    let consistent = grown.is_consistent(&fit_rows, &fit_labels);
+    let charge = p.weight_cost * val_rows.len() as f64;
+    let fit = |l2| crate::learners::unit_fit::Params { l2, ..Default::default() };
+    let score = |tree: &PerceptronTree| {
+        let errors = val_rows.iter().zip(&val_labels).filter(|(x, &y)| tree.predict(x) != y).count();
+        errors as f64 + charge * tree.cost(0) as f64
+    };
+    let mut shaped = grown.clone();
+    let left_out = shaped.refit_units(&fit_rows, &fit_labels, fit(AUTO_L2[0])).1;
+    let pruned = shaped.prune(&val_rows, &val_labels, charge);
+    let mut best = (score(&shaped), Some(AUTO_L2[0]), shaped.clone(), pruned, left_out);
+    let others = AUTO_L2[1..].iter().map(|&l2| {
+        let mut tree = shaped.clone();
+        let left_out = tree.refit_units(&fit_rows, &fit_labels, fit(l2)).1;
+        let more = tree.prune(&val_rows, &val_labels, charge);
+        (Some(l2), tree, pruned + more, left_out)
+    });
+    let perceptron = std::iter::once(()).map(|()| {
+        let mut tree = grown.clone();
+        let pruned = tree.prune(&val_rows, &val_labels, charge);
+        (None, tree, pruned, 0)
+    });
+    for (l2, tree, pruned, left_out) in others.chain(perceptron) {
+        let s = score(&tree);
+        if s < best.0 {
+            best = (s, l2, tree, pruned, left_out);
+        }
+    }
+    let (_, leaf_l2, mut tree, pruned, features_left_out) = best;
+    let grafted = leaf_l2.map_or(0, |l2| {
+        tree.graft((&fit_rows, &fit_labels), (&val_rows, &val_labels), charge, p.max_depth, fit(l2))
+    });
+    let refitted = leaf_l2.map_or(0, |l2| tree.refit_units(rows, labels, fit(l2)).0);
+    let report = Report {
+        epochs,
+        consistent,
+        leaf_fit: if leaf_l2.is_some() { LeafFit::Logistic } else { LeafFit::Perceptron }.to_string(),
+        leaf_l2,
+        refitted,
+        features_left_out,
+        before_pruning: grown.stats(),
+        pruned,
+        grafted,
+        held_out: val_rows.len(),
+    };
+    (tree, report)
 }
 
 /// Removes a linear machine's rows of classes no training instance at its leaf had (they could

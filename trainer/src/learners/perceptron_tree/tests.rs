@@ -14,6 +14,7 @@ fn option_names_round_trip() {
 
 use super::space::quantile_edges;
 use super::{FeatureSpace, NodeState, Params, PerceptronTree, Test};
+use crate::model::InputSpec;
 
 /// The attribute a decision node's test reads.
 fn tested_attr(t: Test) -> usize {
@@ -48,4 +49,79 @@ fn quantile_edges_split_into_equal_bins_and_drop_the_maximum() {
     assert_eq!(quantile_edges(vec![1, 1, 1, 2], 2), vec![1]);
     assert_eq!(quantile_edges(vec![5; 6], 3), Vec::<i32>::new());
     assert_eq!(quantile_edges(Vec::new(), 3), Vec::<i32>::new());
+}
+
+/// `n` rows of 16 categorical attributes of 3 values whose class is one linear threshold
+/// function of six of them, with a tenth of the labels flipped: the signal is one linear unit.
+fn noisy_linear(n: usize, seed: u64) -> (Vec<InputSpec>, Vec<Vec<i32>>, Vec<usize>) {
+    let space = FeatureSpace::categorical(&[3; 16]);
+    let mut rng = crate::rng::Rng::new(seed);
+    let mut rows = Vec::with_capacity(n);
+    let mut labels = Vec::with_capacity(n);
+    for _ in 0..n {
+        let x: Vec<i32> = (0..16).map(|_| rng.below(3) as i32).collect();
+        let score: i32 = x[..6].iter().enumerate().map(|(j, &v)| if j % 2 == 0 { v } else { -v }).sum();
+        let clean = usize::from(score > 0);
+        labels.push(if rng.below(10) == 0 { 1 - clean } else { clean });
+        rows.push(x);
+    }
+    (space.inputs.clone(), rows, labels)
+}
+
+#[test]
+fn a_noisy_problem_whose_signal_is_one_unit_gets_one_unit() {
+    // Above the hold-out threshold the defaults choose the size on held-out rows, charging every
+    // weight: the subtrees the noise makes the error-correction procedure grow do not pay.
+    let (inputs, rows, labels) = noisy_linear(crate::data::split::HOLD_OUT_PRUNING_ROWS + 2_000, 7);
+    let (tree, report) =
+        PerceptronTree::learn(&inputs, &rows, &labels, 2, &Params::default(), 1, &|_, _| {}).unwrap();
+    assert!(report.before_pruning.decision_nodes > 0, "nothing grew: {report:?}");
+    let stats = tree.stats();
+    assert_eq!((stats.decision_nodes, stats.ltus), (0, 1), "{report:?}");
+    // The unit is the signal: about 90 % of the (noisy) rows right.
+    let correct = rows.iter().zip(&labels).filter(|(x, &y)| tree.predict(x) == y).count();
+    assert!(correct as f64 > 0.88 * rows.len() as f64, "{correct} of {} right", rows.len());
+}
+
+#[test]
+fn charging_weights_prunes_subtrees_reduced_error_pruning_keeps() {
+    let (inputs, rows, labels) = noisy_linear(6_000, 11);
+    let (fit, val) = rows.split_at(4_000);
+    let (fit_labels, val_labels) = labels.split_at(4_000);
+    let p = Params { max_depth: 3, ..Params::default() };
+    let space = FeatureSpace::standard(&inputs, fit, p.numeric_max_abs, p.numeric_bins);
+    let mut grown = PerceptronTree::new(space, 2, &p);
+    grown.fit(fit, fit_labels, &p, 3, &|_, _| {});
+    let mut plain = grown.clone();
+    plain.prune(val, val_labels, 0.0);
+    let mut charged = grown;
+    charged.prune(val, val_labels, 0.05);
+    assert!(charged.cost(0) < plain.cost(0), "{} against {}", charged.cost(0), plain.cost(0));
+    let errors = |t: &PerceptronTree| val.iter().zip(val_labels).filter(|(x, &y)| t.predict(x) != y).count();
+    // The charge buys the weights back with few held-out errors: never more than it saved.
+    let saved = (plain.cost(0) - charged.cost(0)) as f64 * 0.05;
+    assert!(errors(&charged) as f64 <= errors(&plain) as f64 + saved);
+}
+
+#[test]
+fn held_out_growing_splits_on_an_interaction_a_unit_cannot_fit() {
+    // Class: an additive score of x2..x5 plus 2 when x0 = x1 (an interaction no unit over
+    // one-hot features fits), a twentieth of the labels flipped.
+    let space = FeatureSpace::categorical(&[3; 12]);
+    let mut rng = crate::rng::Rng::new(3);
+    let n = crate::data::split::HOLD_OUT_PRUNING_ROWS + 2_000;
+    let (mut rows, mut labels) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for _ in 0..n {
+        let x: Vec<i32> = (0..12).map(|_| rng.below(3) as i32).collect();
+        let score = x[2] - x[3] + x[4] - x[5] + if x[0] == x[1] { 2 } else { -1 };
+        let clean = usize::from(score > 0);
+        labels.push(if rng.below(20) == 0 { 1 - clean } else { clean });
+        rows.push(x);
+    }
+    let (tree, report) =
+        PerceptronTree::learn(&space.inputs, &rows, &labels, 2, &Params::default(), 1, &|_, _| {}).unwrap();
+    let NodeState::Decision(root) = &tree.nodes[0] else { panic!("no split: {report:?}") };
+    assert!(tested_attr(root.test) < 2, "root tests {:?}", root.test);
+    let correct = rows.iter().zip(&labels).filter(|(x, &y)| tree.predict(x) == y).count();
+    assert!(correct as f64 > 0.93 * n as f64, "{correct} of {n} right");
 }

@@ -127,7 +127,7 @@ mod tests {
     fn candidate_literals_cover_seen_values_and_cut_points() {
         let inputs = [
             InputSpec { kind: InputKind::Categorical { n_values: 3 }, missing: 3 },
-            InputSpec { kind: InputKind::Numeric { scale_exp: 0 }, missing: 0 },
+            InputSpec { kind: InputKind::Numeric { scale_exp: 0, offset: 0 }, missing: 0 },
         ];
         // Value 1 of the categorical input is never seen and 3 means missing: only `x0 = 0` and
         // `x0 = 2`. The numeric column has one boundary, between 10 and 20.

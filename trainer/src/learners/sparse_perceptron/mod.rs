@@ -586,12 +586,23 @@ impl Learner for Sparse {
         model.spec.clone()
     }
 
-    /// Fewer boosting rounds: 64, 32, 16, 8, 4, 2 and 1 (below any limit already set).
+    /// Fewer boosting rounds: 64, 32, 16, 8, 4, 2 and 1 (below any limit already set). Then
+    /// exactly 8, 4, 2 and 1 rounds with no boosting beyond them ([`Params::refit_rounds`] 0,
+    /// no inner cross-validation: the budget's own validation chooses), the last also with
+    /// one-literal conjunctions: the fewest terms the model can have.
     fn ladder(p: &Params) -> Vec<Params> {
-        [64, 32, 16, 8, 4, 2, 1]
+        let fewer = [64, 32, 16, 8, 4, 2, 1]
             .into_iter()
             .filter(|&r| p.rounds.is_none_or(|cap| r < cap))
-            .map(|r| Params { rounds: Some(r), ..p.clone() })
-            .collect()
+            .map(|r| Params { rounds: Some(r), ..p.clone() });
+        let exact = Params { refit_rounds: 0, validation_folds: 0, ..p.clone() };
+        let fewest = Params { rounds: Some(1), max_literals: 1, ..exact.clone() };
+        let exact = [8, 4, 2, 1]
+            .into_iter()
+            .filter(|&r| p.rounds.is_none_or(|cap| r <= cap))
+            .map(move |r| Params { rounds: Some(r), ..exact.clone() });
+        let mut ladder: Vec<Params> = fewer.chain(exact).chain([fewest]).filter(|q| q != p).collect();
+        ladder.dedup();
+        ladder
     }
 }

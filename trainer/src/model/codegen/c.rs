@@ -74,8 +74,18 @@ impl Gen<'_> {
             comment(&mut h, "", &ct.input_lines(input));
             let id = &input.ident;
             let _ = writeln!(h, "#define LTU_INPUT_{id} {}", input.index);
-            if let Kind::Numeric { scale_exp: Some(k) } = input.kind {
-                let _ = writeln!(h, "#define LTU_SCALE_{id} {k} /* x = round(value * 10^LTU_SCALE_{id}) */");
+            if let Kind::Numeric { scale_exp: Some(k), offset } = input.kind {
+                if offset == 0 {
+                    let _ =
+                        writeln!(h, "#define LTU_SCALE_{id} {k} /* x = round(value * 10^LTU_SCALE_{id}) */");
+                } else {
+                    let _ = writeln!(
+                        h,
+                        "#define LTU_SCALE_{id} {k} /* x = round(value * 10^LTU_SCALE_{id}) - LTU_OFFSET_{id} */\n\
+                         #define LTU_OFFSET_{id} {offset}LL /* raw units: the value {} */",
+                        crate::data::encode::raw_decimal(0, k, offset)
+                    );
+                }
             }
             if let Some(m) = input.missing {
                 let _ =
@@ -202,12 +212,14 @@ impl Gen<'_> {
     /// The conversions of [`Gen::c_names_and_conversions`]; nothing for a model without a
     /// numeric input of known scale.
     fn c_conversions(&self, h: &mut String) {
-        let numeric: Vec<(&str, i8, i32)> = self
+        let numeric: Vec<(&str, i8, i64, i32)> = self
             .contract
             .inputs
             .iter()
             .filter_map(|i| match (&i.kind, i.missing) {
-                (Kind::Numeric { scale_exp: Some(k) }, Some(m)) => Some((i.ident.as_str(), *k, m)),
+                (Kind::Numeric { scale_exp: Some(k), offset }, Some(m)) => {
+                    Some((i.ident.as_str(), *k, *offset, m))
+                }
                 _ => None,
             })
             .collect();
@@ -218,7 +230,8 @@ impl Gen<'_> {
             "\n/* value * 10^(model_exp - value_exp), exact, rounded half away from zero and saturated to the\n \
              * int32 range: the raw input for a reading of value / 10^value_exp units (a fixed-point\n \
              * reading; for a reading in hundredths, value_exp = 2) at an input whose scale is\n \
-             * model_exp (its LTU_SCALE_<NAME>). Integer arithmetic only. A reading given as a decimal\n \
+             * model_exp (its LTU_SCALE_<NAME>) and that has no LTU_OFFSET_<NAME> (for one that has,\n \
+             * use ltu_input_<name>). Integer arithmetic only. A reading given as a decimal\n \
              * text and read by the host through a double may differ by one raw unit at an exact tie. */\n\
              static inline int32_t ltu_from_fixed(int32_t value, int value_exp, int model_exp)\n{\n    \
              int64_t v = value;\n    int64_t d = (int64_t)model_exp - value_exp;\n    \
@@ -244,12 +257,17 @@ impl Gen<'_> {
              t = (int32_t)s;\n    s -= (double)t; /* exact: the fraction */\n    \
              return s >= 0.5 ? t + 1 : s <= -0.5 ? t - 1 : t;\n}\n\n",
         );
-        for (id, k, m) in numeric {
+        for (id, k, offset, m) in numeric {
+            let value = if offset == 0 {
+                "value".to_string()
+            } else {
+                format!("value - {}", c_double(crate::data::encode::from_raw(0, k, offset)))
+            };
             let _ = writeln!(
                 h,
                 "/* x[LTU_INPUT_{id}] for a value in the data's units (NaN: missing). */\n\
                  static inline int32_t ltu_input_{}(double value)\n{{\n    \
-                 return ltu_from_double(value, {}, {});\n}}\n",
+                 return ltu_from_double({value}, {}, {});\n}}\n",
                 id.to_ascii_lowercase(),
                 c_double(10f64.powi(i32::from(k))),
                 lit(m)

@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use super::About;
+use crate::data::encode;
 use crate::model::{InputKind, ModelSpec};
 
 /// The upper-case identifier part for `name`: ASCII letters and digits kept (upper-cased), every
@@ -54,9 +55,10 @@ impl Taken {
 /// How an input's raw value is obtained.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Kind {
-    /// A number: `raw = round(value * 10^scale_exp)`; `None` when the model does not store the
-    /// scale (no host block).
-    Numeric { scale_exp: Option<i8> },
+    /// A number: `raw = round(value * 10^scale_exp) - offset`
+    /// ([`crate::data::encode::to_raw`]); `None` when the model does not store the scale (no
+    /// host block).
+    Numeric { scale_exp: Option<i8>, offset: i64 },
     /// A category: the code of a value is its position; `values` holds each value's name and
     /// its identifier part (unique across all inputs' values).
     Categorical { values: Vec<(String, String)> },
@@ -158,8 +160,8 @@ impl Contract {
                             ),
                         }
                     }
-                    (None, InputKind::Numeric { scale_exp }) => {
-                        Kind::Numeric { scale_exp: about.host_block.then_some(scale_exp) }
+                    (None, InputKind::Numeric { scale_exp, offset }) => {
+                        Kind::Numeric { scale_exp: about.host_block.then_some(scale_exp), offset }
                     }
                     (None, InputKind::Categorical { n_values }) => Kind::Categorical {
                         values: (0..usize::from(n_values))
@@ -236,14 +238,17 @@ impl Contract {
     pub(super) fn input_lines(&self, input: &Input) -> Vec<String> {
         let mut out = vec![format!("x[{}]: {}", input.index, quoted(&input.shown()))];
         match &input.kind {
-            Kind::Numeric { scale_exp: Some(k) } => {
-                out.push(format!("numeric; x = round(value * 10^{k}), saturated to the int32 range"));
+            Kind::Numeric { scale_exp: Some(k), offset } => {
+                out.push(format!(
+                    "numeric; x = {}, saturated to the int32 range",
+                    encode::formula("value", *k, *offset)
+                ));
                 out.push(
                     "valid range: any 32-bit integer (the model file does not store the training range)"
                         .into(),
                 );
             }
-            Kind::Numeric { scale_exp: None } => {
+            Kind::Numeric { scale_exp: None, .. } => {
                 out.push("numeric; the model does not store its decimal scale (no host block)".into());
                 out.push("valid range: any 32-bit integer".into());
             }
@@ -275,34 +280,15 @@ impl Contract {
             (Some(m), Kind::Categorical { .. }) => {
                 out.push(format!("missing value: pass {m} (an unknown category)"));
             }
-            (Some(m), Kind::Numeric { scale_exp: Some(k) }) => {
+            (Some(m), Kind::Numeric { scale_exp: Some(k), offset }) => {
                 out.push(format!(
                     "missing value: pass {m} (= {}, what the trainer substituted)",
-                    decimal(m, *k)
+                    encode::raw_decimal(m, *k, *offset)
                 ));
             }
             (Some(m), _) => out.push(format!("missing value: pass {m} (what the trainer substituted)")),
         }
         out
-    }
-}
-
-/// `raw / 10^k` written out exactly as a decimal.
-pub(super) fn decimal(raw: i32, k: i8) -> String {
-    let digits = i64::from(raw).unsigned_abs().to_string();
-    let sign = if raw < 0 { "-" } else { "" };
-    if k <= 0 {
-        let zeros = "0".repeat(usize::from(k.unsigned_abs()));
-        return if raw == 0 { "0".into() } else { format!("{sign}{digits}{zeros}") };
-    }
-    let k = usize::from(k.unsigned_abs());
-    let padded = format!("{digits:0>width$}", width = k + 1);
-    let (int, frac) = padded.split_at(padded.len() - k);
-    let frac = frac.trim_end_matches('0');
-    if frac.is_empty() {
-        format!("{sign}{int}")
-    } else {
-        format!("{sign}{int}.{frac}")
     }
 }
 
@@ -324,15 +310,5 @@ mod tests {
             .map(|(i, n)| t.claim(n, i))
             .collect();
         assert_eq!(got, ["PETAL_LENGTH", "PETAL_LENGTH_1", "2", "2_3", "NAMES_4", "X_Y", "6"]);
-    }
-
-    #[test]
-    fn decimals_are_exact() {
-        assert_eq!(decimal(58, 1), "5.8");
-        assert_eq!(decimal(-5, 2), "-0.05");
-        assert_eq!(decimal(1200, 2), "12");
-        assert_eq!(decimal(7, -2), "700");
-        assert_eq!(decimal(0, -1), "0");
-        assert_eq!(decimal(i32::MIN, 3), "-2147483.648");
     }
 }

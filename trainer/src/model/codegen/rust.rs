@@ -62,12 +62,21 @@ impl Gen<'_> {
             lines[0] = format!("`x[{}]`: {}", input.index, super::contract::quoted(&input.shown()));
             doc(&mut self.out, &lines);
             let _ = writeln!(self.out, "#[allow(dead_code)]\npub const INPUT_{id}: usize = {};", input.index);
-            if let Kind::Numeric { scale_exp: Some(k) } = input.kind {
+            if let Kind::Numeric { scale_exp: Some(k), offset } = input.kind {
                 let _ = writeln!(
                     self.out,
-                    "/// Decimal scale of `INPUT_{id}`: `x = round(value * 10^{k})`.\n\
-                     #[allow(dead_code)]\npub const SCALE_{id}: i32 = {k};"
+                    "/// Decimal scale of `INPUT_{id}`: `x = {}`.\n\
+                     #[allow(dead_code)]\npub const SCALE_{id}: i32 = {k};",
+                    crate::data::encode::formula("value", k, offset)
                 );
+                if offset != 0 {
+                    let _ = writeln!(
+                        self.out,
+                        "/// Offset of `INPUT_{id}` in raw units (the value {}): `x = round(value * 10^{k}) - \
+                         OFFSET_{id}`.\n#[allow(dead_code)]\npub const OFFSET_{id}: i64 = {offset};",
+                        crate::data::encode::raw_decimal(0, k, offset)
+                    );
+                }
             }
             if let Some(m) = input.missing {
                 let _ = writeln!(
@@ -145,12 +154,14 @@ impl Gen<'_> {
     /// `from_fixed`, `from_f64` and one `input_<name>(f64)` per numeric input whose scale the
     /// model stores: the same conversions as the C header's.
     fn rust_conversions(&mut self) {
-        let numeric: Vec<(String, i8, i32)> = self
+        let numeric: Vec<(String, i8, i64, i32)> = self
             .contract
             .inputs
             .iter()
             .filter_map(|i| match (&i.kind, i.missing) {
-                (Kind::Numeric { scale_exp: Some(k) }, Some(m)) => Some((i.ident.clone(), *k, m)),
+                (Kind::Numeric { scale_exp: Some(k), offset }, Some(m)) => {
+                    Some((i.ident.clone(), *k, *offset, m))
+                }
                 _ => None,
             })
             .collect();
@@ -160,7 +171,8 @@ impl Gen<'_> {
         self.out.push_str(
             "/// `value * 10^(model_exp - value_exp)`, exact, rounded half away from zero and saturated to\n\
              /// the `i32` range: the raw input for a fixed-point reading of `value / 10^value_exp` units at\n\
-             /// an input whose scale is `model_exp` (its `SCALE_<NAME>`). Integer arithmetic only.\n\
+             /// an input whose scale is `model_exp` (its `SCALE_<NAME>`) and that has no `OFFSET_<NAME>` (for\n\
+             /// one that has, use `input_<name>`). Integer arithmetic only.\n\
              #[allow(dead_code, clippy::all)]\n\
              pub fn from_fixed(value: i32, value_exp: i32, model_exp: i32) -> i32 {\n    \
              let mut v = value as i64;\n    let mut d = model_exp as i64 - value_exp as i64;\n    \
@@ -183,12 +195,17 @@ impl Gen<'_> {
              let t = s as i32;\n    let frac = s - t as f64;\n    \
              if frac >= 0.5 {\n        t + 1\n    } else if frac <= -0.5 {\n        t - 1\n    } else {\n        t\n    }\n}\n\n",
         );
-        for (id, k, m) in numeric {
+        for (id, k, offset, m) in numeric {
+            let value = if offset == 0 {
+                "value".to_string()
+            } else {
+                format!("value - {:?}", crate::data::encode::from_raw(0, k, offset))
+            };
             let _ = writeln!(
                 self.out,
                 "/// `x[INPUT_{id}]` for a value in the data's units (NaN: missing).\n\
                  #[allow(dead_code)]\n\
-                 pub fn input_{}(value: f64) -> i32 {{\n    from_f64(value, {:?}, {m})\n}}\n",
+                 pub fn input_{}(value: f64) -> i32 {{\n    from_f64({value}, {:?}, {m})\n}}\n",
                 id.to_ascii_lowercase(),
                 10f64.powi(i32::from(k))
             );

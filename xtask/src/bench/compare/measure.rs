@@ -130,8 +130,8 @@ fn numeric_means(data: &Dataset, train: &[usize]) -> Vec<Value> {
     ltu::data::encode::input_specs(&data.subset(train))
         .iter()
         .map(|s| match s.kind {
-            InputKind::Numeric { scale_exp } => {
-                json!(f64::from(s.missing) / 10f64.powi(i32::from(scale_exp)))
+            InputKind::Numeric { scale_exp, offset } => {
+                json!(ltu::data::encode::from_raw(s.missing, scale_exp, offset))
             }
             InputKind::Categorical { .. } => Value::Null,
         })
