@@ -43,16 +43,26 @@ fn boost(
     let mut search = Search::new(&space, k, factor);
     let mut sample = (p.search_rows > 0 && m > p.search_rows).then(|| Resample::new(m, seed));
     for _ in 0..max_rounds {
-        // h(x) = sign if covered else −sign.
-        let (chosen, sign) = match &mut sample {
+        // h(x) = sign if covered else −sign; ε its weighted error on every row.
+        let error_of = |chosen: &[usize], sign: i32| -> f64 {
+            let h = |i: usize| if chosen.iter().all(|&l| space.holds(l, i)) { sign } else { -sign };
+            (0..m).filter(|&i| f64::from(h(i)) != space.label(i)).map(|i| d[i]).sum()
+        };
+        let (mut chosen, mut sign) = match &mut sample {
             Some(s) => {
                 s.draw(&d, p.search_rows);
                 search.best_among(&s.weight, &s.active)
             }
             None => search.best(&d),
         };
+        let mut error = error_of(&chosen, sign);
+        if error >= 0.5 && sample.is_some() {
+            // The resample's best is no better than chance on every row: boosting stops only when
+            // no conjunction is, so this round searches every row.
+            (chosen, sign) = search.best(&d);
+            error = error_of(&chosen, sign);
+        }
         let h = |i: usize| if chosen.iter().all(|&l| space.holds(l, i)) { sign } else { -sign };
-        let error: f64 = (0..m).filter(|&i| f64::from(h(i)) != space.label(i)).map(|i| d[i]).sum();
         if error >= 0.5 {
             run.stop = Stop::NoWeakHypothesis;
             break;
