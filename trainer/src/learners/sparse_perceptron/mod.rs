@@ -168,7 +168,10 @@ pub enum WeightFit {
     /// Chooses on a seeded, stratified quarter of the training rows held out: boosting runs on
     /// the other rows and its unit is finished with the votes and with logistic refits at each
     /// penalty of [`AUTO_L2`]; the one most accurate on the held-out rows (ties: the stronger
-    /// penalty first, the votes last) is then used for the model boosted on every row.
+    /// penalty first, the votes last) is then used for the model boosted on every row. On more
+    /// than [`AUTO_CHOICE_ROWS`] rows (with [`Params::refit_rounds`] set) the candidates are the
+    /// votes and the refit (penalty 1) of each prefix of one long boosting run on the sample,
+    /// and the chosen prefix's conjunctions are kept: only the weights are fitted on every row.
     #[default]
     Auto,
 }
