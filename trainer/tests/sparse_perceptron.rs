@@ -309,6 +309,8 @@ fn paper_keeps_the_votes() {
             refit_rounds: 0,
             min_rounds: 0,
             all_conjunctions: 0,
+            search_rows: 0,
+            literal_budget: 0,
             ..Params::default()
         },
         paper
@@ -440,9 +442,21 @@ fn boosted_rounds_are_validated_on_a_sample_of_many_rows() {
 
 #[test]
 fn auto_weight_fit_chooses_on_a_sample_of_many_rows() {
-    // More rows than AUTO_CHOICE_ROWS: `auto` chooses its setting on a stratified sample and
-    // fits the model on every row.
+    // More rows than AUTO_CHOICE_ROWS: `auto` chooses on a stratified sample among the votes and
+    // refits of the prefixes of one long boosting run, keeps the chosen prefix's conjunctions
+    // and fits the model's weights on every row.
     let p = Params { weight_fit: WeightFit::Auto, ..Params::default() };
     let a = fit_many_rows(sparse_perceptron::AUTO_CHOICE_ROWS + 5_000, &p);
     assert!(a.refit.is_some() || a.boosters.iter().all(|b| !b.hypotheses.is_empty()));
+    // The round limit here is the floor on 25,000 rows; the prefixes are ½, 1, 2 and 4 times it.
+    let limit = (p.min_rounds * sparse_perceptron::MIN_ROUNDS_ROWS / 25_000).max(2);
+    let prefixes: Vec<usize> = [limit.div_ceil(2), limit, 2 * limit, 4 * limit].into();
+    for b in &a.boosters {
+        assert!(
+            prefixes.contains(&b.rounds_allowed),
+            "{} rounds, not a prefix of {prefixes:?}",
+            b.rounds_allowed
+        );
+        assert!(b.hypotheses.len() <= b.rounds_allowed);
+    }
 }

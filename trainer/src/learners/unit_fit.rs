@@ -53,6 +53,25 @@ pub struct Rows<'a> {
 /// Float weights of a fitted unit per unit of the *integer* feature (bias last): one row for two
 /// labels (positive = label 1: score `> 0`), `m` rows for more (argmax).
 pub fn logistic(rows: Rows<'_>, max_abs: &[i64], p: Params) -> Vec<Vec<f64>> {
+    fit_logistic(rows, max_abs, None, p)
+}
+
+/// [`logistic`] for more than two labels with each label's row restricted to its own features:
+/// `support[r]` lists (ascending) the features row `r` may weigh, the others stay at zero. A
+/// pass costs rows × Σ |support| instead of rows × features × labels.
+pub fn logistic_supported(
+    rows: Rows<'_>,
+    max_abs: &[i64],
+    support: &[Vec<usize>],
+    p: Params,
+) -> Vec<Vec<f64>> {
+    assert!(rows.m > 2 && support.len() == rows.m, "one support per label of a softmax");
+    assert!(support.iter().flatten().all(|&j| j < rows.d), "supported features exist");
+    fit_logistic(rows, max_abs, Some(support), p)
+}
+
+/// [`logistic`], with softmax rows restricted to `support` when given.
+fn fit_logistic(rows: Rows<'_>, max_abs: &[i64], support: Option<&[Vec<usize>]>, p: Params) -> Vec<Vec<f64>> {
     let Rows { x, d, y, m } = rows;
     assert_eq!(x.len(), y.len() * d, "rows are n × d");
     assert_eq!(max_abs.len(), d, "one bound per feature");
@@ -79,7 +98,11 @@ pub fn logistic(rows: Rows<'_>, max_abs: &[i64], p: Params) -> Vec<Vec<f64>> {
             let xi = &xs[i * d..(i + 1) * d];
             for (r, zr) in z.iter_mut().enumerate() {
                 let row = &w[r * dim..(r + 1) * dim];
-                *zr = row[d] + row[..d].iter().zip(xi).map(|(a, b)| a * b).sum::<f64>();
+                *zr = row[d]
+                    + match support {
+                        None => row[..d].iter().zip(xi).map(|(a, b)| a * b).sum::<f64>(),
+                        Some(s) => s[r].iter().map(|&j| row[j] * xi[j]).sum::<f64>(),
+                    };
             }
             if k == 1 {
                 let s = if y[i] == 1 { 1.0 } else { -1.0 };
@@ -102,8 +125,13 @@ pub fn logistic(rows: Rows<'_>, max_abs: &[i64], p: Params) -> Vec<Vec<f64>> {
                 for (r, &e) in ez.iter().enumerate() {
                     let coef = e / sum - f64::from(u8::from(r == y[i]));
                     let gr = &mut g[r * dim..(r + 1) * dim];
-                    for (gj, xj) in gr[..d].iter_mut().zip(xi) {
-                        *gj += coef * xj;
+                    match support {
+                        None => {
+                            for (gj, xj) in gr[..d].iter_mut().zip(xi) {
+                                *gj += coef * xj;
+                            }
+                        }
+                        Some(s) => s[r].iter().for_each(|&j| gr[j] += coef * xi[j]),
                     }
                     gr[d] += coef;
                 }

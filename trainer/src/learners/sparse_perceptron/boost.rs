@@ -30,6 +30,7 @@ fn boost(
     p: &Params,
     max_rounds: usize,
     validation: Option<&Validation<'_>>,
+    seed: u64,
 ) -> Run {
     let m = rows.len();
     let space = Space::new(literals, rows, positive);
@@ -40,11 +41,28 @@ fn boost(
     let mut vscore = vec![0.0; validation.map_or(0, |v| v.rows.len())];
     let mut run = Run { hypotheses: Vec::new(), stop: Stop::Rounds, validation_errors: Vec::new() };
     let mut search = Search::new(&space, k, factor);
+    let mut sample = (p.search_rows > 0 && m > p.search_rows).then(|| Resample::new(m, seed));
     for _ in 0..max_rounds {
-        // h(x) = sign if covered else −sign.
-        let (chosen, sign) = search.best(&d);
+        // h(x) = sign if covered else −sign; ε its weighted error on every row.
+        let error_of = |chosen: &[usize], sign: i32| -> f64 {
+            let h = |i: usize| if chosen.iter().all(|&l| space.holds(l, i)) { sign } else { -sign };
+            (0..m).filter(|&i| f64::from(h(i)) != space.label(i)).map(|i| d[i]).sum()
+        };
+        let (mut chosen, mut sign) = match &mut sample {
+            Some(s) => {
+                s.draw(&d, p.search_rows);
+                search.best_among(&s.weight, &s.active)
+            }
+            None => search.best(&d),
+        };
+        let mut error = error_of(&chosen, sign);
+        if error >= 0.5 && sample.is_some() {
+            // The resample's best is no better than chance on every row: boosting stops only when
+            // no conjunction is, so this round searches every row.
+            (chosen, sign) = search.best(&d);
+            error = error_of(&chosen, sign);
+        }
         let h = |i: usize| if chosen.iter().all(|&l| space.holds(l, i)) { sign } else { -sign };
-        let error: f64 = (0..m).filter(|&i| f64::from(h(i)) != space.label(i)).map(|i| d[i]).sum();
         if error >= 0.5 {
             run.stop = Stop::NoWeakHypothesis;
             break;
@@ -94,6 +112,48 @@ fn boost(
         }
     }
     run
+}
+
+/// A weighted resample of the rows for the weak learner (boosting by resampling, Freund &
+/// Schapire 1996): `n` systematic draws from the distribution `D`, at the positions
+/// `(j + u) / n` of its cumulative sum for one seeded offset `u ∈ [0, 1)` per round. A row drawn
+/// `c` times weighs `c / n`; the rows drawn are `active`.
+pub(super) struct Resample {
+    pub(super) weight: Vec<f64>,
+    pub(super) active: Vec<u32>,
+    state: u64,
+}
+
+impl Resample {
+    pub(super) fn new(m: usize, seed: u64) -> Self {
+        Resample { weight: vec![0.0; m], active: Vec::new(), state: seed | 1 }
+    }
+
+    /// Draws `n` rows from `d` (which sums to 1).
+    pub(super) fn draw(&mut self, d: &[f64], n: usize) {
+        // xorshift64: the offset of this round's draw.
+        self.state ^= self.state << 13;
+        self.state ^= self.state >> 7;
+        self.state ^= self.state << 17;
+        let u = (self.state >> 11) as f64 / (1u64 << 53) as f64;
+        for &i in &self.active {
+            self.weight[i as usize] = 0.0;
+        }
+        self.active.clear();
+        let (mut cum, mut j) = (0.0, 0);
+        for (i, &di) in d.iter().enumerate() {
+            cum += di;
+            let mut c = 0;
+            while j < n && (j as f64 + u) / (n as f64) < cum {
+                c += 1;
+                j += 1;
+            }
+            if c > 0 {
+                self.weight[i] = c as f64 / n as f64;
+                self.active.push(i as u32);
+            }
+        }
+    }
 }
 
 /// The number of rounds with the fewest validation errors summed over the folds (the smallest
@@ -169,12 +229,14 @@ pub(super) fn boost_all(
                 let valid_rows: Vec<&[i32]> = fold.iter().map(|&i| rows[i]).collect();
                 let valid_pos: Vec<bool> = fold.iter().map(|&i| positive[i]).collect();
                 let v = Validation { rows: &valid_rows, positive: &valid_pos };
-                runs.push(boost(&literals, &train_rows, &train_pos, p, max_rounds, Some(&v)));
+                let fold_seed = seed ^ (class as u64) << 32 ^ runs.len() as u64;
+                runs.push(boost(&literals, &train_rows, &train_pos, p, max_rounds, Some(&v), fold_seed));
                 tick();
             }
             best_rounds(&runs, max_rounds)
         };
-        let run = boost(&literals, rows, &positive, p, rounds_allowed, None);
+        let run =
+            boost(&literals, rows, &positive, p, rounds_allowed, None, seed ^ (class as u64) << 32 ^ 0xff);
         tick();
         boosters.push(Booster { class, hypotheses: run.hypotheses, rounds_allowed, stop: run.stop });
     }
@@ -193,5 +255,38 @@ pub(super) fn validation_folds(
             .map_err(|e| TrainError::InvalidOption(format!("sparse: validation folds: {e}")))
     } else {
         Ok(Vec::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Resample;
+
+    /// The resample draws exactly `n` times, a row about `n · D(x)` times (systematic sampling:
+    /// within one of it), only rows of positive weight, and the same rows for the same seed.
+    #[test]
+    fn resample_draws_in_proportion_to_the_weights() {
+        let m = 5000;
+        let raw: Vec<f64> = (0..m).map(|i| if i % 7 == 0 { 0.0 } else { (i % 13 + 1) as f64 }).collect();
+        let total: f64 = raw.iter().sum();
+        let d: Vec<f64> = raw.iter().map(|w| w / total).collect();
+        let n = 1000;
+        let mut a = Resample::new(m, 42);
+        a.draw(&d, n);
+        let drawn: f64 = a.active.iter().map(|&i| a.weight[i as usize]).sum();
+        assert!((drawn - 1.0).abs() < 1e-9, "{drawn}");
+        for &i in &a.active {
+            let i = i as usize;
+            assert!(d[i] > 0.0);
+            assert!((a.weight[i] * n as f64 - d[i] * n as f64).abs() <= 1.0 + 1e-9);
+        }
+        assert!(a.active.windows(2).all(|w| w[0] < w[1]));
+        let mut b = Resample::new(m, 42);
+        b.draw(&d, n);
+        assert_eq!(a.active, b.active);
+        // A second round draws with another offset; stale weights are cleared.
+        a.draw(&d, n);
+        let nonzero = a.weight.iter().filter(|&&w| w > 0.0).count();
+        assert_eq!(nonzero, a.active.len());
     }
 }

@@ -2,8 +2,8 @@
 //! training rows, between the boosted votes and the logistic refits.
 
 use super::boost::boost_all;
-use super::refit::{all_conjunctions, booster_features, pruned_refit, refit};
-use super::{round_limit, Booster, Params, SparsePerceptron};
+use super::refit::{all_conjunctions, booster_features, class_support, pruned_refit, refit};
+use super::{round_limit, Booster, Params, SparsePerceptron, Stop};
 use super::{ALL_CONJUNCTIONS_WORK, AUTO_CHOICE_ROWS, AUTO_L2, AUTO_ROUNDS, LOGISTIC_L2};
 use crate::data::split;
 use crate::learn::TrainError;
@@ -12,8 +12,9 @@ use crate::model::InputSpec;
 /// What [`WeightFit::Auto`] chose.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum WeightChoice {
-    /// The boosted votes, rounds by the inner cross-validation.
-    Votes,
+    /// The boosted votes of `rounds` rounds without the inner cross-validation (`None`: rounds
+    /// by the inner cross-validation).
+    Votes { rounds: Option<usize> },
     /// A logistic refit with this L2 penalty over the conjunctions of boosting for `rounds`
     /// rounds without the inner cross-validation (`None`: rounds by the inner cross-validation).
     Refit { l2: f64, rounds: Option<usize> },
@@ -22,8 +23,51 @@ pub(super) enum WeightChoice {
     Pruned { l2: f64 },
 }
 
-/// [`WeightFit::Auto`]'s choice for the training rows (see [`WeightFit::Auto`]). With fewer
+/// The first `t` weak hypotheses of each booster (all of a booster that stopped sooner).
+pub(super) fn prefix(boosters: &[Booster], t: usize) -> Vec<Booster> {
+    (boosters.iter())
+        .map(|b| Booster {
+            hypotheses: b.hypotheses.iter().take(t).cloned().collect(),
+            rounds_allowed: t,
+            stop: if b.hypotheses.len() > t { Stop::Rounds } else { b.stop },
+            class: b.class,
+        })
+        .collect()
+}
+
+/// Whether [`choose_weight_fit`] takes the large-data path on `m` training rows: more than
+/// [`AUTO_CHOICE_ROWS`] rows and [`Params::refit_rounds`] set. The candidates are then the
+/// votes and refits of the prefixes of one long boosting run on the choice's sample (its
+/// held-out rows choose the rounds in place of the inner cross-validation), and the chosen
+/// prefix's conjunctions are kept for the model, refitted on every row: boosting on more rows
+/// would cost as much again and find conjunctions of the same strength.
+pub(super) fn large_data(m: usize, p: &Params) -> bool {
+    m > AUTO_CHOICE_ROWS && p.refit_rounds > 0
+}
+
+/// The L2 penalties [`choose_weight_fit`] refits each prefix with: [`AUTO_L2`], or on the
+/// large-data path only the strongest, since a penalty of `l2 / (2n)` on thousands of rows
+/// hardly moves the weights and each refit there is the costliest step of a training.
+pub(super) fn penalties(large: bool) -> &'static [f64] {
+    if large {
+        &AUTO_L2[..1]
+    } else {
+        &AUTO_L2
+    }
+}
+
+/// The prefix lengths [`choose_weight_fit`] refits for a round limit `limit`, fewest first.
+pub(super) fn prefix_lengths(limit: usize, p: &Params) -> Vec<usize> {
+    (AUTO_ROUNDS.iter())
+        .map(|&f| (f * limit as f64).ceil().max(1.0) as usize)
+        .filter(|&t| t <= p.refit_rounds * limit)
+        .collect()
+}
+
+/// [`WeightFit::Auto`]'s choice for the training rows (see [`WeightFit::Auto`]), and on the
+/// large-data path ([`large_data`]) the long boosting run whose prefix it chose. With fewer
 /// than 20 rows nothing is held out: a refit with [`LOGISTIC_L2`], rounds by cross-validation.
+/// `tick` is called after every boosting run and, on the large-data path, every refit.
 pub(super) fn choose_weight_fit(
     inputs: &[InputSpec],
     rows: &[&[i32]],
@@ -32,7 +76,9 @@ pub(super) fn choose_weight_fit(
     p: &Params,
     seed: u64,
     tick: &mut dyn FnMut(),
-) -> Result<WeightChoice, TrainError> {
+) -> Result<(WeightChoice, Option<Vec<Booster>>), TrainError> {
+    let large = large_data(rows.len(), p);
+    let limit = round_limit(inputs, p, rows.len());
     // On many rows the choice (a setting, not the model: that is fitted on every row afterwards)
     // is made on a stratified sample of `AUTO_CHOICE_ROWS`, which keeps `auto` within a few
     // times the boosting's own cost.
@@ -48,7 +94,7 @@ pub(super) fn choose_weight_fit(
     };
     let (fit_idx, val_idx) = split::hold_out(labels, n_classes, 0.25, seed);
     if rows.len() < 20 || val_idx.is_empty() {
-        return Ok(WeightChoice::Refit { l2: LOGISTIC_L2, rounds: None });
+        return Ok((WeightChoice::Refit { l2: LOGISTIC_L2, rounds: None }, None));
     }
     let refit_seed = seed.rotate_left(41);
     let fit_rows: Vec<&[i32]> = fit_idx.iter().map(|&i| rows[i]).collect();
@@ -60,35 +106,51 @@ pub(super) fn choose_weight_fit(
     let mut candidates: Vec<(usize, WeightChoice)> = Vec::new();
     let mut consider = |c: usize, choice: WeightChoice| candidates.push((c, choice));
     // The paper's boosting (rounds by cross-validation): refitted, then its votes.
-    let boosters = boost_all(inputs, &fit_rows, &fit_labels, n_classes, p, seed, tick)?;
-    let features = booster_features(&boosters);
-    for l2 in AUTO_L2 {
-        let unit = refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2, refit_seed);
-        consider(correct(&|x| unit.predict(x)), WeightChoice::Refit { l2, rounds: None });
+    if !large {
+        let boosters = boost_all(inputs, &fit_rows, &fit_labels, n_classes, p, seed, tick)?;
+        let features = booster_features(&boosters);
+        let support = class_support(&boosters, &features);
+        for l2 in AUTO_L2 {
+            let unit =
+                refit(features.clone(), Some(&support), &fit_rows, &fit_labels, n_classes, l2, refit_seed);
+            consider(correct(&|x| unit.predict(x)), WeightChoice::Refit { l2, rounds: None });
+        }
+        consider(correct(&SparsePerceptron::vote(&boosters)), WeightChoice::Votes { rounds: None });
     }
-    consider(correct(&SparsePerceptron::vote(&boosters)), WeightChoice::Votes);
     // Longer boosting, refitted on the conjunctions of its first rounds.
+    let mut kept_long = None;
     if p.refit_rounds > 0 {
-        let limit = round_limit(inputs, p, rows.len());
-        let ladder: Vec<usize> =
-            AUTO_ROUNDS.iter().map(|&f| (f * limit as f64).ceil().max(1.0) as usize).collect();
         let long_p = Params { validation_folds: 0, rounds: Some(p.refit_rounds * limit), ..p.clone() };
         let long = boost_all(inputs, &fit_rows, &fit_labels, n_classes, &long_p, seed, tick)?;
         let longest = long.iter().map(|b| b.hypotheses.len()).max().unwrap_or(0);
         // The best held-out count of the previous prefix length.
         let mut previous: Option<usize> = None;
-        for &t in ladder.iter().filter(|&&t| t <= p.refit_rounds * limit) {
-            let first: Vec<Booster> = long
-                .iter()
-                .map(|b| Booster { hypotheses: b.hypotheses.iter().take(t).cloned().collect(), ..b.clone() })
-                .collect();
+        for t in prefix_lengths(limit, p) {
+            let first = prefix(&long, t);
             let features = booster_features(&first);
+            let support = class_support(&first, &features);
             let mut step_best = 0;
-            for l2 in AUTO_L2 {
-                let unit = refit(features.clone(), &fit_rows, &fit_labels, n_classes, l2, refit_seed);
+            for &l2 in penalties(large) {
+                let unit = refit(
+                    features.clone(),
+                    Some(&support),
+                    &fit_rows,
+                    &fit_labels,
+                    n_classes,
+                    l2,
+                    refit_seed,
+                );
                 let c = correct(&|x| unit.predict(x));
                 step_best = step_best.max(c);
                 consider(c, WeightChoice::Refit { l2, rounds: Some(t) });
+                if large {
+                    tick();
+                }
+            }
+            if large {
+                let c = correct(&SparsePerceptron::vote(&first));
+                step_best = step_best.max(c);
+                consider(c, WeightChoice::Votes { rounds: Some(t) });
             }
             if t >= longest {
                 break; // every booster stopped before t rounds: longer prefixes are the same
@@ -100,6 +162,7 @@ pub(super) fn choose_weight_fit(
             }
             previous = Some(step_best);
         }
+        kept_long = large.then_some(long);
     }
     // Every conjunction, pruned step by step: after the others (they win ties), smallest first.
     let unit_rows = if n_classes == 2 { 1 } else { n_classes };
@@ -125,5 +188,5 @@ pub(super) fn choose_weight_fit(
     let best = candidates.iter().map(|c| c.0).max().expect("at least one candidate") as f64;
     let se = (best * (n - best) / n).sqrt();
     let chosen = candidates.iter().find(|c| c.0 as f64 >= best - se).expect("the best qualifies");
-    Ok(chosen.1)
+    Ok((chosen.1, kept_long))
 }

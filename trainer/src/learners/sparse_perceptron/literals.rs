@@ -7,10 +7,17 @@ use crate::model::{Feature, InputKind, InputSpec, Literal, LiteralOp};
 
 /// Candidate literals for the weak learner (see the module docs): `x = v` for every value `v` of a
 /// categorical input seen in `rows` (and `x ≠ v` with [`Params::negated_literals`]); `x > t` and
-/// `x ≤ t` for at most [`Params::max_cuts`] cut points of each numeric input.
+/// `x ≤ t` for at most [`Params::max_cuts`] cut points of each numeric input (fewer under
+/// [`Params::literal_budget`]).
 pub fn candidate_literals(inputs: &[InputSpec], rows: &[Vec<i32>], p: &Params) -> Vec<Literal> {
     let mut literals = Vec::new();
     let mut column: Vec<i32> = Vec::with_capacity(rows.len());
+    let numeric = inputs.iter().filter(|i| matches!(i.kind, InputKind::Numeric { .. })).count();
+    let max_cuts = if p.literal_budget > 0 && numeric > 0 {
+        (p.literal_budget / (2 * numeric)).max(super::MIN_CUTS).min(p.max_cuts)
+    } else {
+        p.max_cuts
+    };
     for (attr, spec) in inputs.iter().enumerate() {
         column.clear();
         column.extend(rows.iter().map(|r| r[attr]));
@@ -26,7 +33,7 @@ pub fn candidate_literals(inputs: &[InputSpec], rows: &[Vec<i32>], p: &Params) -
                 }
             }
             InputKind::Numeric { .. } => {
-                for t in cut_points(&column, p.max_cuts) {
+                for t in cut_points(&column, max_cuts) {
                     literals.push(Literal { attr, op: LiteralOp::Gt, value: t });
                     literals.push(Literal { attr, op: LiteralOp::Le, value: t });
                 }

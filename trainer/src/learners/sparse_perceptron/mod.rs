@@ -73,7 +73,7 @@ use crate::learn::{Context, Learner, TrainError};
 use crate::model::{InputSpec, Literal, ModelSpec, Structure, WeightKind};
 use boost::{boost_all, validation_folds};
 use choose::{choose_weight_fit, WeightChoice};
-use refit::{all_conjunctions, booster_features, pruned_refit, refit};
+use refit::{all_conjunctions, booster_features, class_support, pruned_refit, refit};
 
 pub use boost::ordinary_perceptron_weights;
 pub use literals::candidate_literals;
@@ -132,7 +132,27 @@ pub struct Params {
     /// greedy choice misses concepts whose conjunctions are each weakly correlated with the class
     /// but needed together (MONK's problem 2: "exactly two attributes have their first value").
     pub all_conjunctions: usize,
+    /// On more training rows than this, the weak learner searches a weighted resample of this
+    /// many draws from the round's distribution ([`SEARCH_ROWS`] by default; boosting by
+    /// resampling), while `ε`, `β` and the reweighting use every row. 0: the search sees every
+    /// row (the paper's). The search's cost per round grows with the rows times the pairs of
+    /// attributes, so on many rows and attributes this bounds it.
+    pub search_rows: usize,
+    /// Most candidate literals over the numeric inputs together ([`LITERAL_BUDGET`] by
+    /// default): with `n` numeric inputs each gets at most `literal_budget / (2n)` cut points
+    /// (at least [`MIN_CUTS`], at most [`Params::max_cuts`]). The pairs the weak learner scores
+    /// grow as the square of the literals. 0: [`Params::max_cuts`] per input (the paper's).
+    pub literal_budget: usize,
 }
+
+/// The default [`Params::search_rows`].
+pub const SEARCH_ROWS: usize = 1000;
+
+/// The default [`Params::literal_budget`].
+pub const LITERAL_BUDGET: usize = 512;
+
+/// The fewest cut points per numeric input under [`Params::literal_budget`].
+pub const MIN_CUTS: usize = 4;
 
 crate::names::names!(WeightFit, "weight fit" { Boost => "boost", Logistic => "logistic", Auto => "auto" });
 
@@ -148,7 +168,10 @@ pub enum WeightFit {
     /// Chooses on a seeded, stratified quarter of the training rows held out: boosting runs on
     /// the other rows and its unit is finished with the votes and with logistic refits at each
     /// penalty of [`AUTO_L2`]; the one most accurate on the held-out rows (ties: the stronger
-    /// penalty first, the votes last) is then used for the model boosted on every row.
+    /// penalty first, the votes last) is then used for the model boosted on every row. On more
+    /// than [`AUTO_CHOICE_ROWS`] rows (with [`Params::refit_rounds`] set) the candidates are the
+    /// votes and the refit (penalty 1) of each prefix of one long boosting run on the sample,
+    /// and the chosen prefix's conjunctions are kept: only the weights are fitted on every row.
     #[default]
     Auto,
 }
@@ -173,6 +196,8 @@ impl Params {
             refit_rounds: 0,
             min_rounds: 0,
             all_conjunctions: 0,
+            search_rows: 0,
+            literal_budget: 0,
             ..Params::default()
         }
     }
@@ -215,6 +240,8 @@ impl Default for Params {
             weight_fit: WeightFit::Auto,
             refit_rounds: 4,
             all_conjunctions: 256,
+            search_rows: SEARCH_ROWS,
+            literal_budget: LITERAL_BUDGET,
         }
     }
 }
@@ -382,9 +409,9 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError
         done += 1;
         (ctx.progress)(done.min(total_runs), total_runs);
     };
-    let choice = match p.weight_fit {
-        WeightFit::Boost => WeightChoice::Votes,
-        WeightFit::Logistic => WeightChoice::Refit { l2: LOGISTIC_L2, rounds: None },
+    let (choice, long) = match p.weight_fit {
+        WeightFit::Boost => (WeightChoice::Votes { rounds: None }, None),
+        WeightFit::Logistic => (WeightChoice::Refit { l2: LOGISTIC_L2, rounds: None }, None),
         WeightFit::Auto => {
             let seed = ctx.seed ^ 0x005e_ed0f_a070;
             choose_weight_fit(&ctx.inputs, &rows, labels, n_classes, p, seed, &mut tick)?
@@ -398,7 +425,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError
             (ctx.progress)(total_runs, total_runs);
             (Vec::new(), Some(unit))
         }
-        _ => boost_and_refit(ctx, &rows, p, choice, &mut tick)?,
+        _ => boost_and_refit(ctx, &rows, p, choice, long, &mut tick)?,
     };
     let (spec, kind, scale) = match &refitted {
         None => {
@@ -422,10 +449,16 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<SparsePerceptron, TrainError
 /// The AdaBoost runs [`fit`] does, for its progress: per booster one per inner
 /// cross-validation fold and one on every row, twice over for [`WeightFit::Auto`] (which
 /// chooses on a held-out quarter first), plus one longer run per booster when it tries
-/// [`Params::refit_rounds`].
+/// [`Params::refit_rounds`]. On the large-data path ([`choose::large_data`]): the longer run
+/// per booster, then every refit of its prefixes and the model's refit (at most).
 fn boosting_runs(ctx: &Context<'_>, p: &Params) -> Result<u64, TrainError> {
     let n_classes = ctx.n_classes();
     let n_boosters = if n_classes == 2 { 1 } else { n_classes } as u64;
+    let limit = p.rounds.unwrap_or_else(|| round_limit(&ctx.inputs, p, ctx.raw.len()));
+    if p.weight_fit == WeightFit::Auto && choose::large_data(ctx.raw.len(), p) {
+        let refits = choose::prefix_lengths(limit, p).len() * choose::penalties(true).len() + 1;
+        return Ok(n_boosters + refits as u64);
+    }
     let per_run = n_boosters * (validation_folds(ctx.labels(), n_classes, p, ctx.seed)?.len() as u64 + 1);
     Ok(if p.weight_fit == WeightFit::Auto && ctx.raw.len() >= 20 {
         2 * per_run + u64::from(p.refit_rounds > 0) * n_boosters
@@ -434,26 +467,38 @@ fn boosting_runs(ctx: &Context<'_>, p: &Params) -> Result<u64, TrainError> {
     })
 }
 
-/// The boosters on every training row for a `choice` other than [`WeightChoice::Pruned`],
-/// and the logistic refit over their conjunctions when the choice is a refit.
+/// The boosters for a `choice` other than [`WeightChoice::Pruned`] — boosted on every
+/// training row, or the chosen prefix of `long` (the choice's long run on the large-data path)
+/// — and the logistic refit over their conjunctions on every row when the choice is a refit.
 fn boost_and_refit(
     ctx: &Context<'_>,
     rows: &[&[i32]],
     p: &Params,
     choice: WeightChoice,
+    long: Option<Vec<Booster>>,
     tick: &mut dyn FnMut(),
 ) -> Result<(Vec<Booster>, Option<Refit>), TrainError> {
     let (labels, n_classes) = (ctx.labels(), ctx.n_classes());
-    let (l2, boost_p) = match choice {
-        WeightChoice::Refit { l2, rounds: Some(t) } => {
-            (Some(l2), Params { validation_folds: 0, rounds: Some(t), ..p.clone() })
-        }
-        WeightChoice::Refit { l2, rounds: None } => (Some(l2), p.clone()),
-        WeightChoice::Votes => (None, p.clone()),
+    let (l2, rounds) = match choice {
+        WeightChoice::Refit { l2, rounds } => (Some(l2), rounds),
+        WeightChoice::Votes { rounds } => (None, rounds),
         WeightChoice::Pruned { .. } => unreachable!("fitted by pruned_refit"),
     };
-    let boosters = boost_all(&ctx.inputs, rows, labels, n_classes, &boost_p, ctx.seed, tick)?;
-    let refitted = l2.map(|l2| refit(booster_features(&boosters), rows, labels, n_classes, l2, ctx.seed));
+    let boosters = match (rounds, long) {
+        (Some(t), Some(long)) => choose::prefix(&long, t),
+        (Some(t), None) => {
+            let boost_p = Params { validation_folds: 0, rounds: Some(t), ..p.clone() };
+            boost_all(&ctx.inputs, rows, labels, n_classes, &boost_p, ctx.seed, tick)?
+        }
+        (None, _) => boost_all(&ctx.inputs, rows, labels, n_classes, p, ctx.seed, tick)?,
+    };
+    let refitted = l2.map(|l2| {
+        let features = booster_features(&boosters);
+        let support = class_support(&boosters, &features);
+        let unit = refit(features, Some(&support), rows, labels, n_classes, l2, ctx.seed);
+        tick();
+        unit
+    });
     Ok((boosters, refitted))
 }
 

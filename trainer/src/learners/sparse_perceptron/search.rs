@@ -179,12 +179,16 @@ pub(super) struct Search<'s, 'a> {
     /// `k = 2`: the last level reads pair masses from [`Search::pair_masses`] instead of
     /// filtering rows (the same masses, summed in another order).
     pairs: bool,
-    /// Per group `a` (once built for the current boosting round): for every group `q >= a`, the masses of the rows
-    /// in bucket `ba` of `a` and `bq` of `q`, at `offsets[a][q - a] + ba * n_buckets(q) + bq`.
+    /// Per group `a` (once built for the current boosting round): for every group `q >= a`, the
+    /// masses of the rows in a bucket below `ba` of `a` and in bucket `bq` of `q` (cumulative over
+    /// `a`'s buckets, `ba` in `0..=n_buckets(a)`), at `offsets[a][q - a] + ba * n_buckets(q) + bq`.
     pair_masses: Vec<Option<Vec<Mass>>>,
     offsets: Vec<Vec<usize>>,
     path: Vec<usize>,
     best: Choice,
+    /// The rows the search scores (ascending): every row, or the rows of a resample
+    /// ([`Search::best_among`]).
+    active: Vec<u32>,
 }
 
 impl<'s, 'a> Search<'s, 'a> {
@@ -192,15 +196,34 @@ impl<'s, 'a> Search<'s, 'a> {
     /// literals (indices) and sense (`+1`: `+1` when it holds, `−1`: negated), by the sign of its
     /// correlation with the class.
     pub(super) fn best(&mut self, d: &[f64]) -> (Vec<usize>, i32) {
-        for ((gi, di), fi) in self.g.iter_mut().zip(d).zip(&self.space.f) {
-            *gi = di * fi;
+        if self.active.len() != self.space.m {
+            self.active.clear();
+            self.active.extend(0..self.space.m as u32);
+        }
+        self.search(d)
+    }
+
+    /// [`Search::best`] over the rows `active` only (ascending indices), under the weights `d`
+    /// of those rows (other rows' entries of `d` are not read).
+    pub(super) fn best_among(&mut self, d: &[f64], active: &[u32]) -> (Vec<usize>, i32) {
+        self.active.clear();
+        self.active.extend_from_slice(active);
+        self.search(d)
+    }
+
+    fn search(&mut self, d: &[f64]) -> (Vec<usize>, i32) {
+        for &i in &self.active {
+            let i = i as usize;
+            self.g[i] = d[i] * self.space.f[i];
         }
         // Adding +0.0 leaves a mass unchanged (masses start at +0.0 and only grow), so these
         // give the same sums, bit for bit, as adding `g` to `pos` or `−g` to `neg` by its sign.
-        for ((&v, p), n) in self.g.iter().zip(&mut self.g_pos).zip(&mut self.g_neg) {
-            (*p, *n) = if v > 0.0 { (v, 0.0) } else { (0.0, -v) };
+        for &i in &self.active {
+            let i = i as usize;
+            let v = self.g[i];
+            (self.g_pos[i], self.g_neg[i]) = if v > 0.0 { (v, 0.0) } else { (0.0, -v) };
         }
-        self.total = self.g.iter().sum();
+        self.total = self.active.iter().map(|&i| self.g[i as usize]).sum();
         self.run();
         let sign = if self.best.corr >= 0.0 { 1 } else { -1 };
         (self.best.path.clone(), sign)
@@ -220,7 +243,7 @@ impl<'s, 'a> Search<'s, 'a> {
                 let na = space.groups[a].n_buckets;
                 let mut offsets = vec![0];
                 for q in a..n_groups {
-                    offsets.push(offsets[offsets.len() - 1] + na * space.groups[q].n_buckets);
+                    offsets.push(offsets[offsets.len() - 1] + (na + 1) * space.groups[q].n_buckets);
                 }
                 offsets
             })
@@ -241,6 +264,7 @@ impl<'s, 'a> Search<'s, 'a> {
             offsets,
             path: Vec::with_capacity(k),
             best: Choice { path: Vec::with_capacity(k), corr: 0.0, score: 0.0 },
+            active: (0..space.m as u32).collect(),
         }
     }
 
@@ -251,6 +275,8 @@ impl<'s, 'a> Search<'s, 'a> {
         self.best.score = self.total.abs();
         // The weights changed: pair masses are rebuilt on demand.
         self.pair_masses.iter_mut().for_each(|h| *h = None);
+        self.rows[0].clone_from(&self.active);
+        self.count[0] = self.active.len();
         if self.k > 0 && !self.space.literals.is_empty() {
             self.extend(0, 0);
         }
@@ -279,11 +305,21 @@ impl<'s, 'a> Search<'s, 'a> {
                     let a = space.group_of[l0];
                     let masses = self.pair_masses[a].as_deref().expect("built above");
                     let block = &masses[self.offsets[a][q - a]..self.offsets[a][q - a + 1]];
-                    for ba in (0..space.groups[a].n_buckets).filter(|&b| space.tests[l0].holds(b as u32)) {
-                        for (p, c) in prefix[1..=nb].iter_mut().zip(&block[ba * nb..(ba + 1) * nb]) {
-                            p.pos += c.pos;
-                            p.neg += c.neg;
-                            p.n += c.n;
+                    // The first literal accepts one or two runs of `a`'s buckets: each run's
+                    // masses are a difference of two cumulative rows.
+                    let na = space.groups[a].n_buckets;
+                    let (first_run, second_run) = match space.tests[l0] {
+                        Test::Eq(c) => ((c as usize, c as usize + 1), None),
+                        Test::Ne(c) => ((0, c as usize), Some((c as usize + 1, na))),
+                        Test::Gt(c) => ((c as usize + 1, na), None),
+                        Test::Le(c) => ((0, c as usize + 1), None),
+                    };
+                    for (lo, hi) in [first_run].into_iter().chain(second_run) {
+                        let (below, upto) = (&block[lo * nb..(lo + 1) * nb], &block[hi * nb..(hi + 1) * nb]);
+                        for ((p, u), b) in prefix[1..=nb].iter_mut().zip(upto).zip(below) {
+                            p.pos += u.pos - b.pos;
+                            p.neg += u.neg - b.neg;
+                            p.n += u.n - b.n;
                         }
                     }
                 }
@@ -337,8 +373,8 @@ impl<'s, 'a> Search<'s, 'a> {
         self.prefix[depth] = prefix;
     }
 
-    /// Builds the current boosting round's pair masses of group `a` (one pass over the rows per group `q >= a`)
-    /// unless they exist.
+    /// Builds the current boosting round's pair masses of group `a` (one pass over the rows per
+    /// group `q >= a`, then cumulative sums over `a`'s buckets) unless they exist.
     fn build_pair_masses(&mut self, a: usize) {
         if self.pair_masses[a].is_some() {
             return;
@@ -351,11 +387,20 @@ impl<'s, 'a> Search<'s, 'a> {
             let nb = space.groups[q].n_buckets;
             let block = &mut masses[self.offsets[a][q - a]..self.offsets[a][q - a + 1]];
             let second = &space.bucket[q * m..(q + 1) * m];
-            for (((&ba, &bq), &pos), &neg) in first.iter().zip(second).zip(&self.g_pos).zip(&self.g_neg) {
-                let c = &mut block[ba as usize * nb + bq as usize];
-                c.pos += pos;
-                c.neg += neg;
+            // Row `ba + 1` collects bucket `ba`; then each row adds the ones above it.
+            for &i in &self.active {
+                let i = i as usize;
+                let c = &mut block[(first[i] as usize + 1) * nb + second[i] as usize];
+                c.pos += self.g_pos[i];
+                c.neg += self.g_neg[i];
                 c.n += 1;
+            }
+            for r in nb..block.len() {
+                let below = block[r - nb];
+                let c = &mut block[r];
+                c.pos += below.pos;
+                c.neg += below.neg;
+                c.n += below.n;
             }
         }
         self.pair_masses[a] = Some(masses);
