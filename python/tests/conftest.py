@@ -11,7 +11,7 @@ from common import ROOT
 
 @pytest.fixture(scope="session")
 def ltu_bin():
-    """The `ltu` binary: $LTU_BIN (what `cargo xtask test` builds), else the workspace's release build."""
+    """The `ltu` binary: $LTU_BIN (`cargo xtask test` sets it to the binary it builds), else the workspace's release build."""
     path = os.environ.get("LTU_BIN") or str(ROOT / "target" / "release" / "ltu")
     if not Path(path).is_file():
         path = shutil.which("ltu")

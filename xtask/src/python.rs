@@ -34,8 +34,15 @@ pub fn test(root: &Path) -> Result<()> {
     cmd::run(
         Command::new(bin.join("pip")).args(["install", "-q", "--disable-pip-version-check"]).args(PINNED),
     )?;
-    // The command line the tests compare with.
-    cmd::run(cmd::cargo(root).args(["build", "--release", "-p", "ltu", "--bin", "ltu"]))?;
+    // The command line the tests compare with is the one `cargo test` built: the `test` profile
+    // (optimised, debug assertions on) without incremental compilation, as that step builds it,
+    // so nothing is compiled again. The wheel is a release build: a `test`-profile build of a
+    // library crate is a test harness, not a loadable module.
+    cmd::run(
+        cmd::cargo(root)
+            .args(["build", "--profile", "test", "-p", "ltu", "--bin", "ltu"])
+            .env("CARGO_INCREMENTAL", "0"),
+    )?;
     let wheels = target.join("python-wheels");
     if wheels.exists() {
         std::fs::remove_dir_all(&wheels).with_context(|| format!("removing {}", wheels.display()))?;
@@ -59,7 +66,7 @@ pub fn test(root: &Path) -> Result<()> {
     let status = Command::new(bin.join("pytest"))
         .args(["-q", "tests"])
         .current_dir(root.join("python"))
-        .env("LTU_BIN", target.join("release/ltu"))
+        .env("LTU_BIN", target.join("debug/ltu"))
         .env("PATH", path_with(&bin)?)
         .status()
         .context("could not start pytest")?;
