@@ -189,7 +189,13 @@ fn train_one(ltu: &Path, pin: bool, algo: &str, train: &Path, test: &Path, model
         return Ok(Outcome::Capped);
     };
     if !status.success() {
-        let message = stderr.lines().find(|l| l.starts_with("error")).unwrap_or(stderr.trim()).to_string();
+        // The error and its causes (`ltu` prints each cause on a line of its own).
+        let lines: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("error") || l.trim_start().starts_with("caused by"))
+            .map(str::trim)
+            .collect();
+        let message = if lines.is_empty() { stderr.trim().to_string() } else { lines.join("; ") };
         return Ok(Outcome::Failed(message));
     }
     let json: Value = serde_json::from_str(&stdout).context("parsing `ltu train --json`")?;
