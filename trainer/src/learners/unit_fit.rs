@@ -25,7 +25,7 @@ pub struct Params {
     /// Most L-BFGS iterations.
     pub iterations: usize,
     /// Most rows the fit reads: more are thinned to a systematic sample (every k-th row), which
-    /// keeps each label's share when the rows are in any order, grouped by label included.
+    /// keeps each label's share when the rows are grouped by label or in no particular order.
     /// A fit's cost is rows × features × labels per iteration, so this bounds it where a model
     /// of a few hundred weights needs no more rows to settle.
     pub max_rows: usize,

@@ -445,8 +445,10 @@ impl ModelSpec {
         kids.sort_unstable();
         kids.dedup();
         let rest = kids.into_iter().map(|k| self.path_work(nodes, k, seen, memo)).max().unwrap_or(0);
-        // Restore what this node's unit marked.
-        seen.clone_from(&key.1);
+        if unit.is_some() {
+            // Restore what this node's unit marked.
+            seen.clone_from(&key.1);
+        }
         let work = 6 + own + rest;
         memo.insert(key, work);
         work
