@@ -1,6 +1,7 @@
 //! Unit tests of the decision list's pieces.
 
-use super::{learn, majority, Params, Sample, Shape, Tolerance};
+use super::{learn, majority, Params, Quant, Sample, Shape, Tolerance};
+use crate::model::WeightKind;
 
 /// Three classes in bands of one input: `x < -0.4` is 0, `x > 0.4` is 2, the middle is 1.
 fn bands() -> (Vec<Vec<f64>>, Vec<usize>) {
@@ -191,4 +192,40 @@ fn mixed_rows_left_get_closing_entries_instead_of_the_default() {
     let l = learn(&s, Shape::Ndl, &p, 5).expect("learns");
     let a = accuracy(&l, &tx, &ty);
     assert!(a > 0.77, "accuracy {a} with {} entries", l.nodes.len());
+}
+
+#[test]
+fn quantized_tolerant_entries_cover_their_minimum_share_of_rows() {
+    // Five overlapping Gaussian classes on a coarse integer grid with 8-bit weights: a cut at its
+    // share on the float score moves a few rows across when the unit is rounded, and the entry
+    // taken must still be one of the large ones, not an entry of a few rows further down.
+    let mut rng = crate::rng::Rng::new(31);
+    let means: Vec<Vec<f64>> = (0..5).map(|_| (0..6).map(|_| 0.5 * rng.normal()).collect()).collect();
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for _ in 0..6000 {
+        let c = rng.below(5);
+        x.push(
+            means[c]
+                .iter()
+                .map(|m| ((m + 0.45 * rng.normal()).clamp(-1.0, 1.0) * 100.0).round() / 100.0)
+                .collect(),
+        );
+        y.push(c);
+    }
+    let features: Vec<Vec<i32>> =
+        x.iter().map(|r: &Vec<f64>| r.iter().map(|v| (v * 100.0).round() as i32).collect()).collect();
+    let max_abs = vec![100i64; 6];
+    let quant = Quant { features: &features, max_abs: &max_abs, kind: WeightKind::I8 };
+    let s = Sample { x: &x, y: &y, n_classes: 5, quant: Some(quant) };
+    let p = Params { tolerance: Some(Tolerance::HeldOut), choose: None, ..Params::default() };
+    let l = learn(&s, Shape::Ndl, &p, 2).expect("learns");
+    let min_cover = (x.len() - l.report.validation_rows) / 500;
+    for n in &l.report.node_info {
+        assert!(
+            n.covered >= min_cover,
+            "an entry of {} rows (at least {min_cover}): {:?}",
+            n.covered,
+            l.report.node_info
+        );
+    }
 }
