@@ -31,11 +31,11 @@ pub struct CvReport {
     pub accuracy_mean: f64,
     /// Sample standard deviation of the fold accuracies.
     pub accuracy_std: f64,
-    /// Mean model file size.
+    /// Mean bytes a device stores of each fold's model (without the host block).
     pub model_bytes_mean: f64,
     /// Held-out accuracy of each fold.
     pub fold_accuracies: Vec<f64>,
-    /// Model size of each fold.
+    /// Bytes a device stores of each fold's model (without the host block: what `--max-bytes` counts).
     pub fold_model_bytes: Vec<usize>,
     /// Test rows of each fold.
     pub fold_rows: Vec<usize>,
@@ -80,7 +80,7 @@ impl fmt::Display for CvReport {
             };
             writeln!(
                 f,
-                "fold {:>2}     accuracy {:>6.2}% ({rows} rows), {bytes} bytes, {:.1} MACs and {:.0} instructions of essential work per row{chosen}",
+                "fold {:>2}     accuracy {:>6.2}% ({rows} rows), {bytes} device bytes, {:.1} MACs and {:.0} instructions of essential work per row{chosen}",
                 i + 1,
                 100.0 * acc,
                 cost.mean_macs,
@@ -88,7 +88,11 @@ impl fmt::Display for CvReport {
             )?;
         }
         writeln!(f, "accuracy    {:.2}% ± {:.2}", 100.0 * self.accuracy_mean, 100.0 * self.accuracy_std)?;
-        writeln!(f, "model bytes {:.1} (mean)", self.model_bytes_mean)?;
+        writeln!(
+            f,
+            "device bytes {:.1} (mean; the model without its host block, as --max-bytes counts)",
+            self.model_bytes_mean
+        )?;
         writeln!(
             f,
             "device cost {:.1} multiply-accumulates per held-out row (at most {}); essential work {:.0} Cortex-M3 instructions (at most {})",
@@ -138,7 +142,7 @@ fn fold_figures(
     Heldout {
         cost: h.trained.spec.row_cost(&test_raw),
         accuracy: h.accuracy,
-        bytes: h.trained.bytes.len(),
+        bytes: h.trained.device_bytes,
         trivial: trivial_model_warning(&h.trained.spec, &train_raw, &data.schema.classes, "its model"),
         choice: h.trained.budget.as_ref().and_then(|b| b.tried.get(b.chosen).cloned()),
         predictions: h.predictions,
