@@ -77,6 +77,11 @@
 //!   (oblique splits in the tree; nodes are split largest first), [`Params::max_macs`]
 //!   (multiply-accumulates on the worst path), [`Params::max_bytes`] (model file size),
 //!   [`Params::min_split`].
+//! - **Large data** (more than [`split::HOLD_OUT_PRUNING_ROWS`] training rows, where a held-out
+//!   quarter prunes the tree): a node's networks train on a systematic sample of its rows
+//!   ([`Params::net_rows`]) for at most [`Params::large_epochs`] epochs, the linear threshold
+//!   is refitted on all of the node's rows, and the tree grows up to [`LARGE_MAX_NODES`] splits
+//!   before pruning ([`Params::max_nodes`]). Smaller data gets the chapter's procedure.
 //! - [`ObliqueTree::predict_float`] is the same tree with the float networks at its nodes
 //!   (sigmoid output `> 0.5`), so the accuracy lost on export can be measured on any data.
 //!
@@ -236,7 +241,7 @@ pub const MAX_NODES: usize = 32;
 /// Most oblique splits by default on more than [`split::HOLD_OUT_PRUNING_ROWS`] training rows
 /// ([`Params::max_nodes`]): the tree is pruned on a held-out quarter there, so growing further
 /// costs time but not size.
-pub const LARGE_MAX_NODES: usize = 128;
+pub const LARGE_MAX_NODES: usize = 256;
 
 /// The fewest rows a node's networks train on by default on more than
 /// [`split::HOLD_OUT_PRUNING_ROWS`] training rows ([`Params::net_rows`]).
