@@ -57,7 +57,7 @@ fn iris_linear_tree_is_accurate_and_runs_in_the_runtime() {
 fn selection_and_exchange_both_learn_vehicle() {
     let data = load("vehicle.csv");
     for partition in [Partition::Selection, Partition::Exchange] {
-        let p = Params { partition, max_nodes: 12, epochs: 60, ..Params::default() };
+        let p = Params { partition, max_nodes: Some(12), epochs: 60, ..Params::default() };
         let (acc, tree) = train_checked(&data, &p, 3);
         // 4 classes; the majority class is 26%.
         assert!(acc >= 0.5, "{partition:?}: training accuracy {acc}");
@@ -72,7 +72,7 @@ fn mlp_and_hybrid_nodes_export_bit_exact() {
         let p = Params {
             node,
             epochs: 15,
-            max_nodes: 4,
+            max_nodes: Some(4),
             prune_fraction: Some(0.0),
             prune_z: 0.0,
             ..Params::default()
@@ -114,7 +114,7 @@ fn hybrid_counts_test_agreement() {
         significance: Significance::TTest,
         t_folds: 10,
         epochs: 10,
-        max_nodes: 3,
+        max_nodes: Some(3),
         ..Params::default()
     };
     let (_, tree) = train_checked(&data, &p, 0);
@@ -126,7 +126,7 @@ fn hybrid_counts_test_agreement() {
 #[test]
 fn deterministic_for_a_seed() {
     let data = load("vehicle.csv");
-    let p = Params { max_nodes: 6, epochs: 10, ..Params::default() };
+    let p = Params { max_nodes: Some(6), epochs: 10, ..Params::default() };
     let ctx = Context::new(&data, 7, None);
     let a = learn::finish(oblique::train(&ctx, &p).unwrap(), &ctx, false).unwrap();
     let b = learn::finish(oblique::train(&ctx, &p).unwrap(), &ctx, false).unwrap();
@@ -140,7 +140,7 @@ fn deterministic_for_a_seed() {
 fn budgets_bound_the_tree() {
     let data = load("vehicle.csv");
     let p = Params {
-        max_nodes: 3,
+        max_nodes: Some(3),
         max_depth: 2,
         epochs: 10,
         prune_fraction: Some(0.0),
@@ -232,7 +232,7 @@ fn check_rejects_bad_values() {
     }
     assert!(Params::default().check().is_ok());
     // No oblique node at all is the bottom of the budget ladder: one leaf, the majority class.
-    assert!(Params { max_nodes: 0, ..Params::default() }.check().is_ok());
+    assert!(Params { max_nodes: Some(0), ..Params::default() }.check().is_ok());
 }
 
 #[test]

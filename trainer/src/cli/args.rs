@@ -520,7 +520,7 @@ pub struct ObliqueArgs {
     pub oblique_depth: Option<usize>,
     /// Most oblique splits in the tree.
     #[arg(long, value_name = "N", value_parser = at_least::<1>,
-          help = format!("Most oblique splits in the tree [default: {}]", ltu::learners::oblique::Params::default().max_nodes))]
+          help = format!("Most oblique splits in the tree [default: {} on up to {} rows, else {}]", ltu::learners::oblique::MAX_NODES, ltu::data::split::HOLD_OUT_PRUNING_ROWS, ltu::learners::oblique::LARGE_MAX_NODES))]
     pub oblique_nodes: Option<usize>,
 }
 
@@ -537,7 +537,7 @@ impl ObliqueArgs {
             p.max_depth = v;
         }
         if let Some(v) = self.oblique_nodes {
-            p.max_nodes = v;
+            p.max_nodes = Some(v);
         }
 
         p

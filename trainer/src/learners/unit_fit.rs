@@ -37,6 +37,15 @@ impl Default for Params {
     }
 }
 
+/// The positions of at most `max_rows` of `n` rows that [`Params::max_rows`] keeps: every k-th
+/// row from the first (k the smallest stride that keeps at most `max_rows`), all of them when
+/// `n <= max_rows`. Deterministic, and on rows grouped by label or in no particular order the
+/// sample keeps each label's share.
+pub fn systematic_sample(n: usize, max_rows: usize) -> Vec<usize> {
+    let stride = n.div_ceil(max_rows.max(1)).max(1);
+    (0..n).step_by(stride).collect()
+}
+
 /// Rows reaching a unit: `n` rows of `d` feature values (flat, row-major) and a label in `0..m`.
 #[derive(Debug, Clone, Copy)]
 pub struct Rows<'a> {
@@ -78,8 +87,7 @@ fn fit_logistic(rows: Rows<'_>, max_abs: &[i64], support: Option<&[Vec<usize>]>,
     assert!(m >= 2, "a unit separates at least two labels");
     let k = if m == 2 { 1 } else { m };
     let scale: Vec<f64> = max_abs.iter().map(|&a| 1.0 / a.max(1) as f64).collect();
-    let stride = y.len().div_ceil(p.max_rows.max(1)).max(1);
-    let picked: Vec<usize> = (0..y.len()).step_by(stride).collect();
+    let picked = systematic_sample(y.len(), p.max_rows);
     let n = picked.len();
     let xs: Vec<f64> = picked
         .iter()

@@ -4,6 +4,7 @@
 use super::net::{binary_unit, class_means, impurity, train_net, IntTest, Net};
 use super::{Kind, NodeModel, Params, Partition, Report, Significance, Space};
 use crate::data::split;
+use crate::learners::unit_fit::systematic_sample;
 use crate::model::quantize::{self, weight_range, Grid};
 use crate::model::{Unit, WeightKind};
 use crate::rng::Rng;
@@ -14,6 +15,10 @@ pub(super) struct Grower<'a> {
     pub(super) p: &'a Params,
     pub(super) report: Report,
     pub(super) hidden: usize,
+    /// Most rows of a node its networks read ([`Params::net_rows_for`] the tree's rows).
+    net_rows: usize,
+    /// Epochs of every network ([`Params::epochs_for`] the tree's rows).
+    epochs: usize,
     /// Largest stored bias of a refitted threshold.
     bias_max: i64,
     /// Where weights are rounded: the largest weight [`Params::max_weight`], the rounded bias
@@ -35,6 +40,8 @@ impl<'a> Grower<'a> {
             p,
             report: Report::default(),
             hidden: p.hidden.unwrap_or((bound.len() / 2).max(1)),
+            net_rows: p.net_rows_for(sp.y.len(), sp.f),
+            epochs: p.epochs_for(sp.y.len()),
             bias_max,
             grid: Grid {
                 kind: int_kind,
@@ -50,7 +57,7 @@ impl<'a> Grower<'a> {
 impl Grower<'_> {
     pub(super) fn train(&mut self, rows: &[usize], target: &[bool], kind: Kind, rng: &mut Rng) -> Net {
         self.report.networks_trained += 1;
-        train_net(self.sp, rows, target, kind, self.p, rng)
+        train_net(self.sp, rows, target, kind, (self.p, self.epochs), rng)
     }
 
     pub(super) fn targets(&self, rows: &[usize], group: &[bool]) -> Vec<bool> {
@@ -156,6 +163,17 @@ impl Grower<'_> {
         macs: u64,
         rng: &mut Rng,
     ) -> (Net, IntTest) {
+        // The networks, the partition search, the hybrid test and the quantization read a
+        // systematic sample of the node's rows (all of them up to `Params::net_rows`).
+        let all = rows;
+        let sample = systematic_sample(rows.len(), self.net_rows);
+        let picked: Vec<usize>;
+        let rows = if sample.len() < rows.len() {
+            picked = sample.iter().map(|&k| rows[k]).collect();
+            &picked[..]
+        } else {
+            rows
+        };
         let search_kind = if self.p.node == NodeModel::Mlp { Kind::Mlp(self.hidden) } else { Kind::Linear };
         let (group, mut net) = self.partition(rows, classes, search_kind, rng);
         if self.p.node == NodeModel::Hybrid {
@@ -189,7 +207,23 @@ impl Grower<'_> {
             let Net::Linear(w) = &net else { unreachable!("a linear network") };
             test = IntTest::Linear(self.quantize_linear(w, rows, &target));
         }
+        if let IntTest::Linear(u) = &mut test {
+            if rows.len() < all.len() {
+                // The sampled unit's threshold, refitted on every row of the node.
+                self.refit_unit_bias(u, all, &group);
+            }
+        }
         (net, test)
+    }
+
+    /// Refits the bias of a linear node's unit `u` on `rows` against the rows' targets
+    /// (`score > 0`: class in `C_L`, the unit's training target), nearest its bias.
+    fn refit_unit_bias(&self, u: &mut Unit, rows: &[usize], group: &[bool]) {
+        let target = self.targets(rows, group);
+        let bias = *u.rows[0].last().expect("a bias");
+        let scores: Vec<i64> = rows.iter().map(|&r| u.row_score(0, self.sp.xi(r)) - bias).collect();
+        let (b, _) = refit_bias(&scores, &target, costs(&target, self.p.balance), bias, self.bias_max);
+        *u.rows[0].last_mut().expect("a bias") = b;
     }
 
     /// Error rate difference (linear − MLP) of networks trained on `train` and tested on `test`.
@@ -362,7 +396,7 @@ impl Grower<'_> {
         let tmp = Space { f: hidden, xf: bits, xi: Vec::new(), y: Vec::new(), n_classes: 0 };
         let idx: Vec<usize> = (0..rows.len()).collect();
         self.report.networks_trained += 1;
-        let Net::Linear(t2) = train_net(&tmp, &idx, target, Kind::Linear, self.p, rng) else {
+        let Net::Linear(t2) = train_net(&tmp, &idx, target, Kind::Linear, (self.p, self.epochs), rng) else {
             unreachable!("a linear network")
         };
         let cost = costs(target, self.p.balance);

@@ -77,6 +77,11 @@
 //!   (oblique splits in the tree; nodes are split largest first), [`Params::max_macs`]
 //!   (multiply-accumulates on the worst path), [`Params::max_bytes`] (model file size),
 //!   [`Params::min_split`].
+//! - **Large data** (more than [`split::HOLD_OUT_PRUNING_ROWS`] training rows, where a held-out
+//!   quarter prunes the tree): a node's networks train on a systematic sample of its rows
+//!   ([`Params::net_rows`]) for at most [`Params::large_epochs`] epochs, the linear threshold
+//!   is refitted on all of the node's rows, and the tree grows up to [`LARGE_MAX_NODES`] splits
+//!   before pruning ([`Params::max_nodes`]). Smaller data gets the chapter's procedure.
 //! - [`ObliqueTree::predict_float`] is the same tree with the float networks at its nodes
 //!   (sigmoid output `> 0.5`), so the accuracy lost on export can be measured on any data.
 //!
@@ -162,6 +167,21 @@ pub struct Params {
     pub t_folds: usize,
     /// Epochs of every network training (the chapter does not say).
     pub epochs: usize,
+    /// Most epochs when more than [`crate::data::split::HOLD_OUT_PRUNING_ROWS`] rows train the
+    /// tree (beyond the chapter): every epoch of a large node then visits at least
+    /// [`NET_ROWS`] rows, so fewer epochs take as many gradient steps as [`Params::epochs`] over
+    /// a small data set, and the time goes to growing more nodes ([`LARGE_MAX_NODES`]).
+    pub large_epochs: usize,
+    /// Most rows of a node that its networks train on (beyond the chapter): a node with more
+    /// trains its networks, searches its class partition, runs the hybrid test and drops
+    /// weights on a systematic sample of this many
+    /// ([`systematic_sample`](crate::learners::unit_fit::systematic_sample)); a linear test's
+    /// threshold is then refitted on every row of the node, and every row is routed to the
+    /// children. A network costs epochs × rows × features, so this bounds a node's time on large
+    /// data, where a unit needs a few dozen rows per weight to settle. `None`, the default:
+    /// every row on up to [`crate::data::split::HOLD_OUT_PRUNING_ROWS`] training rows; on more,
+    /// [`NET_ROWS`] or [`NET_ROWS_PER_WEIGHT`] per weight, whichever is more.
+    pub net_rows: Option<usize>,
     /// The learning rate starts at `lr_start / f` (0.3 in the chapter).
     pub lr_start: f64,
     /// ... and decreases geometrically to this after the last epoch (1e-5 in the chapter).
@@ -178,8 +198,10 @@ pub struct Params {
     /// Most oblique splits on a path from the root (a non-linear node counts once, although it
     /// runs as several `UnitSplit`s on the device).
     pub max_depth: usize,
-    /// Most oblique splits in the tree.
-    pub max_nodes: usize,
+    /// Most oblique splits in the tree (nodes are split largest first). `None`, the default:
+    /// [`MAX_NODES`] on up to [`crate::data::split::HOLD_OUT_PRUNING_ROWS`] training rows,
+    /// [`LARGE_MAX_NODES`] on more, where a held-out quarter prunes the splits that do not pay.
+    pub max_nodes: Option<usize>,
     /// Most multiply-accumulates of one prediction on the device (the worst root-to-leaf path,
     /// as `ModelSpec::stats` counts them); a non-linear test that would exceed it is replaced by
     /// a linear one, and a split whose test still exceeds it is not made. `None`: no bound.
@@ -212,6 +234,23 @@ pub struct Params {
     pub drop_tolerance: f64,
 }
 
+/// Most oblique splits by default on up to [`split::HOLD_OUT_PRUNING_ROWS`] training rows
+/// ([`Params::max_nodes`]).
+pub const MAX_NODES: usize = 32;
+
+/// Most oblique splits by default on more than [`split::HOLD_OUT_PRUNING_ROWS`] training rows
+/// ([`Params::max_nodes`]): the tree is pruned on a held-out quarter there, so growing further
+/// costs time but not size.
+pub const LARGE_MAX_NODES: usize = 256;
+
+/// The fewest rows a node's networks train on by default on more than
+/// [`split::HOLD_OUT_PRUNING_ROWS`] training rows ([`Params::net_rows`]).
+pub const NET_ROWS: usize = 2_000;
+
+/// ... and the rows per weight of a linear node (bias included) when that is more: a unit of
+/// many weights needs more rows not to fit the sample's noise.
+pub const NET_ROWS_PER_WEIGHT: usize = 40;
+
 impl Default for Params {
     fn default() -> Self {
         Params {
@@ -221,6 +260,8 @@ impl Default for Params {
             compare_tests: false,
             t_folds: 30,
             epochs: 300,
+            large_epochs: 100,
+            net_rows: None,
             lr_start: 0.3,
             lr_end: 1e-5,
             momentum: 0.7,
@@ -228,7 +269,7 @@ impl Default for Params {
             hidden: None,
             exchange_passes: 4,
             max_depth: 8,
-            max_nodes: 32,
+            max_nodes: None,
             max_macs: None,
             max_bytes: None,
             min_split: 4,
@@ -249,6 +290,27 @@ impl Params {
         self.prune_fraction.unwrap_or(if m > split::HOLD_OUT_PRUNING_ROWS { 0.25 } else { 0.0 })
     }
 
+    /// The epochs of every network when `m` rows train the tree (see [`Params::large_epochs`]).
+    pub fn epochs_for(&self, m: usize) -> usize {
+        if m > split::HOLD_OUT_PRUNING_ROWS {
+            self.epochs.min(self.large_epochs)
+        } else {
+            self.epochs
+        }
+    }
+
+    /// The most oblique splits of a tree that `m` rows train (see [`Params::max_nodes`]).
+    pub fn max_nodes_for(&self, m: usize) -> usize {
+        self.max_nodes.unwrap_or(if m > split::HOLD_OUT_PRUNING_ROWS { LARGE_MAX_NODES } else { MAX_NODES })
+    }
+
+    /// The most rows of a node its networks train on when `m` rows of `f` features train the
+    /// tree (see [`Params::net_rows`]).
+    pub fn net_rows_for(&self, m: usize, f: usize) -> usize {
+        let large = NET_ROWS.max(NET_ROWS_PER_WEIGHT * (f + 1));
+        self.net_rows.unwrap_or(if m > split::HOLD_OUT_PRUNING_ROWS { large } else { usize::MAX })
+    }
+
     /// Checks every field.
     ///
     /// # Errors
@@ -257,6 +319,12 @@ impl Params {
         let bad = |s: String| Err(TrainError::InvalidOption(format!("oblique: {s}")));
         if self.epochs == 0 || self.epochs > 100_000 {
             return bad(format!("epochs must be in 1..=100000, got {}", self.epochs));
+        }
+        if let Some(r) = self.net_rows.filter(|&r| r < 100) {
+            return bad(format!("net_rows must be at least 100, got {r}"));
+        }
+        if self.large_epochs == 0 || self.large_epochs > 100_000 {
+            return bad(format!("large_epochs must be in 1..=100000, got {}", self.large_epochs));
         }
         if !(self.lr_start.is_finite() && self.lr_start > 0.0) {
             return bad(format!("lr_start must be positive, got {}", self.lr_start));
@@ -461,9 +529,10 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
     learner.report.validation_rows = valid.len();
     let root_major = majority(&sp, &grow, 0);
     let mut nodes = vec![TreeNode { rows: grow, majority: root_major, depth: 0, macs: 0, split: None }];
+    let max_nodes = p.max_nodes_for(sp.y.len());
     // Nodes to split, largest first.
     let mut queue = vec![0usize];
-    while !queue.is_empty() && learner.report.splits_grown < p.max_nodes {
+    while !queue.is_empty() && learner.report.splits_grown < max_nodes {
         let (qi, _) = queue
             .iter()
             .enumerate()
@@ -513,7 +582,7 @@ pub fn fit(ctx: &Context<'_>, p: &Params) -> Result<ObliqueTree, TrainError> {
             nodes.push(TreeNode { rows: part, majority: m, depth: depth + 1, macs, split: None });
         }
         nodes[id].split = Some(Split { net, test, children });
-        (ctx.progress)(learner.report.splits_grown as u64, p.max_nodes as u64);
+        (ctx.progress)(learner.report.splits_grown as u64, max_nodes as u64);
     }
 
     if !valid.is_empty() {
@@ -624,8 +693,8 @@ impl crate::learn::Learner for Oblique {
     fn ladder(p: &Params) -> Vec<Params> {
         [16, 8, 4, 2, 1, 0]
             .into_iter()
-            .filter(|&n| n < p.max_nodes)
-            .map(|max_nodes| Params { max_nodes, ..p.clone() })
+            .filter(|&n| p.max_nodes.is_none_or(|cap| n < cap))
+            .map(|n| Params { max_nodes: Some(n), ..p.clone() })
             .collect()
     }
 }

@@ -103,18 +103,19 @@ impl IntTest {
     }
 }
 
-/// Trains one network by stochastic gradient descent with momentum (4.1.1, 4.1.2).
+/// Trains one network by stochastic gradient descent with momentum (4.1.1, 4.1.2) for `epochs`
+/// epochs ([`Params::epochs_for`]).
 pub(super) fn train_net(
     sp: &Space,
     rows: &[usize],
     target: &[bool],
     kind: Kind,
-    p: &Params,
+    (p, epochs): (&Params, usize),
     rng: &mut Rng,
 ) -> Net {
     let f = sp.f;
     let lr0 = p.lr_start / f.max(1) as f64;
-    let decay = if p.epochs > 1 { (p.lr_end / lr0).powf(1.0 / (p.epochs - 1) as f64) } else { 1.0 };
+    let decay = if epochs > 1 { (p.lr_end / lr0).powf(1.0 / (epochs - 1) as f64) } else { 1.0 };
     let mut order: Vec<usize> = (0..rows.len()).collect();
     let mut lr = lr0;
     let alpha = p.momentum;
@@ -129,27 +130,25 @@ pub(super) fn train_net(
         }
     };
     let (w_true, w_false) = (weight(true), weight(false));
-    // Each epoch's rows are copied next to each other in the order they are visited: the
-    // arithmetic is the same, but the pass reads memory sequentially instead of jumping through
-    // the whole data set (on 100,000 rows most of the time went to cache misses), and the copy's
-    // independent loads overlap each other.
-    let mut buf = vec![0.0; rows.len() * f.max(1)];
-    let gather = |order: &[usize], buf: &mut [f64]| {
-        if f > 0 {
-            for (dst, &k) in buf.chunks_exact_mut(f).zip(order) {
-                dst.copy_from_slice(sp.xf(rows[k]));
-            }
+    // The node's rows are copied next to each other once, so that the epochs' random visiting
+    // order jumps within a block of `rows × f` values (a node's network reads a bounded sample
+    // of its rows, see `Params::net_rows`) instead of through the whole data set.
+    let fw = f.max(1);
+    let mut buf = vec![0.0; rows.len() * fw];
+    if f > 0 {
+        for (dst, &r) in buf.chunks_exact_mut(f).zip(rows) {
+            dst.copy_from_slice(sp.xf(r));
         }
-    };
+    }
+    let row = |k: usize| &buf[k * fw..k * fw + f];
     match kind {
         Kind::Linear => {
             let mut w: Vec<f64> = (0..=f).map(|_| (rng.f64() - 0.5) * 0.02).collect();
             let mut dw = vec![0.0; f + 1];
-            for _ in 0..p.epochs {
+            for _ in 0..epochs {
                 rng.shuffle(&mut order);
-                gather(&order, &mut buf);
-                for (x, &k) in buf.chunks_exact(f.max(1)).zip(&order) {
-                    let x = &x[..f];
+                for &k in &order {
+                    let x = row(k);
                     let y = sigmoid(dot_bias(&w, x));
                     let (d, c) = if target[k] { (1.0, w_true) } else { (0.0, w_false) };
                     let g = lr * c * (d - y) * y * (1.0 - y);
@@ -168,11 +167,10 @@ pub(super) fn train_net(
             let mut dt = vec![0.0; t.len()];
             let mut h = vec![0.0; m + 1];
             h[m] = 1.0;
-            for _ in 0..p.epochs {
+            for _ in 0..epochs {
                 rng.shuffle(&mut order);
-                gather(&order, &mut buf);
-                for (x, &k) in buf.chunks_exact(f.max(1)).zip(&order) {
-                    let x = &x[..f];
+                for &k in &order {
+                    let x = row(k);
                     for (u, hu) in h[..m].iter_mut().enumerate() {
                         *hu = sigmoid(dot_bias(&w[u * (f + 1)..(u + 1) * (f + 1)], x));
                     }
