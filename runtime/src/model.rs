@@ -299,49 +299,54 @@ fn binary_unit(repr: &ModelRepr<'_>, u: usize) -> bool {
     UnitRec::from_array(record(repr.units, u)).0.n_out == 1
 }
 
-/// Checks a tree's nodes: at least one; each of a known kind with its unused fields zero, its
+/// Checks a tree's nodes: at least one; each of a known kind with its unused link zero, its
 /// classes, inputs and units in range (a unit split's unit binary, a categorical node's input
-/// categorical with one child per value), and every child link pointing forward to a node that
-/// exists, so that every walk from the root ends.
+/// categorical with one child per value), and every child, the implicit next node included,
+/// a node that exists after it, so that every walk from the root ends.
 #[cfg(feature = "tree")]
 fn check_tree(repr: &ModelRepr<'_>, nodes: &[u8], children: &[u8], n: &Counts) -> Result<()> {
     let n_nodes = count(nodes, NodeRec::SIZE)?;
     let n_children = count(children, 2)?;
     check(n_nodes >= 1, Error::NodeInvalid)?;
     for i in 0..n_nodes {
-        let (rec, pad) = NodeRec::from_array(record(nodes, i));
-        check(pad == 0, Error::NodeInvalid)?;
+        let rec = NodeRec::from_array(record(nodes, i));
         let forward = |c: u16| check(c as usize > i && (c as usize) < n_nodes, Error::LinkNotForward);
-        match rec.kind {
+        // A split's implicit child is the next node.
+        let next = || check(i + 1 < n_nodes, Error::LinkNotForward);
+        let index = rec.value as u32 as usize;
+        match rec.head {
+            input if input < node_kind::LEAF_OR_SPLIT => {
+                check((input as usize) < n.inputs, Error::NodeInvalid)?;
+                next()?;
+                forward(rec.link)?;
+            }
             node_kind::CLASS => {
-                check(rec.value == 0 && rec.b == 0 && rec.c == 0, Error::NodeInvalid)?;
-                check((rec.a as usize) < n.classes, Error::ClassOutOfRange)?;
+                check(rec.link == 0, Error::NodeInvalid)?;
+                check(rec.value >= 0 && index < n.classes, Error::ClassOutOfRange)?;
             }
             node_kind::UNIT => {
-                check(rec.value == 0 && rec.b == 0 && rec.c == 0, Error::NodeInvalid)?;
-                check((rec.a as usize) < n.units, Error::NodeInvalid)?;
+                check(rec.link == 0 && rec.value >= 0 && index < n.units, Error::NodeInvalid)?;
             }
             node_kind::CATEGORICAL => {
-                check((rec.a as usize) < n.inputs, Error::NodeInvalid)?;
-                let inp = InputRec::from_array(record(repr.inputs, rec.a as usize));
-                check(inp.n_values >= 1 && inp.n_values == rec.c, Error::NodeInvalid)?;
-                let first = rec.value as u32 as usize;
-                check(rec.value >= 0 && first + rec.c as usize <= n_children, Error::NodeInvalid)?;
-                forward(rec.b)?;
-                for k in first..first + rec.c as usize {
+                check((rec.link as usize) < n.inputs, Error::NodeInvalid)?;
+                let inp = InputRec::from_array(record(repr.inputs, rec.link as usize));
+                let (first, c) = rec.categorical_entries();
+                let (first, c) = (first as usize, c as usize);
+                check(inp.n_values >= 1 && inp.n_values as usize == c, Error::NodeInvalid)?;
+                check(first + c <= n_children, Error::NodeInvalid)?;
+                next()?;
+                for k in first..first + c {
                     forward(u16_at(children, k))?;
                 }
             }
-            node_kind::THRESHOLD => {
-                check((rec.a as usize) < n.inputs, Error::NodeInvalid)?;
-                forward(rec.b)?;
-                forward(rec.c)?;
+            node_kind::JUMP => {
+                check(i > 0 && rec.value == 0, Error::NodeInvalid)?;
+                forward(rec.link)?;
             }
             node_kind::UNIT_SPLIT => {
-                check(rec.value == 0, Error::NodeInvalid)?;
-                check((rec.a as usize) < n.units && binary_unit(repr, rec.a as usize), Error::NodeInvalid)?;
-                forward(rec.b)?;
-                forward(rec.c)?;
+                check(rec.value >= 0 && index < n.units && binary_unit(repr, index), Error::NodeInvalid)?;
+                next()?;
+                forward(rec.link)?;
             }
             _ => return Err(Error::NodeInvalid),
         }
@@ -757,48 +762,55 @@ impl<'a> Model<'a> {
         children: &[u8],
     ) -> Result<Leaf> {
         let raw = |src: &mut S, i: usize| src(i).ok_or(Error::PredictInputUnavailable);
-        // A link is a `u16`, so `at + NodeRec::SIZE` cannot overflow and one comparison with the
-        // table's length bounds the record. Every link points forward, so this visits at most
-        // `n_nodes` nodes.
-        let mut i: u16 = 0;
+        // `i` is a `u16` link or the index after a split, which the loader proved is a node, so
+        // `at + NodeRec::SIZE` cannot overflow and one comparison with the table's length bounds
+        // the record. Every child lies after its node, so this visits at most `n_nodes` nodes.
+        let mut i: usize = 0;
         loop {
-            let at = usize::from(i) * NodeRec::SIZE;
-            // The loader checked every link: the zero record (a CLASS leaf) is never used.
+            let at = i * NodeRec::SIZE;
+            // The loader checked every link: the class-0 leaf below is never used.
             let n: &[u8; NodeRec::SIZE] = match nodes.get(at..at + NodeRec::SIZE) {
-                Some(r) => r.first_chunk().unwrap_or(&[0; NodeRec::SIZE]),
+                Some(r) => r.first_chunk().unwrap_or(&[0, 0x80, 0, 0, 0, 0, 0, 0]),
                 None => return Ok(Leaf::Class(0)),
             };
-            let a = usize::from(u16::from_le_bytes([n[2], n[3]]));
-            // Threshold nodes first: a tree of tests is mostly them. Only the taken link is read.
-            if n[0] == node_kind::THRESHOLD {
-                let x = raw(src, a)?;
-                let link = if x <= i32::from_le_bytes([n[4], n[5], n[6], n[7]]) { 8 } else { 10 };
-                i = u16::from_le_bytes([n[link], n[link + 1]]);
+            let head = u16::from_le_bytes([n[0], n[1]]);
+            // A head below `LEAF_OR_SPLIT` is a threshold node's input: a tree of tests is mostly
+            // them. Its left child is the next node; only the right link is read.
+            if head < node_kind::LEAF_OR_SPLIT {
+                let x = raw(src, usize::from(head))?;
+                i = if x <= i32::from_le_bytes([n[4], n[5], n[6], n[7]]) {
+                    i + 1
+                } else {
+                    usize::from(u16::from_le_bytes([n[2], n[3]]))
+                };
                 continue;
             }
-            let (value, b, c) = (le32(n, 4), le16(n, 8), le16(n, 10));
-            i = match n[0] {
+            let rec = NodeRec::from_array(n);
+            let index = rec.value as u32 as usize;
+            i = match head {
                 node_kind::CATEGORICAL => {
-                    let v = raw(src, a)?;
+                    let v = raw(src, usize::from(rec.link))?;
+                    let (first, c) = rec.categorical_entries();
                     if v >= 0 && v < i32::from(c) {
-                        let k = value as usize + v as usize;
-                        u16::from_le_bytes(*record(children, k))
+                        let k = usize::from(first) + v as usize;
+                        usize::from(u16::from_le_bytes(*record(children, k)))
                     } else {
-                        b
+                        i + 1
                     }
                 }
+                node_kind::JUMP => usize::from(rec.link),
                 // The loader checked that a split's unit is binary: its score decides.
                 node_kind::UNIT_SPLIT if WEIGHTS => {
-                    if self.split(src, a)? <= 0 {
-                        b
+                    if self.split(src, index)? <= 0 {
+                        i + 1
                     } else {
-                        c
+                        usize::from(rec.link)
                     }
                 }
-                node_kind::UNIT if WEIGHTS => return Ok(Leaf::Unit(a)),
+                node_kind::UNIT if WEIGHTS => return Ok(Leaf::Unit(index)),
                 // CLASS: the loader rejected every other kind (and, in a build without weight
                 // kinds, every unit: a tree of tests has none).
-                _ => return Ok(Leaf::Class(a)),
+                _ => return Ok(Leaf::Class(index)),
             };
         }
     }

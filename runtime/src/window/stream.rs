@@ -634,12 +634,12 @@ mod tests {
             let m = features.len() as u16;
             let mut nodes = StdVec::new();
             for (j, &value) in (0..m).zip(thresholds) {
-                let test = NodeRec { kind: node_kind::THRESHOLD, a: j, value, b: 2 * j + 1, c: 2 * j + 2 };
-                let leaf = NodeRec { kind: node_kind::CLASS, a: j % 4, value: 0, b: 0, c: 0 };
+                let test = NodeRec { head: j, link: 2 * j + 2, value };
+                let leaf = NodeRec { head: node_kind::CLASS, link: 0, value: i32::from(j % 4) };
                 nodes.extend(test.to_bytes());
                 nodes.extend(leaf.to_bytes());
             }
-            nodes.extend(NodeRec { kind: node_kind::CLASS, a: m % 4, value: 0, b: 0, c: 0 }.to_bytes());
+            nodes.extend(NodeRec { head: node_kind::CLASS, link: 0, value: i32::from(m % 4) }.to_bytes());
             let inputs: StdVec<u8> =
                 features.iter().flat_map(|_| InputRec { n_values: 0 }.to_bytes()).collect();
             let recs: StdVec<u8> =
