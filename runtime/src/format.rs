@@ -947,11 +947,24 @@ impl NodeRec {
     /// Decodes one record from exactly its bytes.
     #[inline(always)]
     pub fn from_array(b: &[u8; Self::SIZE]) -> Self {
-        NodeRec {
-            head: u16::from_le_bytes([b[0], b[1]]),
-            link: u16::from_le_bytes([b[2], b[3]]),
-            value: i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
-        }
+        NodeRec { head: Self::head(b), link: Self::link(b), value: Self::value(b) }
+    }
+    /// The `head` of a record (bytes 0..2). Each field is read as one array, so the compiler
+    /// loads it with one (unaligned) load where the core has one, not byte by byte.
+    #[inline(always)]
+    pub fn head(b: &[u8; Self::SIZE]) -> u16 {
+        u16::from_le_bytes(*b.first_chunk().unwrap_or(&[0; 2]))
+    }
+    /// The `link` of a record (bytes 2..4).
+    #[inline(always)]
+    pub fn link(b: &[u8; Self::SIZE]) -> u16 {
+        let (_, rest) = b.split_at(2);
+        u16::from_le_bytes(*rest.first_chunk().unwrap_or(&[0; 2]))
+    }
+    /// The `value` of a record (bytes 4..8).
+    #[inline(always)]
+    pub fn value(b: &[u8; Self::SIZE]) -> i32 {
+        i32::from_le_bytes(*b.last_chunk().unwrap_or(&[0; 4]))
     }
     /// Encodes one record.
     pub fn to_bytes(&self) -> [u8; Self::SIZE] {

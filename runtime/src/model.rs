@@ -54,7 +54,7 @@ pub struct Model<'a> {
 }
 
 fn count(table: &[u8], size: usize) -> Result<usize> {
-    if table.len() % size != 0 {
+    if !table.len().is_multiple_of(size) {
         return Err(Error::TableLength);
     }
     let n = table.len() / size;
@@ -120,7 +120,7 @@ fn count_tables(repr: &ModelRepr<'_>, kind: WeightKind) -> Result<Counts> {
         unit_classes: count(repr.unit_classes, 2)?,
         weights: repr.weights.len() / kind.width(),
     };
-    check(repr.weights.len() % kind.width() == 0, Error::TableLength)?;
+    check(repr.weights.len().is_multiple_of(kind.width()), Error::TableLength)?;
     Ok(n)
 }
 
@@ -666,7 +666,7 @@ impl<'a> Model<'a> {
     /// [`Error::PredictInputLength`] if `inputs.len() != n_inputs()`.
     pub fn predict<T: Input>(&self, inputs: &[T]) -> Result<usize> {
         check(inputs.len() == self.n_inputs(), Error::PredictInputLength)?;
-        self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), None)
+        self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), inputs.len(), None)
     }
 
     /// Predicts, asking `source` for each input only when the evaluation path needs it.
@@ -679,7 +679,7 @@ impl<'a> Model<'a> {
     /// # Errors
     /// [`Error::PredictInputUnavailable`] if `source` returns `None` for a needed input.
     pub fn predict_with<T: Input>(&self, mut source: impl FnMut(usize) -> Option<T>) -> Result<usize> {
-        self.evaluate(&mut |i| source(i).map(Input::to_raw), None)
+        self.evaluate(&mut |i| source(i).map(Input::to_raw), self.n_inputs(), None)
     }
 
     /// Predicts and writes per-class scores of the unit that decided into `scores[..n_classes()]`.
@@ -696,13 +696,15 @@ impl<'a> Model<'a> {
         let n = self.n_classes();
         let scores = scores.get_mut(..n).ok_or(Error::PredictScoresBuffer)?;
         scores.fill(i64::MIN);
-        self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), Some(scores))
+        self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), inputs.len(), Some(scores))
     }
 
-    #[cfg_attr(not(feature = "tree"), allow(unused_mut))]
+    /// Evaluates the model on the inputs `src` serves, `served` of them ([`Model::n_inputs`]).
+    #[cfg_attr(not(feature = "tree"), allow(unused_mut, unused_variables))]
     fn evaluate<S: FnMut(usize) -> Option<i32>>(
         &self,
         src: &mut S,
+        served: usize,
         mut scores: Option<&mut [i64]>,
     ) -> Result<usize> {
         match self.repr.structure {
@@ -710,7 +712,7 @@ impl<'a> Model<'a> {
             #[cfg(feature = "list")]
             StructureRepr::List { entries, default_class } => self.list(src, entries, default_class, scores),
             #[cfg(feature = "tree")]
-            StructureRepr::Tree { nodes, children } => match self.leaf(src, nodes, children)? {
+            StructureRepr::Tree { nodes, children } => match self.leaf(src, served, nodes, children)? {
                 Leaf::Unit(u) => self.unit(src, u, scores),
                 Leaf::Class(c) => {
                     set_score(&mut scores, c, 0);
@@ -752,40 +754,44 @@ impl<'a> Model<'a> {
         ev
     }
 
-    /// Walks a tree from its root to the leaf that decides for the current input.
+    /// Walks a tree from its root to the leaf that decides for the current input, read from
+    /// `src`, which serves `served` inputs ([`Model::n_inputs`]; a slice's length, so that the
+    /// walk's test of a threshold node's input against it also bounds the slice's read).
     #[cfg(feature = "tree")]
     #[inline(always)]
     pub(crate) fn leaf<S: FnMut(usize) -> Option<i32>>(
         &self,
         src: &mut S,
+        served: usize,
         nodes: &[u8],
         children: &[u8],
     ) -> Result<Leaf> {
         let raw = |src: &mut S, i: usize| src(i).ok_or(Error::PredictInputUnavailable);
-        // `i` is a `u16` link or the index after a split, which the loader proved is a node, so
-        // `at + NodeRec::SIZE` cannot overflow and one comparison with the table's length bounds
-        // the record. Every child lies after its node, so this visits at most `n_nodes` nodes.
+        // Whole records only: the loader proved the table is a whole number of them, and that
+        // every link and every split's next node is one of them, after its node, so the walk
+        // visits at most `n_nodes` nodes and `get` below always finds its record.
+        let (nodes, _) = nodes.as_chunks::<{ NodeRec::SIZE }>();
+        // Heads from `LEAF_OR_SPLIT` up are kinds, whatever the number of inputs.
+        let tested = served.min(usize::from(node_kind::LEAF_OR_SPLIT));
         let mut i: usize = 0;
         loop {
-            let at = i * NodeRec::SIZE;
-            // The loader checked every link: the class-0 leaf below is never used.
-            let n: &[u8; NodeRec::SIZE] = match nodes.get(at..at + NodeRec::SIZE) {
-                Some(r) => r.first_chunk().unwrap_or(&[0, 0x80, 0, 0, 0, 0, 0, 0]),
-                None => return Ok(Leaf::Class(0)),
+            // The threshold nodes, a tree of tests' common step, in a loop of their own that calls
+            // nothing but the input source: what it reads of the source stays in registers. A head
+            // below `tested` is a threshold node's input (the loader rejected every other head
+            // below `LEAF_OR_SPLIT`), so the one comparison tells the kind and bounds the input.
+            // The left child is the next node; only the right link is read.
+            let n = loop {
+                // The loader checked every link: the class-0 leaf is never returned.
+                let Some(n) = nodes.get(i) else { return Ok(Leaf::Class(0)) };
+                let head = usize::from(NodeRec::head(n));
+                if head >= tested {
+                    break n;
+                }
+                let x = raw(src, head)?;
+                i = if x <= NodeRec::value(n) { i + 1 } else { usize::from(NodeRec::link(n)) };
             };
-            let head = u16::from_le_bytes([n[0], n[1]]);
-            // A head below `LEAF_OR_SPLIT` is a threshold node's input: a tree of tests is mostly
-            // them. Its left child is the next node; only the right link is read.
-            if head < node_kind::LEAF_OR_SPLIT {
-                let x = raw(src, usize::from(head))?;
-                i = if x <= i32::from_le_bytes([n[4], n[5], n[6], n[7]]) {
-                    i + 1
-                } else {
-                    usize::from(u16::from_le_bytes([n[2], n[3]]))
-                };
-                continue;
-            }
             let rec = NodeRec::from_array(n);
+            let head = rec.head;
             let index = rec.value as u32 as usize;
             i = match head {
                 node_kind::CATEGORICAL => {

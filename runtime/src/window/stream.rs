@@ -426,7 +426,7 @@ mod tests {
             ready += usize::from(was_ready);
             let seen = t + 1;
             assert_eq!(stream.is_full(), seen >= N);
-            assert_eq!(was_ready, seen >= N && (seen - N) % hop == 0, "frame {t}");
+            assert_eq!(was_ready, seen >= N && (seen - N).is_multiple_of(hop), "frame {t}");
             if seen < N {
                 assert!((0..features.len()).all(|i| stream.value(i).is_none()));
                 continue;
@@ -552,8 +552,8 @@ mod tests {
         // their largest changes as the window slides.
         let patterns: [fn(usize) -> Sample; 4] = [
             |t| if t % 2 == 0 { i16::MIN } else { i16::MAX },
-            |t| if (t / N) % 2 == 0 { i16::MIN } else { i16::MAX },
-            |t| if (t / (N / 2)) % 2 == 0 { i16::MAX } else { i16::MIN },
+            |t| if (t / N).is_multiple_of(2) { i16::MIN } else { i16::MAX },
+            |t| if (t / (N / 2)).is_multiple_of(2) { i16::MAX } else { i16::MIN },
             |t| if t % 3 == 0 { i16::MIN } else { i16::MAX },
         ];
         let features = every_feature(1, &[1, 2, MAX_SEGMENTS]);
