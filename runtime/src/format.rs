@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 /// First four bytes of every model file.
 pub const MAGIC: [u8; 4] = *b"LTUM";
 /// The format version this runtime reads and writes.
-pub const VERSION: u16 = 4;
+pub const VERSION: u16 = 5;
 /// Bytes before the postcard body: magic and version.
 pub const HEADER_LEN: usize = 6;
 /// Bytes after the postcard body: the CRC-32.
@@ -893,75 +893,95 @@ impl UnitRec {
     }
 }
 
-/// Kind byte of a [`NodeRec`].
+/// The `head` of a [`NodeRec`]: below [`node_kind::LEAF_OR_SPLIT`] the node is a threshold test
+/// on the input `head`; otherwise `head` is one of the other kinds below.
 pub mod node_kind {
-    /// Leaf: class `a`.
-    pub const CLASS: u8 = 0;
-    /// Leaf: unit `a` decides.
-    pub const UNIT: u8 = 1;
-    /// Split on categorical input `a`: value `v < count` goes to `children[first + v]`,
-    /// anything else (unknown value) to `default`.
-    pub const CATEGORICAL: u8 = 2;
-    /// Split on input `a`: `x <= value` goes to `left`, else `right`.
-    pub const THRESHOLD: u8 = 3;
-    /// Split on binary unit `a`: score `<= 0` goes to `left`, else `right` (oblique split).
-    pub const UNIT_SPLIT: u8 = 4;
+    /// Heads at or above this value name a kind; a head below it is a threshold node's input.
+    pub const LEAF_OR_SPLIT: u16 = 0x8000;
+    /// Leaf: class `value`.
+    pub const CLASS: u16 = 0x8000;
+    /// Leaf: unit `value` decides.
+    pub const UNIT: u16 = 0x8001;
+    /// Split on categorical input `link`: value `v < count` goes to `children[first + v]`,
+    /// anything else (unknown value) to the next node.
+    pub const CATEGORICAL: u16 = 0x8002;
+    /// Split on binary unit `value`: score `<= 0` goes to the next node, else to `link`.
+    pub const UNIT_SPLIT: u16 = 0x8004;
+    /// Goes on to node `link`: the implicit child of the split before it, when that child is not
+    /// the next node (a node that several splits lead to).
+    pub const JUMP: u16 = 0x8003;
 }
 
-/// One tree node (12 bytes): `kind` u8, padding u8 (0), `a` u16, `value` i32, `b` u16, `c` u16.
+/// One tree node (8 bytes): `head` u16, `link` u16, `value` i32. The node after a split in the
+/// table is its implicit child (a threshold's or a unit split's left child, a categorical split's
+/// default child), so a split stores at most one link.
 ///
-/// | kind | `a` | `value` | `b` | `c` |
-/// |---|---|---|---|---|
-/// | CLASS | class | 0 | 0 | 0 |
-/// | UNIT | unit | 0 | 0 | 0 |
-/// | CATEGORICAL | input | first child entry | default child | child count |
-/// | THRESHOLD | input | threshold | left child | right child |
-/// | UNIT_SPLIT | unit | 0 | left child | right child |
+/// | head | kind | `link` | `value` |
+/// |---|---|---|---|
+/// | `0..=0x7FFF` | THRESHOLD on input `head`: `x <= value` goes to the next node | right child | threshold |
+/// | `0x8000` | CLASS leaf | 0 | class |
+/// | `0x8001` | UNIT leaf | 0 | unit |
+/// | `0x8002` | CATEGORICAL | categorical input | first child entry (bits 0..16), child count (bits 16..32) |
+/// | `0x8003` | JUMP | the node to go on to | 0 |
+/// | `0x8004` | UNIT_SPLIT: score `<= 0` goes to the next node | right child | binary unit |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NodeRec {
-    /// [`node_kind`].
-    pub kind: u8,
-    /// Class, unit or input index.
-    pub a: u16,
-    /// Threshold or first child entry.
+    /// A threshold node's input, or a [`node_kind`] at or above [`node_kind::LEAF_OR_SPLIT`].
+    pub head: u16,
+    /// Right child, or a categorical split's input.
+    pub link: u16,
+    /// Threshold, class, unit, or a categorical split's first child entry and child count.
     pub value: i32,
-    /// Left or default child.
-    pub b: u16,
-    /// Right child or child count.
-    pub c: u16,
 }
 
 impl NodeRec {
     /// Encoded size.
-    pub const SIZE: usize = 12;
-    /// Decodes one record; the second value is the padding byte (must be 0).
+    pub const SIZE: usize = 8;
+    /// Decodes one record.
     ///
     /// # Panics
     /// If `b` is shorter than [`NodeRec::SIZE`].
-    pub fn parse(b: &[u8]) -> (Self, u8) {
-        Self::from_array(b[..Self::SIZE].try_into().expect("12 bytes"))
+    pub fn parse(b: &[u8]) -> Self {
+        Self::from_array(b[..Self::SIZE].try_into().expect("8 bytes"))
     }
-    /// Decodes one record from exactly its bytes; the second value is the padding byte.
-    #[inline]
-    pub fn from_array(b: &[u8; Self::SIZE]) -> (Self, u8) {
-        let rec = NodeRec {
-            kind: b[0],
-            a: u16::from_le_bytes([b[2], b[3]]),
-            value: i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
-            b: u16::from_le_bytes([b[8], b[9]]),
-            c: u16::from_le_bytes([b[10], b[11]]),
-        };
-        (rec, b[1])
+    /// Decodes one record from exactly its bytes.
+    #[inline(always)]
+    pub fn from_array(b: &[u8; Self::SIZE]) -> Self {
+        NodeRec { head: Self::head(b), link: Self::link(b), value: Self::value(b) }
+    }
+    /// The `head` of a record (bytes 0..2). Each field is read as one array, so the compiler
+    /// loads it with one (unaligned) load where the core has one, not byte by byte.
+    #[inline(always)]
+    pub fn head(b: &[u8; Self::SIZE]) -> u16 {
+        u16::from_le_bytes(*b.first_chunk().unwrap_or(&[0; 2]))
+    }
+    /// The `link` of a record (bytes 2..4).
+    #[inline(always)]
+    pub fn link(b: &[u8; Self::SIZE]) -> u16 {
+        let (_, rest) = b.split_at(2);
+        u16::from_le_bytes(*rest.first_chunk().unwrap_or(&[0; 2]))
+    }
+    /// The `value` of a record (bytes 4..8).
+    #[inline(always)]
+    pub fn value(b: &[u8; Self::SIZE]) -> i32 {
+        i32::from_le_bytes(*b.last_chunk().unwrap_or(&[0; 4]))
     }
     /// Encodes one record.
     pub fn to_bytes(&self) -> [u8; Self::SIZE] {
         let mut out = [0; Self::SIZE];
-        out[0] = self.kind;
-        out[2..4].copy_from_slice(&self.a.to_le_bytes());
+        out[0..2].copy_from_slice(&self.head.to_le_bytes());
+        out[2..4].copy_from_slice(&self.link.to_le_bytes());
         out[4..8].copy_from_slice(&self.value.to_le_bytes());
-        out[8..10].copy_from_slice(&self.b.to_le_bytes());
-        out[10..12].copy_from_slice(&self.c.to_le_bytes());
         out
+    }
+    /// A categorical split's `value`: its first child entry and its child count.
+    pub fn categorical_value(first: u16, count: u16) -> i32 {
+        (u32::from(first) | (u32::from(count) << 16)) as i32
+    }
+    /// A categorical split's first child entry and child count, from its `value`.
+    #[inline(always)]
+    pub fn categorical_entries(&self) -> (u16, u16) {
+        (self.value as u32 as u16, (self.value as u32 >> 16) as u16)
     }
 }
 
@@ -1019,8 +1039,11 @@ mod tests {
         let u =
             UnitRec { flags: 1, n_out: 3, n_terms: 9, term_start: 4, class_start: 2, weight_start: 70000 };
         assert_eq!(UnitRec::parse(&u.to_bytes()), (u, 0));
-        let n = NodeRec { kind: 3, a: 2, value: -9, b: 4, c: 5 };
-        assert_eq!(NodeRec::parse(&n.to_bytes()), (n, 0));
+        let n = NodeRec { head: 2, link: 4, value: -9 };
+        assert_eq!(NodeRec::parse(&n.to_bytes()), n);
+        let c =
+            NodeRec { head: node_kind::CATEGORICAL, link: 1, value: NodeRec::categorical_value(7, 65535) };
+        assert_eq!(NodeRec::parse(&c.to_bytes()).categorical_entries(), (7, 65535));
         let l = LiteralRec { attr: 1, op: 3, value: i32::MIN };
         assert_eq!(LiteralRec::parse(&l.to_bytes()), (l, 0));
         let i = InputRec { n_values: 3 };

@@ -54,7 +54,7 @@ pub struct Model<'a> {
 }
 
 fn count(table: &[u8], size: usize) -> Result<usize> {
-    if table.len() % size != 0 {
+    if !table.len().is_multiple_of(size) {
         return Err(Error::TableLength);
     }
     let n = table.len() / size;
@@ -120,7 +120,7 @@ fn count_tables(repr: &ModelRepr<'_>, kind: WeightKind) -> Result<Counts> {
         unit_classes: count(repr.unit_classes, 2)?,
         weights: repr.weights.len() / kind.width(),
     };
-    check(repr.weights.len() % kind.width() == 0, Error::TableLength)?;
+    check(repr.weights.len().is_multiple_of(kind.width()), Error::TableLength)?;
     Ok(n)
 }
 
@@ -299,49 +299,54 @@ fn binary_unit(repr: &ModelRepr<'_>, u: usize) -> bool {
     UnitRec::from_array(record(repr.units, u)).0.n_out == 1
 }
 
-/// Checks a tree's nodes: at least one; each of a known kind with its unused fields zero, its
+/// Checks a tree's nodes: at least one; each of a known kind with its unused link zero, its
 /// classes, inputs and units in range (a unit split's unit binary, a categorical node's input
-/// categorical with one child per value), and every child link pointing forward to a node that
-/// exists, so that every walk from the root ends.
+/// categorical with one child per value), and every child, the implicit next node included,
+/// a node that exists after it, so that every walk from the root ends.
 #[cfg(feature = "tree")]
 fn check_tree(repr: &ModelRepr<'_>, nodes: &[u8], children: &[u8], n: &Counts) -> Result<()> {
     let n_nodes = count(nodes, NodeRec::SIZE)?;
     let n_children = count(children, 2)?;
     check(n_nodes >= 1, Error::NodeInvalid)?;
     for i in 0..n_nodes {
-        let (rec, pad) = NodeRec::from_array(record(nodes, i));
-        check(pad == 0, Error::NodeInvalid)?;
+        let rec = NodeRec::from_array(record(nodes, i));
         let forward = |c: u16| check(c as usize > i && (c as usize) < n_nodes, Error::LinkNotForward);
-        match rec.kind {
+        // A split's implicit child is the next node.
+        let next = || check(i + 1 < n_nodes, Error::LinkNotForward);
+        let index = rec.value as u32 as usize;
+        match rec.head {
+            input if input < node_kind::LEAF_OR_SPLIT => {
+                check((input as usize) < n.inputs, Error::NodeInvalid)?;
+                next()?;
+                forward(rec.link)?;
+            }
             node_kind::CLASS => {
-                check(rec.value == 0 && rec.b == 0 && rec.c == 0, Error::NodeInvalid)?;
-                check((rec.a as usize) < n.classes, Error::ClassOutOfRange)?;
+                check(rec.link == 0, Error::NodeInvalid)?;
+                check(rec.value >= 0 && index < n.classes, Error::ClassOutOfRange)?;
             }
             node_kind::UNIT => {
-                check(rec.value == 0 && rec.b == 0 && rec.c == 0, Error::NodeInvalid)?;
-                check((rec.a as usize) < n.units, Error::NodeInvalid)?;
+                check(rec.link == 0 && rec.value >= 0 && index < n.units, Error::NodeInvalid)?;
             }
             node_kind::CATEGORICAL => {
-                check((rec.a as usize) < n.inputs, Error::NodeInvalid)?;
-                let inp = InputRec::from_array(record(repr.inputs, rec.a as usize));
-                check(inp.n_values >= 1 && inp.n_values == rec.c, Error::NodeInvalid)?;
-                let first = rec.value as u32 as usize;
-                check(rec.value >= 0 && first + rec.c as usize <= n_children, Error::NodeInvalid)?;
-                forward(rec.b)?;
-                for k in first..first + rec.c as usize {
+                check((rec.link as usize) < n.inputs, Error::NodeInvalid)?;
+                let inp = InputRec::from_array(record(repr.inputs, rec.link as usize));
+                let (first, c) = rec.categorical_entries();
+                let (first, c) = (first as usize, c as usize);
+                check(inp.n_values >= 1 && inp.n_values as usize == c, Error::NodeInvalid)?;
+                check(first + c <= n_children, Error::NodeInvalid)?;
+                next()?;
+                for k in first..first + c {
                     forward(u16_at(children, k))?;
                 }
             }
-            node_kind::THRESHOLD => {
-                check((rec.a as usize) < n.inputs, Error::NodeInvalid)?;
-                forward(rec.b)?;
-                forward(rec.c)?;
+            node_kind::JUMP => {
+                check(i > 0 && rec.value == 0, Error::NodeInvalid)?;
+                forward(rec.link)?;
             }
             node_kind::UNIT_SPLIT => {
-                check(rec.value == 0, Error::NodeInvalid)?;
-                check((rec.a as usize) < n.units && binary_unit(repr, rec.a as usize), Error::NodeInvalid)?;
-                forward(rec.b)?;
-                forward(rec.c)?;
+                check(rec.value >= 0 && index < n.units && binary_unit(repr, index), Error::NodeInvalid)?;
+                next()?;
+                forward(rec.link)?;
             }
             _ => return Err(Error::NodeInvalid),
         }
@@ -661,7 +666,7 @@ impl<'a> Model<'a> {
     /// [`Error::PredictInputLength`] if `inputs.len() != n_inputs()`.
     pub fn predict<T: Input>(&self, inputs: &[T]) -> Result<usize> {
         check(inputs.len() == self.n_inputs(), Error::PredictInputLength)?;
-        self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), None)
+        self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), inputs.len(), None)
     }
 
     /// Predicts, asking `source` for each input only when the evaluation path needs it.
@@ -674,7 +679,7 @@ impl<'a> Model<'a> {
     /// # Errors
     /// [`Error::PredictInputUnavailable`] if `source` returns `None` for a needed input.
     pub fn predict_with<T: Input>(&self, mut source: impl FnMut(usize) -> Option<T>) -> Result<usize> {
-        self.evaluate(&mut |i| source(i).map(Input::to_raw), None)
+        self.evaluate(&mut |i| source(i).map(Input::to_raw), self.n_inputs(), None)
     }
 
     /// Predicts and writes per-class scores of the unit that decided into `scores[..n_classes()]`.
@@ -691,13 +696,15 @@ impl<'a> Model<'a> {
         let n = self.n_classes();
         let scores = scores.get_mut(..n).ok_or(Error::PredictScoresBuffer)?;
         scores.fill(i64::MIN);
-        self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), Some(scores))
+        self.evaluate(&mut |i| inputs.get(i).map(|v| v.to_raw()), inputs.len(), Some(scores))
     }
 
-    #[cfg_attr(not(feature = "tree"), allow(unused_mut))]
+    /// Evaluates the model on the inputs `src` serves, `served` of them ([`Model::n_inputs`]).
+    #[cfg_attr(not(feature = "tree"), allow(unused_mut, unused_variables))]
     fn evaluate<S: FnMut(usize) -> Option<i32>>(
         &self,
         src: &mut S,
+        served: usize,
         mut scores: Option<&mut [i64]>,
     ) -> Result<usize> {
         match self.repr.structure {
@@ -705,7 +712,7 @@ impl<'a> Model<'a> {
             #[cfg(feature = "list")]
             StructureRepr::List { entries, default_class } => self.list(src, entries, default_class, scores),
             #[cfg(feature = "tree")]
-            StructureRepr::Tree { nodes, children } => match self.leaf(src, nodes, children)? {
+            StructureRepr::Tree { nodes, children } => match self.leaf(src, served, nodes, children)? {
                 Leaf::Unit(u) => self.unit(src, u, scores),
                 Leaf::Class(c) => {
                     set_score(&mut scores, c, 0);
@@ -747,58 +754,69 @@ impl<'a> Model<'a> {
         ev
     }
 
-    /// Walks a tree from its root to the leaf that decides for the current input.
+    /// Walks a tree from its root to the leaf that decides for the current input, read from
+    /// `src`, which serves `served` inputs ([`Model::n_inputs`]; a slice's length, so that the
+    /// walk's test of a threshold node's input against it also bounds the slice's read).
     #[cfg(feature = "tree")]
     #[inline(always)]
     pub(crate) fn leaf<S: FnMut(usize) -> Option<i32>>(
         &self,
         src: &mut S,
+        served: usize,
         nodes: &[u8],
         children: &[u8],
     ) -> Result<Leaf> {
         let raw = |src: &mut S, i: usize| src(i).ok_or(Error::PredictInputUnavailable);
-        // A link is a `u16`, so `at + NodeRec::SIZE` cannot overflow and one comparison with the
-        // table's length bounds the record. Every link points forward, so this visits at most
-        // `n_nodes` nodes.
-        let mut i: u16 = 0;
+        // Whole records only: the loader proved the table is a whole number of them, and that
+        // every link and every split's next node is one of them, after its node, so the walk
+        // visits at most `n_nodes` nodes and `get` below always finds its record.
+        let (nodes, _) = nodes.as_chunks::<{ NodeRec::SIZE }>();
+        // Heads from `LEAF_OR_SPLIT` up are kinds, whatever the number of inputs.
+        let tested = served.min(usize::from(node_kind::LEAF_OR_SPLIT));
+        let mut i: usize = 0;
         loop {
-            let at = usize::from(i) * NodeRec::SIZE;
-            // The loader checked every link: the zero record (a CLASS leaf) is never used.
-            let n: &[u8; NodeRec::SIZE] = match nodes.get(at..at + NodeRec::SIZE) {
-                Some(r) => r.first_chunk().unwrap_or(&[0; NodeRec::SIZE]),
-                None => return Ok(Leaf::Class(0)),
+            // The threshold nodes, a tree of tests' common step, in a loop of their own that calls
+            // nothing but the input source: what it reads of the source stays in registers. A head
+            // below `tested` is a threshold node's input (the loader rejected every other head
+            // below `LEAF_OR_SPLIT`), so the one comparison tells the kind and bounds the input.
+            // The left child is the next node; only the right link is read.
+            let n = loop {
+                // The loader checked every link: the class-0 leaf is never returned.
+                let Some(n) = nodes.get(i) else { return Ok(Leaf::Class(0)) };
+                let head = usize::from(NodeRec::head(n));
+                if head >= tested {
+                    break n;
+                }
+                let x = raw(src, head)?;
+                i = if x <= NodeRec::value(n) { i + 1 } else { usize::from(NodeRec::link(n)) };
             };
-            let a = usize::from(u16::from_le_bytes([n[2], n[3]]));
-            // Threshold nodes first: a tree of tests is mostly them. Only the taken link is read.
-            if n[0] == node_kind::THRESHOLD {
-                let x = raw(src, a)?;
-                let link = if x <= i32::from_le_bytes([n[4], n[5], n[6], n[7]]) { 8 } else { 10 };
-                i = u16::from_le_bytes([n[link], n[link + 1]]);
-                continue;
-            }
-            let (value, b, c) = (le32(n, 4), le16(n, 8), le16(n, 10));
-            i = match n[0] {
+            let rec = NodeRec::from_array(n);
+            let head = rec.head;
+            let index = rec.value as u32 as usize;
+            i = match head {
                 node_kind::CATEGORICAL => {
-                    let v = raw(src, a)?;
+                    let v = raw(src, usize::from(rec.link))?;
+                    let (first, c) = rec.categorical_entries();
                     if v >= 0 && v < i32::from(c) {
-                        let k = value as usize + v as usize;
-                        u16::from_le_bytes(*record(children, k))
+                        let k = usize::from(first) + v as usize;
+                        usize::from(u16::from_le_bytes(*record(children, k)))
                     } else {
-                        b
+                        i + 1
                     }
                 }
+                node_kind::JUMP => usize::from(rec.link),
                 // The loader checked that a split's unit is binary: its score decides.
                 node_kind::UNIT_SPLIT if WEIGHTS => {
-                    if self.split(src, a)? <= 0 {
-                        b
+                    if self.split(src, index)? <= 0 {
+                        i + 1
                     } else {
-                        c
+                        usize::from(rec.link)
                     }
                 }
-                node_kind::UNIT if WEIGHTS => return Ok(Leaf::Unit(a)),
+                node_kind::UNIT if WEIGHTS => return Ok(Leaf::Unit(index)),
                 // CLASS: the loader rejected every other kind (and, in a build without weight
                 // kinds, every unit: a tree of tests has none).
-                _ => return Ok(Leaf::Class(a)),
+                _ => return Ok(Leaf::Class(index)),
             };
         }
     }

@@ -124,14 +124,17 @@ impl Builder {
             weights: [1i8, 0, 0, 0, -20, 3, 1, 0, -3, 1, 0].iter().map(|&w| w as u8).collect(),
             unit_classes: vec![2, 1, 1, 2],
             nodes: vec![
-                NodeRec { kind: node_kind::THRESHOLD, a: 0, value: 10, b: 1, c: 2 },
-                NodeRec { kind: node_kind::CATEGORICAL, a: 1, value: 0, b: 5, c: 3 },
-                NodeRec { kind: node_kind::UNIT_SPLIT, a: 0, value: 0, b: 3, c: 4 },
-                NodeRec { kind: node_kind::CLASS, a: 0, value: 0, b: 0, c: 0 },
-                NodeRec { kind: node_kind::UNIT, a: 1, value: 0, b: 0, c: 0 },
-                NodeRec { kind: node_kind::CLASS, a: 1, value: 0, b: 0, c: 0 },
+                // x0 <= 10: node 1, else node 3.
+                NodeRec { head: 0, link: 3, value: 10 },
+                // Categorical input 1: values 0, 1, 2 to nodes 4, 5, 2; unknown values to node 2.
+                NodeRec { head: node_kind::CATEGORICAL, link: 1, value: NodeRec::categorical_value(0, 3) },
+                NodeRec { head: node_kind::CLASS, link: 0, value: 1 },
+                // Unit 0: score <= 0 to node 4, else node 5.
+                NodeRec { head: node_kind::UNIT_SPLIT, link: 5, value: 0 },
+                NodeRec { head: node_kind::CLASS, link: 0, value: 0 },
+                NodeRec { head: node_kind::UNIT, link: 0, value: 1 },
             ],
-            children: vec![3, 4, 5],
+            children: vec![4, 5, 2],
             entries: vec![ListEntryRec { unit: 0, class: 1 }],
             default_class: 0,
             linear_unit: 1,
@@ -278,12 +281,15 @@ fn header_and_checksum() {
     b[0] = b'l';
     rejects(&b, Error::HeaderBadMagic);
     // The version is checked before the checksum, and even with a matching checksum.
-    let mut b = good.clone();
-    assert_eq!(b[4..6], [4, 0], "version 4");
-    b[4] = 1;
-    rejects(&b, Error::HeaderUnsupportedVersion);
-    fix_crc(&mut b);
-    rejects(&b, Error::HeaderUnsupportedVersion);
+    // A version 4 file (12-byte nodes) is refused like any other version.
+    assert_eq!(good[4..6], [5, 0], "version 5");
+    for version in [1, 4] {
+        let mut b = good.clone();
+        b[4] = version;
+        rejects(&b, Error::HeaderUnsupportedVersion);
+        fix_crc(&mut b);
+        rejects(&b, Error::HeaderUnsupportedVersion);
+    }
     let mut b = good.clone();
     b[HEADER_LEN + 3] ^= 0x10;
     rejects(&b, Error::ChecksumMismatch);
@@ -526,7 +532,8 @@ fn classes() {
     rejects_model(Builder::tree().with(|b| b.n_classes = 0), Error::ClassOutOfRange);
     rejects_model(Builder::tree().with(|b| b.n_classes = 2), Error::ClassOutOfRange);
     rejects_model(Builder::tree().with(|b| b.unit_classes[0] = 3), Error::ClassOutOfRange);
-    rejects_model(Builder::tree().with(|b| b.nodes[3].a = 3), Error::ClassOutOfRange);
+    rejects_model(Builder::tree().with(|b| b.nodes[4].value = 3), Error::ClassOutOfRange);
+    rejects_model(Builder::tree().with(|b| b.nodes[4].value = -1), Error::ClassOutOfRange);
     let list = Builder::tree().with(|b| b.shape = Shape::List);
     Model::from_bytes(&list.bytes()).unwrap();
     rejects_model(list.clone().with(|b| b.default_class = 3), Error::ClassOutOfRange);
@@ -537,32 +544,88 @@ fn classes() {
 fn nodes_and_links() {
     let edit = |k: usize, f: fn(&mut NodeRec)| Builder::tree().with(|b| f(&mut b.nodes[k]));
     rejects_model(Builder::tree().with(|b| b.nodes.clear()), Error::NodeInvalid);
-    rejects_model(edit(3, |n| n.kind = 5), Error::NodeInvalid);
+    // Unknown kinds.
+    rejects_model(edit(2, |n| n.head = 0x8005), Error::NodeInvalid);
+    rejects_model(edit(2, |n| n.head = 0xFFFF), Error::NodeInvalid);
+    // A JUMP with a value, or at the root.
+    rejects_model(edit(0, |n| *n = NodeRec { head: node_kind::JUMP, link: 1, value: 0 }), Error::NodeInvalid);
+    rejects_model(edit(2, |n| *n = NodeRec { head: node_kind::JUMP, link: 4, value: 1 }), Error::NodeInvalid);
+    // A leaf with a link; a unit leaf's unit missing or negative.
+    rejects_model(edit(2, |n| n.link = 4), Error::NodeInvalid);
+    rejects_model(edit(5, |n| n.link = 1), Error::NodeInvalid);
+    rejects_model(edit(5, |n| n.value = 2), Error::NodeInvalid);
+    rejects_model(edit(5, |n| n.value = -1), Error::NodeInvalid);
+    // A categorical split on a numeric or missing input, with a child count other than the
+    // input's values, or with entries past the child table.
+    rejects_model(edit(1, |n| n.link = 0), Error::NodeInvalid);
+    rejects_model(edit(1, |n| n.link = 2), Error::NodeInvalid);
+    rejects_model(edit(1, |n| n.value = NodeRec::categorical_value(0, 2)), Error::NodeInvalid);
+    rejects_model(edit(1, |n| n.value = NodeRec::categorical_value(1, 3)), Error::NodeInvalid);
+    // A threshold on a missing input; a unit split on a machine, a missing or a negative unit.
+    rejects_model(edit(0, |n| n.head = 2), Error::NodeInvalid);
+    rejects_model(edit(0, |n| n.head = 0x7FFF), Error::NodeInvalid);
     rejects_model(edit(3, |n| n.value = 1), Error::NodeInvalid);
-    rejects_model(edit(3, |n| n.b = 4), Error::NodeInvalid);
-    rejects_model(edit(4, |n| n.a = 2), Error::NodeInvalid);
-    rejects_model(edit(4, |n| n.c = 1), Error::NodeInvalid);
-    rejects_model(edit(1, |n| n.a = 0), Error::NodeInvalid);
-    rejects_model(edit(1, |n| n.a = 2), Error::NodeInvalid);
-    rejects_model(edit(1, |n| n.c = 2), Error::NodeInvalid);
-    rejects_model(edit(1, |n| n.value = 1), Error::NodeInvalid);
-    rejects_model(edit(1, |n| n.value = -1), Error::NodeInvalid);
-    rejects_model(edit(0, |n| n.a = 2), Error::NodeInvalid);
-    rejects_model(edit(2, |n| n.a = 1), Error::NodeInvalid);
-    rejects_model(edit(2, |n| n.a = 2), Error::NodeInvalid);
-    rejects_model(edit(2, |n| n.value = 1), Error::NodeInvalid);
-    let mut bytes = Builder::tree().bytes();
-    let at = find(&bytes, &Builder::tree().nodes[2].to_bytes()) + 1;
-    bytes[at] = 1;
-    fix_crc(&mut bytes);
-    rejects(&bytes, Error::NodeInvalid);
+    rejects_model(edit(3, |n| n.value = 2), Error::NodeInvalid);
+    rejects_model(edit(3, |n| n.value = -1), Error::NodeInvalid);
 
-    rejects_model(edit(0, |n| n.b = 0), Error::LinkNotForward);
-    rejects_model(edit(2, |n| n.b = 1), Error::LinkNotForward);
-    rejects_model(edit(2, |n| n.c = 6), Error::LinkNotForward);
-    rejects_model(edit(1, |n| n.b = 1), Error::LinkNotForward);
+    // Links backward, to the node itself, past the table; a split as the last node, whose
+    // implicit next node does not exist.
+    rejects_model(edit(0, |n| n.link = 0), Error::LinkNotForward);
+    rejects_model(edit(3, |n| n.link = 3), Error::LinkNotForward);
+    rejects_model(edit(3, |n| n.link = 6), Error::LinkNotForward);
+    rejects_model(
+        edit(2, |n| *n = NodeRec { head: node_kind::JUMP, link: 2, value: 0 }),
+        Error::LinkNotForward,
+    );
+    rejects_model(
+        edit(2, |n| *n = NodeRec { head: node_kind::JUMP, link: 6, value: 0 }),
+        Error::LinkNotForward,
+    );
+    rejects_model(edit(5, |n| *n = NodeRec { head: 0, link: 0, value: 0 }), Error::LinkNotForward);
+    rejects_model(
+        edit(5, |n| *n = NodeRec { head: node_kind::UNIT_SPLIT, link: 0, value: 0 }),
+        Error::LinkNotForward,
+    );
+    rejects_model(
+        Builder::tree().with(|b| {
+            b.nodes.truncate(2);
+            b.nodes[0].link = 1;
+            b.children = vec![1, 1, 1];
+        }),
+        Error::LinkNotForward,
+    );
     rejects_model(Builder::tree().with(|b| b.children[0] = 0), Error::LinkNotForward);
     rejects_model(Builder::tree().with(|b| b.children[2] = 6), Error::LinkNotForward);
+}
+
+/// A tree over more inputs than a threshold node can test: heads from 0x8000 up are still kinds
+/// there, never inputs (x[32768] = 0 would send both leaves to "node 3", past the table).
+#[test]
+fn kinds_stay_kinds_past_the_inputs_a_threshold_can_test() {
+    let b = Builder::tree().with(|b| {
+        b.inputs = vec![InputRec { n_values: 2 }; 40_000];
+        b.scales.clear();
+        b.features.clear();
+        b.literals.clear();
+        b.units.clear();
+        b.term_features.clear();
+        b.weights.clear();
+        b.unit_classes.clear();
+        b.children.clear();
+        (b.host, b.names) = (None, None);
+        b.nodes = vec![
+            NodeRec { head: 0, link: 2, value: 0 },
+            NodeRec { head: node_kind::CLASS, link: 0, value: 1 },
+            NodeRec { head: node_kind::CLASS, link: 0, value: 2 },
+        ];
+    });
+    let bytes = b.bytes();
+    let m = Model::from_bytes(&bytes).unwrap();
+    let mut x = vec![0i32; 40_000];
+    assert_eq!(m.predict(&x).unwrap(), 1);
+    assert_eq!(m.predict_with(|i| x.get(i).copied()).unwrap(), 1);
+    x[0] = 1;
+    assert_eq!(m.predict(&x).unwrap(), 2);
 }
 
 #[test]
@@ -697,7 +760,7 @@ fn encode_errors() {
         weights: &[],
         unit_classes: &[],
         structure: StructureRepr::Tree {
-            nodes: &NodeRec { kind: 0, a: 0, value: 0, b: 0, c: 0 }.to_bytes(),
+            nodes: &NodeRec { head: node_kind::CLASS, link: 0, value: 0 }.to_bytes(),
             children: &[],
         },
         pipeline: None,
@@ -765,11 +828,12 @@ impl Builder {
             weights: Vec::new(),
             unit_classes: Vec::new(),
             nodes: vec![
-                NodeRec { kind: node_kind::THRESHOLD, a: 0, value: 10, b: 1, c: 2 },
-                NodeRec { kind: node_kind::THRESHOLD, a: 1, value: 0, b: 3, c: 4 },
-                NodeRec { kind: node_kind::CLASS, a: 1, value: 0, b: 0, c: 0 },
-                NodeRec { kind: node_kind::CLASS, a: 0, value: 0, b: 0, c: 0 },
-                NodeRec { kind: node_kind::CLASS, a: 2, value: 0, b: 0, c: 0 },
+                // x0 <= 10: node 1, else class 1; x1 <= 0: class 0, else class 2.
+                NodeRec { head: 0, link: 4, value: 10 },
+                NodeRec { head: 1, link: 3, value: 0 },
+                NodeRec { head: node_kind::CLASS, link: 0, value: 0 },
+                NodeRec { head: node_kind::CLASS, link: 0, value: 2 },
+                NodeRec { head: node_kind::CLASS, link: 0, value: 1 },
             ],
             children: Vec::new(),
             host: Some(vec![HostInputRec { scale_exp: 0, missing: 0, offset: 0 }; 2]),
@@ -897,12 +961,12 @@ fn unsupported() {
         }
     }
     // A tree of tests (no unit, so no weight) needs `tree` alone, whatever its weight kind says:
-    // nodes 2 and 4 become class leaves.
+    // nodes 3 and 5 become class leaves.
     for kind in [WeightKind::I8, WeightKind::I16, WeightKind::I32, WeightKind::Fixed] {
         let tests = Builder::tree().with(|b| {
             b.weight_kind = kind;
-            b.nodes[2] = NodeRec { kind: node_kind::CLASS, a: 2, value: 0, b: 0, c: 0 };
-            b.nodes[4] = NodeRec { kind: node_kind::CLASS, a: 2, value: 0, b: 0, c: 0 };
+            b.nodes[3] = NodeRec { head: node_kind::CLASS, link: 0, value: 2 };
+            b.nodes[5] = NodeRec { head: node_kind::CLASS, link: 0, value: 2 };
             b.units.clear();
             b.weights.clear();
             b.unit_classes.clear();

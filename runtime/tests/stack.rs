@@ -36,10 +36,10 @@ fn chain(depth: usize, n_features: usize) -> Vec<u8> {
     let mut nodes: Vec<u8> = (0..depth)
         .flat_map(|i| {
             let next = (i + 1) as u16;
-            NodeRec { kind: node_kind::THRESHOLD, a: 0, value: i as i32, b: next, c: next }.to_bytes()
+            NodeRec { head: 0, link: next, value: i as i32 }.to_bytes()
         })
         .collect();
-    nodes.extend(NodeRec { kind: node_kind::UNIT, a: 0, value: 0, b: 0, c: 0 }.to_bytes());
+    nodes.extend(NodeRec { head: node_kind::UNIT, link: 0, value: 0 }.to_bytes());
     let repr = ModelRepr {
         n_classes: 2,
         weight_kind: WeightKind::I8,

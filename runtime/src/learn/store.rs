@@ -251,7 +251,7 @@ impl<F: NorFlash> Store<F> {
         {
             return Err(StoreError::LayoutWordSize);
         }
-        if offset as usize % erase != 0 || slot_size as usize % erase != 0 {
+        if !(offset as usize).is_multiple_of(erase) || !(slot_size as usize).is_multiple_of(erase) {
             return Err(StoreError::LayoutUnaligned);
         }
         let end = u64::from(offset) + 2 * u64::from(slot_size);
@@ -675,7 +675,12 @@ impl<const N: usize, const ERASE: usize, const WRITE: usize, const READ: usize>
     MemFlash<N, ERASE, WRITE, READ>
 {
     const SHAPE_OK: () = assert!(
-        WRITE > 0 && READ > 0 && ERASE > 0 && ERASE % WRITE == 0 && ERASE % READ == 0 && N % ERASE == 0,
+        WRITE > 0
+            && READ > 0
+            && ERASE > 0
+            && ERASE.is_multiple_of(WRITE)
+            && ERASE.is_multiple_of(READ)
+            && N.is_multiple_of(ERASE),
         "MemFlash: N must be whole pages of ERASE bytes, and ERASE whole words of WRITE and READ bytes"
     );
 

@@ -280,7 +280,7 @@ pub fn extract_into<'a, I>(windows: I, out: &mut [Feature]) -> Result<()>
 where
     I: IntoIterator<Item = &'a [Sample]>,
 {
-    if out.len() % FEATURES_PER_CHANNEL != 0 {
+    if !out.len().is_multiple_of(FEATURES_PER_CHANNEL) {
         return Err(WindowError::OutputLength);
     }
     let mut chunks = out.chunks_exact_mut(FEATURES_PER_CHANNEL);

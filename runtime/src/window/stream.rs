@@ -426,7 +426,7 @@ mod tests {
             ready += usize::from(was_ready);
             let seen = t + 1;
             assert_eq!(stream.is_full(), seen >= N);
-            assert_eq!(was_ready, seen >= N && (seen - N) % hop == 0, "frame {t}");
+            assert_eq!(was_ready, seen >= N && (seen - N).is_multiple_of(hop), "frame {t}");
             if seen < N {
                 assert!((0..features.len()).all(|i| stream.value(i).is_none()));
                 continue;
@@ -552,8 +552,8 @@ mod tests {
         // their largest changes as the window slides.
         let patterns: [fn(usize) -> Sample; 4] = [
             |t| if t % 2 == 0 { i16::MIN } else { i16::MAX },
-            |t| if (t / N) % 2 == 0 { i16::MIN } else { i16::MAX },
-            |t| if (t / (N / 2)) % 2 == 0 { i16::MAX } else { i16::MIN },
+            |t| if (t / N).is_multiple_of(2) { i16::MIN } else { i16::MAX },
+            |t| if (t / (N / 2)).is_multiple_of(2) { i16::MAX } else { i16::MIN },
             |t| if t % 3 == 0 { i16::MIN } else { i16::MAX },
         ];
         let features = every_feature(1, &[1, 2, MAX_SEGMENTS]);
@@ -634,12 +634,12 @@ mod tests {
             let m = features.len() as u16;
             let mut nodes = StdVec::new();
             for (j, &value) in (0..m).zip(thresholds) {
-                let test = NodeRec { kind: node_kind::THRESHOLD, a: j, value, b: 2 * j + 1, c: 2 * j + 2 };
-                let leaf = NodeRec { kind: node_kind::CLASS, a: j % 4, value: 0, b: 0, c: 0 };
+                let test = NodeRec { head: j, link: 2 * j + 2, value };
+                let leaf = NodeRec { head: node_kind::CLASS, link: 0, value: i32::from(j % 4) };
                 nodes.extend(test.to_bytes());
                 nodes.extend(leaf.to_bytes());
             }
-            nodes.extend(NodeRec { kind: node_kind::CLASS, a: m % 4, value: 0, b: 0, c: 0 }.to_bytes());
+            nodes.extend(NodeRec { head: node_kind::CLASS, link: 0, value: i32::from(m % 4) }.to_bytes());
             let inputs: StdVec<u8> =
                 features.iter().flat_map(|_| InputRec { n_values: 0 }.to_bytes()).collect();
             let recs: StdVec<u8> =

@@ -276,10 +276,10 @@ impl ModelSpec {
                 StructureTables::List { entries, default: small(*default, "classes")? }
             }
             Structure::Tree(tree) => {
-                small(tree.len(), "nodes")?;
                 let (mut nodes, mut children) = (Vec::new(), Vec::new());
-                for n in tree {
-                    nodes.extend_from_slice(&node_rec(n, &mut children)?.to_bytes());
+                let (order, at) = tree_layout(tree)?;
+                for placed in order {
+                    nodes.extend_from_slice(&node_rec(tree, placed, &at, &mut children)?.to_bytes());
                 }
                 StructureTables::Tree { nodes, children }
             }
@@ -473,37 +473,154 @@ impl StructureTables {
     }
 }
 
-/// The node record of `n`, appending a categorical node's children to the child table.
-fn node_rec(n: &Node, children: &mut Vec<u8>) -> Result<NodeRec, ExportError> {
-    Ok(match n {
-        Node::Class(c) => NodeRec { kind: node_kind::CLASS, a: small(*c, "classes")?, value: 0, b: 0, c: 0 },
-        Node::Unit(u) => NodeRec { kind: node_kind::UNIT, a: small(*u, "units")?, value: 0, b: 0, c: 0 },
-        Node::Categorical { attr, children: kids, default } => {
-            let first = children.len() / 2;
-            for &k in kids {
-                children.extend_from_slice(&small(k, "nodes")?.to_le_bytes());
-            }
-            NodeRec {
-                kind: node_kind::CATEGORICAL,
-                a: small(*attr, "inputs")?,
-                value: i32::from(small(first, "child table")?),
-                b: small(*default, "nodes")?,
-                c: small(kids.len(), "children")?,
+/// One record of the node table, in file order.
+#[derive(Clone, Copy)]
+enum Placed {
+    /// Node `k` of the [`ModelSpec`]'s tree.
+    Node(usize),
+    /// A JUMP to where node `k` of the tree is placed.
+    Jump(usize),
+}
+
+/// The tree's nodes in file order, and where each node reached by a link is placed. A split's
+/// implicit child (a threshold's or unit split's left child, a categorical split's default
+/// child) is the record right after it: the child itself when it is a leaf (written again for
+/// each such parent) or when the split is its last parent placed, else a JUMP to it. Every node
+/// is placed after all of its parents (in the order of Kahn's algorithm), so every link points
+/// forward; a tree without shared nodes is laid out depth first, left child next, with no JUMP.
+/// Unreachable nodes are left out.
+///
+/// # Errors
+/// [`ExportError::Rejected`] with [`ltu_runtime::Error::LinkNotForward`] if a child does not lie
+/// after its node in the tree (the format's requirement, which makes every walk end), and
+/// [`ExportError::TooLarge`] if the file would hold more nodes than the format's limit.
+fn tree_layout(tree: &[Node]) -> Result<(Vec<Placed>, Vec<usize>), ExportError> {
+    let implicit = |n: &Node| match n {
+        Node::Class(_) | Node::Unit(_) => None,
+        Node::Categorical { default, .. } => Some(*default),
+        Node::Threshold { left, .. } | Node::UnitSplit { left, .. } => Some(*left),
+    };
+    let explicit = |n: &Node| match n {
+        Node::Class(_) | Node::Unit(_) => Vec::new(),
+        Node::Categorical { children, .. } => children.clone(),
+        Node::Threshold { right, .. } | Node::UnitSplit { right, .. } => vec![*right],
+    };
+    for (i, n) in tree.iter().enumerate() {
+        if explicit(n).into_iter().chain(implicit(n)).any(|k| k <= i || k >= tree.len()) {
+            return Err(ExportError::Rejected(ltu_runtime::Error::LinkNotForward));
+        }
+    }
+    let leaf = |k: usize| matches!(tree[k], Node::Class(_) | Node::Unit(_));
+    // The links that need the target placed on its own: every explicit link, and an implicit
+    // link to a split (a leaf is written again after each split it is the implicit child of).
+    let placed_links = |n: &Node| {
+        let mut links = explicit(n);
+        links.extend(implicit(n).filter(|&k| !leaf(k)));
+        links
+    };
+    let mut parents = vec![0usize; tree.len()];
+    let mut seen = vec![false; tree.len()];
+    let mut todo = Vec::new();
+    if let Some(s) = seen.first_mut() {
+        *s = true;
+        todo.push(0);
+    }
+    while let Some(k) = todo.pop() {
+        for c in placed_links(&tree[k]) {
+            parents[c] += 1;
+            if !seen[c] {
+                seen[c] = true;
+                todo.push(c);
             }
         }
-        Node::Threshold { attr, threshold, left, right } => NodeRec {
-            kind: node_kind::THRESHOLD,
-            a: small(*attr, "inputs")?,
-            value: *threshold,
-            b: small(*left, "nodes")?,
-            c: small(*right, "nodes")?,
-        },
-        Node::UnitSplit { unit, left, right } => NodeRec {
-            kind: node_kind::UNIT_SPLIT,
-            a: small(*unit, "units")?,
-            value: 0,
-            b: small(*left, "nodes")?,
-            c: small(*right, "nodes")?,
+    }
+    let mut order: Vec<Placed> = Vec::new();
+    let mut at = vec![0usize; tree.len()];
+    let push = |order: &mut Vec<Placed>, p: Placed| {
+        if order.len() >= ltu_runtime::format::MAX_COUNT {
+            return Err(ExportError::TooLarge("nodes"));
+        }
+        order.push(p);
+        Ok(order.len() - 1)
+    };
+    // Nodes whose parents are all placed; the next one to place on top.
+    let mut ready: Vec<usize> = if tree.is_empty() { Vec::new() } else { vec![0] };
+    while let Some(mut k) = ready.pop() {
+        loop {
+            at[k] = push(&mut order, Placed::Node(k))?;
+            // The implicit child, when it is a split (a leaf is written again right here).
+            let next = implicit(&tree[k]);
+            let mut follows = false;
+            for c in placed_links(&tree[k]).into_iter().rev() {
+                parents[c] -= 1;
+                if parents[c] == 0 {
+                    if Some(c) == next && !leaf(c) {
+                        follows = true;
+                    } else {
+                        ready.push(c);
+                    }
+                }
+            }
+            match next {
+                None => break,
+                Some(c) if leaf(c) => {
+                    push(&mut order, Placed::Node(c))?;
+                    break;
+                }
+                Some(c) if follows => k = c,
+                Some(c) => {
+                    push(&mut order, Placed::Jump(c))?;
+                    break;
+                }
+            }
+        }
+    }
+    Ok((order, at))
+}
+
+/// The node record of `placed`, with its links to where `at` places their targets, appending a
+/// categorical node's children to the child table.
+fn node_rec(
+    tree: &[Node],
+    placed: Placed,
+    at: &[usize],
+    children: &mut Vec<u8>,
+) -> Result<NodeRec, ExportError> {
+    let link = |k: usize| small(at[k], "nodes");
+    let k = match placed {
+        Placed::Jump(k) => return Ok(NodeRec { head: node_kind::JUMP, link: link(k)?, value: 0 }),
+        Placed::Node(k) => k,
+    };
+    Ok(match &tree[k] {
+        Node::Class(c) => {
+            NodeRec { head: node_kind::CLASS, link: 0, value: i32::from(small(*c, "classes")?) }
+        }
+        Node::Unit(u) => NodeRec { head: node_kind::UNIT, link: 0, value: i32::from(small(*u, "units")?) },
+        Node::Categorical { attr, children: kids, .. } => {
+            let first = children.len() / 2;
+            for &c in kids {
+                children.extend_from_slice(&link(c)?.to_le_bytes());
+            }
+            NodeRec {
+                head: node_kind::CATEGORICAL,
+                link: small(*attr, "inputs")?,
+                value: NodeRec::categorical_value(
+                    small(first, "child table")?,
+                    small(kids.len(), "children")?,
+                ),
+            }
+        }
+        Node::Threshold { attr, threshold, right, .. } => {
+            let head = small(*attr, "inputs")?;
+            if head >= node_kind::LEAF_OR_SPLIT {
+                return Err(ExportError::TooLarge("inputs a tree tests"));
+            }
+            NodeRec { head, link: link(*right)?, value: *threshold }
+        }
+        Node::UnitSplit { unit, right, .. } => NodeRec {
+            head: node_kind::UNIT_SPLIT,
+            link: link(*right)?,
+            value: i32::from(small(*unit, "units")?),
         },
     })
 }
@@ -722,29 +839,52 @@ fn decode_structure(structure: &StructureRepr<'_>) -> Structure {
         },
         StructureRepr::Tree { nodes, children } => {
             let child = ltu_runtime::format::u16_table(children);
+            let recs: Vec<NodeRec> = nodes.chunks_exact(NodeRec::SIZE).map(NodeRec::parse).collect();
+            // The tree leaves the JUMP records out (the loader refuses one at the root): a link
+            // to one goes where it leads, and every other record's index drops by the JUMPs
+            // before it.
+            let mut index = Vec::with_capacity(recs.len());
+            let mut kept = 0;
+            for r in &recs {
+                index.push(kept);
+                kept += usize::from(r.head != node_kind::JUMP);
+            }
+            // Links of a loaded model point forward, so this ends.
+            let target = |mut j: usize| {
+                while let Some(r) = recs.get(j).filter(|r| r.head == node_kind::JUMP) {
+                    j = r.link as usize;
+                }
+                index.get(j).copied().unwrap_or(j)
+            };
             Structure::Tree(
-                nodes
-                    .chunks_exact(NodeRec::SIZE)
-                    .map(|b| {
-                        let (rec, _) = NodeRec::parse(b);
-                        let a = rec.a as usize;
-                        match rec.kind {
-                            node_kind::CLASS => Node::Class(a),
-                            node_kind::UNIT => Node::Unit(a),
-                            node_kind::CATEGORICAL => Node::Categorical {
-                                attr: a,
-                                children: (0..rec.c as usize)
-                                    .map(|k| child(rec.value as usize + k) as usize)
-                                    .collect(),
-                                default: rec.b as usize,
-                            },
-                            node_kind::THRESHOLD => Node::Threshold {
-                                attr: a,
+                recs.iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.head != node_kind::JUMP)
+                    .map(|(i, rec)| {
+                        let (link, value) = (rec.link as usize, rec.value as u32 as usize);
+                        match rec.head {
+                            input if input < node_kind::LEAF_OR_SPLIT => Node::Threshold {
+                                attr: input as usize,
                                 threshold: rec.value,
-                                left: rec.b as usize,
-                                right: rec.c as usize,
+                                left: target(i + 1),
+                                right: target(link),
                             },
-                            _ => Node::UnitSplit { unit: a, left: rec.b as usize, right: rec.c as usize },
+                            node_kind::UNIT => Node::Unit(value),
+                            node_kind::CATEGORICAL => {
+                                let (first, count) = rec.categorical_entries();
+                                Node::Categorical {
+                                    attr: link,
+                                    children: (0..count as usize)
+                                        .map(|k| target(child(first as usize + k) as usize))
+                                        .collect(),
+                                    default: target(i + 1),
+                                }
+                            }
+                            node_kind::UNIT_SPLIT => {
+                                Node::UnitSplit { unit: value, left: target(i + 1), right: target(link) }
+                            }
+                            // CLASS: a loaded model has no other kind.
+                            _ => Node::Class(value),
                         }
                     })
                     .collect(),
@@ -809,8 +949,99 @@ mod tests {
 
     #[test]
     fn tree_round_trips_through_the_runtime() {
+        // tiny_tree's class-0 leaf (node 4) is a categorical child, the categorical split's
+        // default and the unit split's left child: the two implicit children are the records
+        // right after their splits, so the file holds the leaf three times. A tree in file order
+        // comes back unchanged.
         let spec = tiny_tree();
-        assert_eq!(round_trip(&spec, &Host::default()), spec);
+        let once = round_trip(&spec, &Host::default());
+        let file_order = vec![
+            Node::Threshold { attr: 0, threshold: 5, left: 1, right: 2 },
+            Node::Unit(0),
+            Node::Categorical { attr: 1, children: vec![4, 7, 4], default: 3 },
+            Node::Class(0),
+            Node::UnitSplit { unit: 1, left: 5, right: 6 },
+            Node::Class(0),
+            Node::Class(2),
+            Node::Class(0),
+        ];
+        assert_eq!(once, ModelSpec { structure: Structure::Tree(file_order), ..spec.clone() });
+        assert_eq!(round_trip(&once, &Host::default()), once);
+    }
+
+    /// The runtime predicts what `spec` predicts on a grid of inputs around its thresholds.
+    fn predicts_as_the_reference(spec: &ModelSpec) {
+        let bytes = spec.to_bytes().unwrap();
+        let model = ltu_runtime::Model::from_bytes(&bytes).unwrap();
+        for a in [-100, 0, 4, 5, 6, 8, 9, 10, 15, 30, i32::MIN, i32::MAX] {
+            for b in [-1, 0, 1, 2, 3, 7] {
+                assert_eq!(model.predict(&[a, b]).unwrap(), spec.predict(&[a, b]), "input {a} {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn tree_layout_places_shared_nodes_after_their_parents() {
+        let mut spec = tiny_tree();
+        // Node 3 is both children of the root (placed once, right after it), nodes 1 and 2 are
+        // unreachable (left out), and leaf 4 both children of node 3 (written twice: once as the
+        // implicit child, once where the link leads).
+        spec.structure = Structure::Tree(vec![
+            Node::Threshold { attr: 0, threshold: 5, left: 3, right: 3 },
+            Node::Unit(0),
+            Node::Class(1),
+            Node::Threshold { attr: 0, threshold: 9, left: 4, right: 4 },
+            Node::Class(2),
+        ]);
+        let once = round_trip(&spec, &Host::default());
+        let expected = vec![
+            Node::Threshold { attr: 0, threshold: 5, left: 1, right: 1 },
+            Node::Threshold { attr: 0, threshold: 9, left: 2, right: 3 },
+            Node::Class(2),
+            Node::Class(2),
+        ];
+        assert_eq!(once.structure, Structure::Tree(expected));
+        predicts_as_the_reference(&spec);
+
+        // Split 3 is the left (implicit) child of both 1 and 2: it follows 2, the last of its
+        // parents placed, and a JUMP after 1 leads to it. Read back, the tree is the same.
+        spec.structure = Structure::Tree(vec![
+            Node::Threshold { attr: 0, threshold: 5, left: 1, right: 2 },
+            Node::Threshold { attr: 1, threshold: 0, left: 3, right: 5 },
+            Node::Threshold { attr: 1, threshold: 1, left: 3, right: 6 },
+            Node::Threshold { attr: 0, threshold: 0, left: 4, right: 5 },
+            Node::Class(0),
+            Node::Class(1),
+            Node::Class(2),
+        ]);
+        let bytes = spec.to_bytes().unwrap();
+        let model = ltu_runtime::Model::from_bytes(&bytes).unwrap();
+        let StructureRepr::Tree { nodes, .. } = model.repr().structure else { panic!("a tree") };
+        let heads: Vec<u16> = nodes.chunks_exact(NodeRec::SIZE).map(|b| NodeRec::parse(b).head).collect();
+        assert_eq!(
+            heads,
+            [0, 1, node_kind::JUMP, 1, 0, node_kind::CLASS, node_kind::CLASS, node_kind::CLASS]
+        );
+        let once = ModelSpec::from_model(&model);
+        let expected = vec![
+            Node::Threshold { attr: 0, threshold: 5, left: 1, right: 2 },
+            Node::Threshold { attr: 1, threshold: 0, left: 3, right: 5 },
+            Node::Threshold { attr: 1, threshold: 1, left: 3, right: 6 },
+            Node::Threshold { attr: 0, threshold: 0, left: 4, right: 5 },
+            Node::Class(0),
+            Node::Class(1),
+            Node::Class(2),
+        ];
+        assert_eq!(once.structure, Structure::Tree(expected));
+        assert_eq!(once, spec);
+        predicts_as_the_reference(&spec);
+
+        // A child that does not lie after its node is refused, as the format requires.
+        spec.structure = Structure::Tree(vec![
+            Node::Threshold { attr: 0, threshold: 5, left: 1, right: 0 },
+            Node::Class(0),
+        ]);
+        assert!(matches!(spec.to_bytes(), Err(ExportError::Rejected(ltu_runtime::Error::LinkNotForward))));
     }
 
     #[test]
