@@ -5,7 +5,9 @@
 //! branch stops when no variable has positive mutual information with the class), prunes it by
 //! reduced-error pruning on the other third (Quinlan 1987; [`Params::paper`]; by default, beyond
 //! the paper, on up to 10,000 rows the tree grows on every row and is pruned by C4.5's error
-//! estimate, [`Params::prune_fraction`]), then reads new features off the
+//! estimate, [`Params::prune_fraction`]; on more, by cost complexity with the penalty and the
+//! final iteration chosen on the held-out third, [`Params::size_charge`]), then reads new
+//! features off the
 //! tree's fringe: for every positive leaf at depth ≥ 2, the conjunction of the tests at its two
 //! nearest ancestors (the variable if the path goes right, its negation if it goes left). The
 //! features join the variable set, the rows are re-described and the next tree is grown. The
@@ -112,7 +114,9 @@ pub struct Params {
     /// complexity (its growing errors plus a penalty per byte of tests), the penalty chosen
     /// where the held-out errors plus this charge per byte are least; the iteration whose tree
     /// scores least is the final one, grown again on every learning row and pruned with the
-    /// same penalty. Default `2e-6`: a kilobyte must win 0.2 % of the held-out rows (docs/FRINGE.md
+    /// same penalty. The charge is divided by the classes less one (a tree separating `k`
+    /// classes needs about `k − 1` times a binary tree's boundaries). Default `2e-6`: on two
+    /// classes a kilobyte must win 0.2 % of the held-out rows, on five 0.05 % (docs/FRINGE.md
     /// measures the trade-off). In `[0, 1]`.
     pub size_charge: f64,
     /// Beyond the paper, used when `prune_fraction` is 0: error-based pruning on the growing rows
@@ -432,7 +436,10 @@ impl Fringe {
         let mut iterations: Vec<Iteration> = Vec::new();
         let choose_size = p.chooses_size(rows.len());
         // Held-out errors one byte of tests is worth, and the bytes a test of each variable costs.
-        let charge = p.size_charge * prune_rows.len() as f64;
+        // Per class beyond the first: a tree separates k classes with about k − 1 times the
+        // boundaries of a binary one, so its bytes are charged per boundary (binary problems pay
+        // `size_charge` itself).
+        let charge = p.size_charge * prune_rows.len() as f64 / (n_classes.max(2) - 1) as f64;
         let mut cost: Vec<f64> = Vec::new();
         // With the size chosen on held-out rows: the best score, its iteration and its penalty.
         let mut best: Option<(f64, usize, f64)> = None;
