@@ -3,7 +3,9 @@
 //! module docs of [`super`]), each chain's tests ordered so that typical inputs leave it early.
 
 use super::{Fringe, Operand, Tree, TreeNode, Variable};
-use crate::model::{ExportError, InputKind, Literal, LiteralOp, ModelSpec, Node, Structure, WeightKind};
+use crate::model::{
+    ExportError, InputKind, InputSpec, Literal, LiteralOp, ModelSpec, Node, Structure, WeightKind,
+};
 
 impl Fringe {
     /// The final tree as a runtime model (see the module docs for the encoding of tests).
@@ -56,6 +58,21 @@ const MAX_CATEGORICAL_NODE_VALUES: u16 = 12;
 
 /// Most literals one constructed feature may expand to in the export.
 const MAX_EXPANDED_LITERALS: usize = 4096;
+
+/// Bytes of the model format one tested literal `l` costs in the export: 12 for a threshold
+/// node, `12 + 2 × values` for a categorical node, 24 for the two thresholds of `x == v` on an
+/// input of more than [`MAX_CATEGORICAL_NODE_VALUES`] values ([`Builder::literal_node`]).
+pub(super) fn literal_bytes(inputs: &[InputSpec], l: &Literal) -> f64 {
+    match (l.op, inputs[l.attr].kind) {
+        (LiteralOp::Eq | LiteralOp::Ne, InputKind::Categorical { n_values })
+            if n_values <= MAX_CATEGORICAL_NODE_VALUES =>
+        {
+            12.0 + 2.0 * f64::from(n_values)
+        }
+        (LiteralOp::Gt | LiteralOp::Le, _) => 12.0,
+        _ => 24.0,
+    }
+}
 
 /// The literal that holds exactly when `l` fails.
 fn negate(l: Literal) -> Literal {

@@ -13,7 +13,7 @@ pub(super) struct Sample<'a> {
     pub(super) labels: &'a [usize],
     /// Number of classes.
     pub(super) n_classes: usize,
-    /// The variables behind `values` and the learning rows' raw inputs, for the tie-break.
+    /// The variables the tree may test (the first of `values`), also read by the tie-break.
     pub(super) variables: &'a [Variable],
     /// The learning rows' raw inputs.
     pub(super) x: &'a [Vec<i32>],
@@ -68,20 +68,22 @@ impl Grower<'_> {
     fn true_counts(&self, rows: &[usize]) -> Vec<Vec<u64>> {
         let k = self.s.n_classes;
         let words = self.s.values.words();
-        let mut out = vec![vec![0u64; k]; self.s.values.bits.len()];
+        // Only the sample's variables: the values may hold features added after them.
+        let bits = &self.s.values.bits[..self.s.variables.len()];
+        let mut out = vec![vec![0u64; k]; bits.len()];
         if rows.len() >= words * k {
             // Large node: popcounts of (variable & node rows of class c).
             let mut masks = vec![vec![0u64; words]; k];
             for &r in rows {
                 masks[self.s.labels[r]][r >> 6] |= 1 << (r & 63);
             }
-            for (b, o) in self.s.values.bits.iter().zip(&mut out) {
+            for (b, o) in bits.iter().zip(&mut out) {
                 for (c, m) in masks.iter().enumerate() {
                     o[c] = b.iter().zip(m).map(|(x, y)| u64::from((x & y).count_ones())).sum();
                 }
             }
         } else {
-            for (b, o) in self.s.values.bits.iter().zip(&mut out) {
+            for (b, o) in bits.iter().zip(&mut out) {
                 for &r in rows {
                     if bit(b, r) {
                         o[self.s.labels[r]] += 1;

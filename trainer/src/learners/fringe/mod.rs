@@ -5,7 +5,9 @@
 //! branch stops when no variable has positive mutual information with the class), prunes it by
 //! reduced-error pruning on the other third (Quinlan 1987; [`Params::paper`]; by default, beyond
 //! the paper, on up to 10,000 rows the tree grows on every row and is pruned by C4.5's error
-//! estimate, [`Params::prune_fraction`]), then reads new features off the
+//! estimate, [`Params::prune_fraction`]; on more, by cost complexity with the penalty and the
+//! final iteration chosen on the held-out third, [`Params::size_charge`]), then reads new
+//! features off the
 //! tree's fringe: for every positive leaf at depth ≥ 2, the conjunction of the tests at its two
 //! nearest ancestors (the variable if the path goes right, its negation if it goes left). The
 //! features join the variable set, the rows are re-described and the next tree is grown. The
@@ -101,9 +103,22 @@ pub struct Params {
     /// [`Params::paper`]); `Some(0.0)`: the trees grow on every row and are pruned by
     /// [`Params::prune_z`] instead. `None`, the default: that error-based pruning on up to
     /// [`crate::data::split::HOLD_OUT_PRUNING_ROWS`] learning rows (more accurate on 14 of the 17
-    /// benchmark datasets, less on 2; docs/FRINGE.md), the paper's held-out third on more
-    /// (error-based pruning keeps far too much of a noisy tree grown on 100,000 rows).
+    /// benchmark datasets, less on 2; docs/FRINGE.md); on more, the size is chosen by held-out
+    /// evidence ([`Params::size_charge`]; error-based pruning keeps far too much of a noisy
+    /// tree grown on 100,000 rows, and reduced-error pruning on a held-out third still keeps
+    /// thousands of tests that each win a few held-out rows).
     pub prune_fraction: Option<f64>,
+    /// On more than [`crate::data::split::HOLD_OUT_PRUNING_ROWS`] learning rows with the
+    /// automatic [`Params::prune_fraction`]: the held-out error rate one byte of model is worth.
+    /// A third of the rows is held out; each tree grows on the rest and is pruned by cost
+    /// complexity (its growing errors plus a penalty per byte of tests), the penalty chosen
+    /// where the held-out errors plus this charge per byte are least; the iteration whose tree
+    /// scores least is the final one, grown again on every learning row and pruned with the
+    /// same penalty. The charge is divided by the classes less one (a tree separating `k`
+    /// classes needs about `k − 1` times a binary tree's boundaries). Default `2e-6`: on two
+    /// classes a kilobyte must win 0.2 % of the held-out rows, on five 0.05 % (docs/FRINGE.md
+    /// measures the trade-off). In `[0, 1]`.
+    pub size_charge: f64,
     /// Beyond the paper, used when `prune_fraction` is 0: error-based pruning on the growing rows
     /// themselves (C4.5; [`pessimistic_errors`](crate::learners::tree::pessimistic_errors) with
     /// this `z`): a subtree becomes a leaf of its majority class when the leaf's pessimistic
@@ -130,6 +145,7 @@ impl Default for Params {
             proposal: Proposal::Fringe,
             positive_class: 1,
             prune_fraction: None,
+            size_charge: 2e-6,
             prune_z: 0.6745,
             max_variables: 1000,
             max_iterations: 30,
@@ -153,6 +169,12 @@ impl Params {
         } else {
             0.0
         })
+    }
+
+    /// Whether the trees' size and the final iteration are chosen on held-out rows for `m`
+    /// learning rows ([`Params::size_charge`]).
+    pub fn chooses_size(&self, m: usize) -> bool {
+        self.prune_fraction.is_none() && m > crate::data::split::HOLD_OUT_PRUNING_ROWS
     }
 
     /// The feature rule for `n_classes` classes ([`FeatureRule::Auto`] resolved).
@@ -183,6 +205,9 @@ impl Params {
         let bad = |s: String| Err(TrainError::InvalidOption(s));
         if let Some(f) = self.prune_fraction.filter(|f| !(0.0..0.9).contains(f)) {
             return bad(format!("fringe prune fraction must be in [0, 0.9), got {f}"));
+        }
+        if !(0.0..=1.0).contains(&self.size_charge) {
+            return bad(format!("fringe size charge must be in [0, 1], got {}", self.size_charge));
         }
         if !(0.0..=10.0).contains(&self.prune_z) {
             return bad(format!("fringe prune z must be in [0, 10], got {}", self.prune_z));
@@ -307,7 +332,14 @@ pub enum Stop {
     MaxVariables,
     /// [`Params::max_iterations`] trees were grown.
     MaxIterations,
+    /// With the size chosen on held-out rows ([`Params::chooses_size`]): the last
+    /// [`PATIENCE`] trees scored no better on them than an earlier one.
+    NoImprovement,
 }
+
+/// With the size chosen on held-out rows, the iteration stops after this many trees in a row
+/// that score no better on them than the best before.
+pub const PATIENCE: usize = 2;
 
 /// A learned FRINGE model: the variables and the final tree, plus every iteration's tree.
 #[derive(Debug, Clone)]
@@ -323,8 +355,15 @@ pub struct Fringe {
     pub iterations: Vec<Iteration>,
     /// Why it stopped.
     pub stop: Stop,
-    /// Learning rows held out for reduced-error pruning (0: the trees grew on every row).
+    /// Learning rows held out for pruning (0: the trees grew on every row).
     pub prune_rows: usize,
+    /// The iteration whose tree is the final hypothesis: the last one, or with the size chosen
+    /// on held-out rows ([`Params::chooses_size`]) the one that scored best there, its tree
+    /// grown again on every learning row.
+    pub final_iteration: usize,
+    /// The cost-complexity penalty of the final tree, in growing errors per byte of tests, when
+    /// the size was chosen on held-out rows.
+    pub size_penalty: Option<f64>,
 }
 
 impl Fringe {
@@ -395,7 +434,23 @@ impl Fringe {
         let mut variables =
             distinct_primitives(inputs, rows, labels, p.numeric_thresholds, &spread, &mut values);
         let mut iterations: Vec<Iteration> = Vec::new();
+        let choose_size = p.chooses_size(rows.len());
+        // Held-out errors one byte of tests is worth, and the bytes a test of each variable costs.
+        // Per class beyond the first: a tree separates k classes with about k − 1 times the
+        // boundaries of a binary one, so its bytes are charged per boundary (binary problems pay
+        // `size_charge` itself).
+        let charge = p.size_charge * prune_rows.len() as f64 / (n_classes.max(2) - 1) as f64;
+        let mut cost: Vec<f64> = Vec::new();
+        // With the size chosen on held-out rows: the best score, its iteration and its penalty.
+        let mut best: Option<(f64, usize, f64)> = None;
         let stop = loop {
+            for v in &variables[cost.len()..] {
+                let c = match v {
+                    Variable::Primitive(l) => export::literal_bytes(inputs, l),
+                    Variable::And(a, b) | Variable::Or(a, b) => cost[a.var] + cost[b.var],
+                };
+                cost.push(c);
+            }
             let sample = Sample {
                 values: &values,
                 labels,
@@ -405,11 +460,22 @@ impl Fringe {
                 spread: &spread,
                 max_depth: p.max_depth.unwrap_or(usize::MAX),
             };
-            let (tree, prune_errors) = grow_and_prune(&sample, &grow_rows, &prune_rows, p.prune_z);
+            let (tree, prune_errors) = if choose_size {
+                let chosen = grow_and_choose(&sample, &grow_rows, &prune_rows, &cost, charge);
+                if best.is_none_or(|b| chosen.score < b.0) {
+                    best = Some((chosen.score, iterations.len(), chosen.alpha));
+                }
+                (chosen.tree, chosen.held_out_errors)
+            } else {
+                grow_and_prune(&sample, &grow_rows, &prune_rows, p.prune_z)
+            };
             let proposed = features::propose(&tree, rule, p.positive_class);
             iterations.push(Iteration { variables: variables.len(), tree, prune_errors, new_features: 0 });
             if iterations.len() >= p.max_iterations {
                 break Stop::MaxIterations;
+            }
+            if best.is_some_and(|(_, at, _)| iterations.len() - 1 - at >= PATIENCE) {
+                break Stop::NoImprovement;
             }
             if variables.len() >= p.max_variables {
                 break Stop::MaxVariables;
@@ -436,6 +502,26 @@ impl Fringe {
                 break Stop::NoNewFeature;
             }
         };
+        let mut final_iteration = iterations.len() - 1;
+        let mut size_penalty = None;
+        if let Some((_, at, alpha)) = best {
+            // The chosen iteration's tree again, grown on every learning row over the variables
+            // it had, pruned with its penalty scaled to the rows (errors grow with them).
+            let sample = Sample {
+                values: &values,
+                labels,
+                n_classes,
+                variables: &variables[..iterations[at].variables],
+                x: rows,
+                spread: &spread,
+                max_depth: p.max_depth.unwrap_or(usize::MAX),
+            };
+            let all: Vec<usize> = (0..rows.len()).collect();
+            let alpha = alpha * all.len() as f64 / grow_rows.len() as f64;
+            iterations[at].tree = grow_and_penalize(&sample, &all, &cost, alpha);
+            final_iteration = at;
+            size_penalty = Some(alpha);
+        }
         Ok(Fringe {
             inputs: inputs.to_vec(),
             n_classes,
@@ -443,12 +529,14 @@ impl Fringe {
             iterations,
             stop,
             prune_rows: prune_rows.len(),
+            final_iteration,
+            size_penalty,
         })
     }
 
     /// The final tree.
     pub fn tree(&self) -> &Tree {
-        &self.iterations.last().expect("at least one iteration").tree
+        &self.iterations[self.final_iteration].tree
     }
 
     /// The plain decision tree (first iteration: primitive variables only).
@@ -553,6 +641,61 @@ fn grow_and_prune(
     (grow::compact(&nodes), prune_errors)
 }
 
+/// Cost-complexity penalties tried when the size is chosen on held-out rows, in growing errors
+/// per byte of tests: 0 (only tests that fit the growing rows better), then from 1/64 (a 12-byte
+/// test must fit about one growing row in five better) to 16, each `2^(1/4)` times the last.
+fn penalties() -> impl Iterator<Item = f64> {
+    std::iter::once(0.0).chain((0..=40).map(|k| f64::powf(2.0, f64::from(k) / 4.0) / 64.0))
+}
+
+/// One iteration's tree with its size chosen on held-out rows.
+struct Chosen {
+    /// The tree pruned with the chosen penalty.
+    tree: Tree,
+    /// Its errors on the held-out rows.
+    held_out_errors: usize,
+    /// Those errors plus the charge for its bytes.
+    score: f64,
+    /// The chosen penalty, in growing errors per byte.
+    alpha: f64,
+}
+
+/// One iteration's tree grown on `grow_rows` and pruned by cost complexity (growing errors plus
+/// `alpha` per byte of tests, `cost` per variable) at every penalty of [`penalties`]; the one
+/// whose `held_out` errors plus `charge` per byte are least is kept (ties: the smaller penalty).
+fn grow_and_choose(
+    sample: &Sample<'_>,
+    grow_rows: &[usize],
+    held_out: &[usize],
+    cost: &[f64],
+    charge: f64,
+) -> Chosen {
+    let mut nodes = grow::grow(sample, grow_rows);
+    let grow_errors = prune::node_errors(&nodes, sample.values, sample.labels, grow_rows);
+    let held_errors = prune::node_errors(&nodes, sample.values, sample.labels, held_out);
+    let mut best: Option<(f64, f64, usize, Vec<bool>)> = None;
+    for alpha in penalties() {
+        let keep = prune::cost_complexity(&nodes, &grow_errors, cost, alpha);
+        let (errors, bytes) = prune::kept_totals(&nodes, &keep, &held_errors, cost);
+        let score = errors as f64 + charge * bytes;
+        if best.as_ref().is_none_or(|b| score < b.0) {
+            best = Some((score, alpha, errors, keep));
+        }
+    }
+    let (score, alpha, held_out_errors, keep) = best.expect("at least one penalty");
+    prune::apply(&mut nodes, &keep);
+    Chosen { tree: grow::compact(&nodes), held_out_errors, score, alpha }
+}
+
+/// A tree grown on `rows` and pruned by cost complexity with penalty `alpha` per byte.
+fn grow_and_penalize(sample: &Sample<'_>, rows: &[usize], cost: &[f64], alpha: f64) -> Tree {
+    let mut nodes = grow::grow(sample, rows);
+    let errors = prune::node_errors(&nodes, sample.values, sample.labels, rows);
+    let keep = prune::cost_complexity(&nodes, &errors, cost, alpha);
+    prune::apply(&mut nodes, &keep);
+    grow::compact(&nodes)
+}
+
 /// Learns FRINGE on the context's training rows and exports the final tree.
 ///
 /// # Errors
@@ -581,7 +724,9 @@ pub struct Learned {
 pub struct Report {
     /// Trees grown (the first is the plain tree).
     pub iterations: usize,
-    /// Why it stopped: `NoNewFeature`, `MaxVariables` or `MaxIterations`.
+    /// The iteration whose tree is the final one (0: the plain tree; [`Fringe::final_iteration`]).
+    pub final_iteration: usize,
+    /// Why it stopped: `NoNewFeature`, `MaxVariables`, `MaxIterations` or `NoImprovement`.
     pub stop: Stop,
     /// Primitive variables (`x == v`, `x > t`).
     pub primitive_variables: usize,
@@ -591,17 +736,19 @@ pub struct Report {
     pub plain_decision_nodes: usize,
     /// Decision nodes of the final tree.
     pub decision_nodes: usize,
-    /// Errors of the final tree on the pruning rows.
+    /// Errors of the final tree on the pruning rows (with the size chosen on held-out rows: of
+    /// its iteration's tree grown without them).
     pub prune_errors: usize,
-    /// How the trees were pruned: `reduced-error on N held-out rows`, `error-based (z = Z)` or
-    /// `none`.
+    /// How the trees were pruned: `reduced-error on N held-out rows`, `error-based (z = Z)`,
+    /// `cost-complexity (A errors per byte) chosen on N held-out rows` or `none`.
     pub pruning: Pruning,
     /// The variables the final tree tests, as formulas over the inputs (`x3`, `x0 ∧ ¬x5`, ...).
     pub tests: Vec<String>,
 }
 
 /// How the trees were pruned, in a [`Report`]. It serializes as the sentence its `Display`
-/// writes: `reduced-error on N held-out rows`, `error-based (z = Z)` or `none`.
+/// writes: `reduced-error on N held-out rows`, `error-based (z = Z)`, `cost-complexity (A errors
+/// per byte) chosen on N held-out rows` or `none`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Pruning {
     /// Reduced-error pruning on held-out learning rows.
@@ -614,6 +761,14 @@ pub enum Pruning {
         /// The estimate's `z`.
         z: f64,
     },
+    /// Cost-complexity pruning with the penalty and the final iteration chosen on held-out
+    /// learning rows ([`Params::size_charge`]).
+    CostComplexity {
+        /// The final tree's penalty, in errors on the learning rows per byte of tests.
+        alpha: f64,
+        /// The held-out rows.
+        rows: usize,
+    },
     /// The trees were not pruned.
     None,
 }
@@ -623,6 +778,9 @@ impl std::fmt::Display for Pruning {
         match self {
             Pruning::ReducedError { rows } => write!(f, "reduced-error on {rows} held-out rows"),
             Pruning::ErrorBased { z } => write!(f, "error-based (z = {z})"),
+            Pruning::CostComplexity { alpha, rows } => {
+                write!(f, "cost-complexity ({alpha:.4} errors per byte) chosen on {rows} held-out rows")
+            }
             Pruning::None => f.write_str("none"),
         }
     }
@@ -660,19 +818,21 @@ impl Learner for FringeLearner {
     fn fit(ctx: &Context<'_>, p: &Params) -> Result<(Learned, Report), TrainError> {
         let fringe = Fringe::learn(&ctx.inputs, &ctx.raw, ctx.labels(), ctx.n_classes(), p, ctx.seed)?;
         let spec = fringe.to_model_spec_for(&ctx.raw)?;
-        let last = fringe.iterations.last().expect("at least one iteration");
+        let last = &fringe.iterations[fringe.final_iteration];
         let report = Report {
             iterations: fringe.iterations.len(),
+            final_iteration: fringe.final_iteration,
             stop: fringe.stop,
             primitive_variables: fringe.iterations[0].variables,
             variables: fringe.variables.len(),
             plain_decision_nodes: fringe.plain_tree().decision_nodes(),
             decision_nodes: last.tree.decision_nodes(),
             prune_errors: last.prune_errors,
-            pruning: match fringe.prune_rows {
-                0 if p.prune_z > 0.0 => Pruning::ErrorBased { z: p.prune_z },
-                0 => Pruning::None,
-                rows => Pruning::ReducedError { rows },
+            pruning: match (fringe.prune_rows, fringe.size_penalty) {
+                (rows, Some(alpha)) => Pruning::CostComplexity { alpha, rows },
+                (0, None) if p.prune_z > 0.0 => Pruning::ErrorBased { z: p.prune_z },
+                (0, None) => Pruning::None,
+                (rows, None) => Pruning::ReducedError { rows },
             },
             tests: fringe
                 .tree()
@@ -730,7 +890,46 @@ fn named_literal(ctx: &Context<'_>, l: &Literal) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Pruning, Stop};
+    use super::{Fringe, Params, Pruning, Stop};
+    use crate::model::{InputKind, InputSpec};
+    use crate::rng::Rng;
+
+    /// `x0·x1 + x2` over 16 Boolean inputs, with `noise` of the labels flipped: `n` rows.
+    fn noisy_target(n: usize, noise: f64, seed: u64) -> (Vec<InputSpec>, Vec<Vec<i32>>, Vec<usize>) {
+        let inputs = vec![InputSpec { kind: InputKind::Categorical { n_values: 2 }, missing: 2 }; 16];
+        let mut rng = Rng::new(seed);
+        let rows: Vec<Vec<i32>> = (0..n).map(|_| (0..16).map(|_| rng.below(2) as i32).collect()).collect();
+        let labels = rows
+            .iter()
+            .map(|x| usize::from(x[0] & x[1] == 1 || x[2] == 1) ^ usize::from(rng.f64() < noise))
+            .collect();
+        (inputs, rows, labels)
+    }
+
+    /// On many noisy rows the default chooses the size on held-out rows: the final tree is the
+    /// target's, where reduced-error pruning on the same held-out third keeps tests that fit
+    /// the noise of the growing rows.
+    #[test]
+    fn size_chosen_on_held_out_rows_follows_the_signal_not_the_noise() {
+        let n = crate::data::split::HOLD_OUT_PRUNING_ROWS + 2_000;
+        let (inputs, rows, labels) = noisy_target(n, 0.2, 3);
+        let default = Params::default();
+        assert!(default.chooses_size(n) && !default.chooses_size(n - 2_001));
+        let chosen = Fringe::learn(&inputs, &rows, &labels, 2, &default, 5).unwrap();
+        let reduced = Fringe::learn(&inputs, &rows, &labels, 2, &Params::paper(), 5).unwrap();
+        assert!(chosen.size_penalty.is_some() && reduced.size_penalty.is_none());
+        assert_eq!(chosen.prune_rows, reduced.prune_rows);
+        // Every input gets the target's class.
+        for r in 0..1 << 16 {
+            let x: Vec<i32> = (0..16).map(|i| (r >> i) & 1).collect();
+            assert_eq!(chosen.predict(&x), usize::from(x[0] & x[1] == 1 || x[2] == 1), "{x:?}");
+        }
+        let (a, b) = (chosen.tree().decision_nodes(), reduced.tree().decision_nodes());
+        assert!(a <= 3 && a < b, "{a} decision nodes against reduced-error pruning's {b}");
+        // The final iteration is the best on the held-out rows, and the iteration went on for at
+        // most PATIENCE trees after it.
+        assert!(chosen.iterations.len() - 1 - chosen.final_iteration <= super::PATIENCE);
+    }
 
     /// `ltu train --json` shows the stop reason and the pruning as these strings.
     #[test]
@@ -741,6 +940,10 @@ mod tests {
         let pruning = [
             (Pruning::ErrorBased { z: 0.6745 }, "error-based (z = 0.6745)"),
             (Pruning::ReducedError { rows: 4000 }, "reduced-error on 4000 held-out rows"),
+            (
+                Pruning::CostComplexity { alpha: 0.25, rows: 33333 },
+                "cost-complexity (0.2500 errors per byte) chosen on 33333 held-out rows",
+            ),
             (Pruning::None, "none"),
         ];
         for (p, s) in pruning {
