@@ -841,25 +841,40 @@ fn decode_structure(structure: &StructureRepr<'_>) -> Structure {
             let child = ltu_runtime::format::u16_table(children);
             let recs: Vec<NodeRec> = nodes.chunks_exact(NodeRec::SIZE).map(NodeRec::parse).collect();
             // The tree leaves the JUMP records out (the loader refuses one at the root): a link
-            // to one goes where it leads, and every other record's index drops by the JUMPs
+            // to one goes where it leads. The writer places a copy of a leaf next to each test
+            // that falls to it; read back, every copy is the last record of that leaf (after
+            // every test that falls to it, as links point forward), so the tree has each leaf
+            // once, as the tree written. Every record kept is renumbered by the records left out
             // before it.
+            let leaf = |r: &NodeRec| {
+                (r.head == node_kind::CLASS || r.head == node_kind::UNIT).then_some((r.head, r.value))
+            };
+            let mut last_of = std::collections::HashMap::new();
+            for (j, r) in recs.iter().enumerate() {
+                if let Some(k) = leaf(r) {
+                    last_of.insert(k, j);
+                }
+            }
+            let canon: Vec<usize> =
+                recs.iter().enumerate().map(|(j, r)| leaf(r).map_or(j, |k| last_of[&k])).collect();
+            let kept = |j: usize| recs[j].head != node_kind::JUMP && canon[j] == j;
             let mut index = Vec::with_capacity(recs.len());
-            let mut kept = 0;
-            for r in &recs {
-                index.push(kept);
-                kept += usize::from(r.head != node_kind::JUMP);
+            let mut n_kept = 0;
+            for j in 0..recs.len() {
+                index.push(n_kept);
+                n_kept += usize::from(kept(j));
             }
             // Links of a loaded model point forward, so this ends.
             let target = |mut j: usize| {
                 while let Some(r) = recs.get(j).filter(|r| r.head == node_kind::JUMP) {
                     j = r.link as usize;
                 }
-                index.get(j).copied().unwrap_or(j)
+                canon.get(j).and_then(|&c| index.get(c)).copied().unwrap_or(j)
             };
             Structure::Tree(
                 recs.iter()
                     .enumerate()
-                    .filter(|(_, r)| r.head != node_kind::JUMP)
+                    .filter(|&(j, _)| kept(j))
                     .map(|(i, rec)| {
                         let (link, value) = (rec.link as usize, rec.value as u32 as usize);
                         match rec.head {
