@@ -966,17 +966,16 @@ mod tests {
     fn tree_round_trips_through_the_runtime() {
         // tiny_tree's class-0 leaf (node 4) is a categorical child, the categorical split's
         // default and the unit split's left child: the two implicit children are the records
-        // right after their splits, so the file holds the leaf three times. A tree in file order
+        // right after their splits, so the file holds the leaf three times. Read back, the
+        // copies are one leaf again (the last record of the three), and a tree in that order
         // comes back unchanged.
         let spec = tiny_tree();
         let once = round_trip(&spec, &Host::default());
         let file_order = vec![
             Node::Threshold { attr: 0, threshold: 5, left: 1, right: 2 },
             Node::Unit(0),
-            Node::Categorical { attr: 1, children: vec![4, 7, 4], default: 3 },
-            Node::Class(0),
-            Node::UnitSplit { unit: 1, left: 5, right: 6 },
-            Node::Class(0),
+            Node::Categorical { attr: 1, children: vec![3, 5, 3], default: 5 },
+            Node::UnitSplit { unit: 1, left: 5, right: 4 },
             Node::Class(2),
             Node::Class(0),
         ];
@@ -1000,7 +999,7 @@ mod tests {
         let mut spec = tiny_tree();
         // Node 3 is both children of the root (placed once, right after it), nodes 1 and 2 are
         // unreachable (left out), and leaf 4 both children of node 3 (written twice: once as the
-        // implicit child, once where the link leads).
+        // implicit child, once where the link leads; read back as one leaf).
         spec.structure = Structure::Tree(vec![
             Node::Threshold { attr: 0, threshold: 5, left: 3, right: 3 },
             Node::Unit(0),
@@ -1011,8 +1010,7 @@ mod tests {
         let once = round_trip(&spec, &Host::default());
         let expected = vec![
             Node::Threshold { attr: 0, threshold: 5, left: 1, right: 1 },
-            Node::Threshold { attr: 0, threshold: 9, left: 2, right: 3 },
-            Node::Class(2),
+            Node::Threshold { attr: 0, threshold: 9, left: 2, right: 2 },
             Node::Class(2),
         ];
         assert_eq!(once.structure, Structure::Tree(expected));
