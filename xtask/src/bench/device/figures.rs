@@ -40,6 +40,10 @@ pub struct Entry {
     pub essential: Option<f64>,
     /// Linear threshold units in the model (ltu; 0 for a tree of tests, such as FRINGE's).
     pub units: usize,
+    /// For a tree whose every decision node is a threshold test: the threshold nodes on each
+    /// measured row's path from the root to its leaf (empty for any other model). Instructions
+    /// against this count give the walk's cost per node.
+    pub path_nodes: Vec<u64>,
     pub measures: Vec<Measure>,
     pub notes: Vec<String>,
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 use ltu::learn::Algo;
-use ltu::model::ModelSpec;
+use ltu::model::{ModelSpec, Node, Step, Structure};
 use serde_json::Value;
 
 use crate::bench::device::build::{build_c, build_rust, rows_h, Build};
@@ -57,6 +57,23 @@ struct Measured {
 }
 
 /// Every ltu model configuration on dataset `p`: trained, written out, built and measured
+/// For a tree whose every decision node is a threshold test, the threshold nodes on each row's
+/// path from the root to its leaf; empty for any other model.
+fn threshold_path_nodes(spec: &ModelSpec, rows: &[Vec<i32>]) -> Vec<u64> {
+    let Structure::Tree(nodes) = &spec.structure else { return Vec::new() };
+    if nodes.iter().any(|n| !matches!(n, Node::Threshold { .. } | Node::Class(_))) {
+        return Vec::new();
+    }
+    let path = |x: &[i32]| {
+        let (mut i, mut n) = (0, 0);
+        while let Step::Next(next) = nodes[i].step(x, |_| false) {
+            (i, n) = (next, n + 1);
+        }
+        n
+    };
+    rows.iter().map(|x| path(x)).collect()
+}
+
 /// (`out`: the scratch directory).
 pub fn ltu_models(
     root: &Path,
@@ -91,6 +108,7 @@ pub fn ltu_models(
                         model_bytes: None,
                         essential: None,
                         units: 0,
+                        path_nodes: Vec::new(),
                         measures: Vec::new(),
                         notes: vec![format!("training failed: {e}")],
                     });
@@ -109,6 +127,7 @@ pub fn ltu_models(
         let files = write_files(&bench, variant.label, &bytes, &spec, &inputs)?;
         let essential = (!inputs.is_empty())
             .then(|| inputs.iter().map(|x| spec.essential_work(x) as f64).sum::<f64>() / inputs.len() as f64);
+        let path_nodes = threshold_path_nodes(&spec, &inputs);
         let mut notes = Vec::new();
         if folds_failed > 0 {
             notes.push(format!("{folds_failed} of {FOLDS} CV folds failed to train"));
@@ -130,6 +149,7 @@ pub fn ltu_models(
             model_bytes,
             essential,
             units: spec.units.len(),
+            path_nodes: path_nodes.clone(),
             measures,
             notes: notes.clone(),
         };
@@ -306,6 +326,7 @@ pub fn emlearn_models(
                 model_bytes: None,
                 essential: None,
                 units: 0,
+                path_nodes: Vec::new(),
                 measures,
                 notes,
             });
