@@ -387,6 +387,39 @@ fn class_noise_is_pruned() {
     );
 }
 
+#[test]
+fn a_byte_cap_keeps_the_most_accurate_tests_that_fit() {
+    // A noisy plain tree cut to fewer bytes of tests: every cap is honoured, a smaller cap
+    // never keeps more, and the cut tree fits its growing rows at least as well as the tree a
+    // depth limit leaves at about the same size (a depth limit cuts every branch alike).
+    let pr = problem("dnf2");
+    let (rows, labels) = synth::sample(&pr, 2000, 0.1, 0.0, &mut Rng::new(8));
+    let inputs = synth::boolean_inputs(pr.n_attrs);
+    let plain = Params { max_iterations: 1, prune_fraction: Some(0.0), prune_z: 0.0, ..Params::default() };
+    let one = |p: Params| Fringe::learn(&inputs, &rows, &labels, 2, &p, 8).unwrap();
+    let full = one(plain.clone());
+    let mut last = full.tree().decision_nodes();
+    for cap in [240.0, 120.0, 60.0, 24.0, 12.0, 11.0] {
+        let cut = one(Params { max_test_bytes: Some(cap), ..plain.clone() });
+        let tests = cut.tree().decision_nodes();
+        // A test of a boolean attribute costs 12 bytes (`x == 1` on two values).
+        assert!(tests as f64 * 12.0 <= cap, "{tests} tests under a cap of {cap}");
+        assert!(tests <= last, "cap {cap}: {tests} > {last}");
+        last = tests;
+        if let Some(depth) = (0..12).find(|&d| {
+            one(Params { max_depth: Some(d + 1), ..plain.clone() }).tree().decision_nodes() > tests
+        }) {
+            let shallow = one(Params { max_depth: Some(depth), ..plain.clone() });
+            assert!(shallow.tree().decision_nodes() <= tests);
+            assert!(
+                error(&cut, cut.tree(), &rows, &labels) <= error(&shallow, shallow.tree(), &rows, &labels),
+                "cap {cap}"
+            );
+        }
+    }
+    assert_eq!(last, 0, "below one test's bytes the tree is a leaf");
+}
+
 /// A random data set: categorical attributes of 2..=20 values (some above the 12 that get a
 /// `Categorical` node), numeric ones with one decimal, missing cells, and labels from a random
 /// rule with 5% noise over `n_classes`.

@@ -230,11 +230,12 @@ pub(crate) fn write_choice(f: &mut fmt::Formatter<'_>, choice: &ltu::learn::Budg
     let Some(kept) = choice.tried.get(choice.chosen) else { return Ok(()) };
     writeln!(
         f,
-        "chosen             {} — the best within the budgets of {} candidate settings fitted on {} rows, \
+        "chosen             {} — the best within the budgets of {} candidate settings fitted on {} rows{}, \
          validated on {}",
         describe(kept),
         choice.candidates,
         choice.fit_rows,
+        if choice.folds > 1 { format!(" in each of {} folds", choice.folds) } else { String::new() },
         choice.validation_rows
     )?;
     let mut ranked: Vec<&ltu::learn::Candidate> =

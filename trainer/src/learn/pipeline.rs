@@ -28,10 +28,13 @@ pub struct BudgetChoice {
     pub candidates: usize,
     /// Which one was kept (an index into `tried`).
     pub chosen: usize,
-    /// Training rows the candidates were fitted on.
+    /// Training rows each candidate was fitted on (in each fold).
     pub fit_rows: usize,
-    /// Held-out training rows they were scored on.
+    /// Held-out training rows they were scored on (over every fold).
     pub validation_rows: usize,
+    /// Folds of the validation: 1 for one held-out quarter, more for k-fold validation on small
+    /// training sets (up to 2,000 rows).
+    pub folds: usize,
     /// Every candidate, in the order tried: each learner's settings richest first.
     pub tried: Vec<Candidate>,
 }
@@ -117,9 +120,9 @@ pub const AUTO_FIT_ROWS: usize = 5_000;
 /// Trains what `choice` names: one learner ([`AlgoChoice::One`]), without a budget with its
 /// options as given; under [`Options::budget`] or for [`AlgoChoice::Auto`], the most accurate
 /// candidate ([`Candidate`]) — every learner's settings ([`Algo::candidates`]) under a budget,
-/// each learner's options as given without one — fitted on three quarters of the rows
-/// (stratified, seeded; for `Auto` at most [`AUTO_FIT_ROWS`] of them) and scored on the rest,
-/// then retrained on every row. Ties go to the fewer device bytes, then the later (cheaper)
+/// each learner's options as given without one — scored by validation (`selection_splits`:
+/// k-fold on small training sets, else fitted on three quarters of the rows, for `Auto` at most
+/// [`AUTO_FIT_ROWS`] of them, and scored on the rest), then retrained on every row. Ties go to the fewer device bytes, then the later (cheaper)
 /// setting. A retrained model over the budget gives way to the next best candidate.
 ///
 /// # Errors
@@ -142,6 +145,49 @@ fn train_one(algo: Algo, ctx: &Context<'_>, opts: &Options, with_names: bool) ->
     trained.report = Some(report);
     trained.algo = Some(algo);
     Ok(trained)
+}
+
+/// Training sets of at most this many rows score the candidates of [`train_choice`] by
+/// [`SELECTION_FOLDS`]-fold stratified validation, every row validated once; larger ones on one
+/// stratified quarter. On a few hundred rows one quarter's accuracy varies by several points
+/// with the split, and the most accurate of dozens of candidates on it is mostly the luckiest:
+/// on vehicle (846 rows, `--max-bytes 600`) one quarter chose trees that lost 0.7 points in
+/// 10-fold cross-validation once the ladder offered more of them.
+pub(crate) const SELECTION_FOLD_ROWS: usize = 2_000;
+
+/// Folds of the validation that chooses among candidates on small training sets
+/// ([`SELECTION_FOLD_ROWS`]).
+pub(crate) const SELECTION_FOLDS: usize = 4;
+
+/// The `(fit, validation)` row sets that score the candidates of `choice`: the stratified folds
+/// of [`SELECTION_FOLDS`]-fold validation on up to [`SELECTION_FOLD_ROWS`] rows, else one
+/// stratified split with a quarter held out (for [`AlgoChoice::Auto`] the fitting part cut to
+/// [`AUTO_FIT_ROWS`]). Seeded by the context; empty when the rows cannot be split.
+fn selection_splits(choice: AlgoChoice, data: &crate::data::Dataset, ctx: &Context<'_>) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let n_classes = ctx.n_classes();
+    if data.y.len() <= SELECTION_FOLD_ROWS {
+        if let Ok(folds) = crate::data::split::stratified_kfold(&data.y, n_classes, SELECTION_FOLDS, ctx.seed) {
+            return folds
+                .into_iter()
+                .map(|fold| (crate::data::split::complement(&fold, data.y.len()), fold))
+                .collect();
+        }
+    }
+    let Ok((mut fit_rows, val_rows)) =
+        crate::data::split::train_test_split_stratified(&data.y, n_classes, 0.25, ctx.seed)
+    else {
+        return Vec::new();
+    };
+    if choice == AlgoChoice::Auto && fit_rows.len() > AUTO_FIT_ROWS {
+        let y: Vec<usize> = fit_rows.iter().map(|&r| data.y[r]).collect();
+        let keep = AUTO_FIT_ROWS as f64 / fit_rows.len() as f64;
+        if let Ok((_, sample)) =
+            crate::data::split::train_test_split_stratified(&y, n_classes, keep, ctx.seed ^ 0x5eed)
+        {
+            fit_rows = sample.iter().map(|&i| fit_rows[i]).collect();
+        }
+    }
+    vec![(fit_rows, val_rows)]
 }
 
 /// [`train_choice`] by validation among candidates.
@@ -170,38 +216,41 @@ fn train_selected(
             cost: None,
         })
         .collect();
-    let split = crate::data::split::train_test_split_stratified(&data.y, ctx.n_classes(), 0.25, ctx.seed);
-    let (mut fit_n, mut val_n) = (0, 0);
-    if let Ok((mut fit_rows, val_rows)) = split {
-        if choice == AlgoChoice::Auto && fit_rows.len() > AUTO_FIT_ROWS {
-            let y: Vec<usize> = fit_rows.iter().map(|&r| data.y[r]).collect();
-            let keep = AUTO_FIT_ROWS as f64 / fit_rows.len() as f64;
-            if let Ok((_, sample)) =
-                crate::data::split::train_test_split_stratified(&y, ctx.n_classes(), keep, ctx.seed ^ 0x5eed)
-            {
-                fit_rows = sample.iter().map(|&i| fit_rows[i]).collect();
-            }
-        }
-        (fit_n, val_n) = (fit_rows.len(), val_rows.len());
-        let fit_data = data.subset(&fit_rows);
-        let val_data = data.subset(&val_rows);
+    let splits = selection_splits(choice, data, ctx);
+    let (fit_n, val_n) =
+        (splits.first().map_or(0, |s| s.0.len()), splits.iter().map(|s| s.1.len()).sum::<usize>());
+    // Per candidate: correct predictions over every split's validation rows (a model over the
+    // budget counts none of its split's rows), and whether any split's model fitted.
+    let mut correct = vec![0usize; candidates.len()];
+    let mut fitted = vec![false; candidates.len()];
+    let n = (candidates.len() * splits.len()) as u64;
+    for (s, (fit_rows, val_rows)) in splits.iter().enumerate() {
+        let fit_data = data.subset(fit_rows);
+        let val_data = data.subset(val_rows);
         let mut fit_ctx = Context::new(&fit_data, ctx.seed, ctx.weight_kind);
         fit_ctx.pipeline.clone_from(&ctx.pipeline);
         fit_ctx.window_len = ctx.window_len;
-        let n = candidates.len() as u64;
         for (i, (algo, _, c)) in candidates.iter().enumerate() {
-            (ctx.progress)(i as u64, n);
+            (ctx.progress)((s * candidates.len() + i) as u64, n);
             let Ok(t) = train_one(*algo, &fit_ctx, c, with_names) else { continue };
             let cost = t.device_cost();
-            tried[i].cost = Some(cost);
+            // The first split's model stands for the candidate's cost in reports.
+            if s == 0 || tried[i].cost.is_none() {
+                tried[i].cost = Some(cost);
+            }
             if !budget.allows(&cost) {
                 continue;
             }
+            fitted[i] = true;
             let raw = t.rows(&val_data);
-            let correct = raw.iter().zip(&val_data.y).filter(|(x, &y)| t.spec.predict(x) == y).count();
-            tried[i].validation_accuracy = Some(correct as f64 / raw.len().max(1) as f64);
+            correct[i] += raw.iter().zip(&val_data.y).filter(|(x, &y)| t.spec.predict(x) == y).count();
         }
-        (ctx.progress)(n, n);
+    }
+    (ctx.progress)(n, n);
+    for (i, c) in tried.iter_mut().enumerate() {
+        if fitted[i] {
+            c.validation_accuracy = Some(correct[i] as f64 / val_n.max(1) as f64);
+        }
     }
     // Best validation accuracy first (ties: fewer bytes, then the later, cheaper setting),
     // then the untried rest in order; a candidate is kept only if its model on every row fits.
@@ -228,6 +277,7 @@ fn train_selected(
                     chosen: i,
                     fit_rows: fit_n,
                     validation_rows: val_n,
+                    folds: splits.len(),
                     tried,
                 });
                 return Ok(t);

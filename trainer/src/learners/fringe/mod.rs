@@ -136,6 +136,11 @@ pub struct Params {
     /// Most tests on a path from the root to a leaf of every tree grown (`None`: no limit; 0: a
     /// single leaf, the majority class). The budget ladder's way to smaller trees.
     pub max_depth: Option<usize>,
+    /// Most bytes of tests in every tree, as [`export::literal_bytes`] counts them (`None`: no
+    /// limit): a pruned tree over it loses its weakest links, by cost complexity on the growing
+    /// rows, until its tests fit. The budget ladder's way to the largest tree a byte budget
+    /// allows, where a depth limit cuts every branch alike.
+    pub max_test_bytes: Option<f64>,
 }
 
 impl Default for Params {
@@ -151,6 +156,7 @@ impl Default for Params {
             max_iterations: 30,
             numeric_thresholds: 32,
             max_depth: None,
+            max_test_bytes: None,
         }
     }
 }
@@ -461,13 +467,13 @@ impl Fringe {
                 max_depth: p.max_depth.unwrap_or(usize::MAX),
             };
             let (tree, prune_errors) = if choose_size {
-                let chosen = grow_and_choose(&sample, &grow_rows, &prune_rows, &cost, charge);
+                let chosen = grow_and_choose(&sample, &grow_rows, &prune_rows, &cost, charge, p.max_test_bytes);
                 if best.is_none_or(|b| chosen.score < b.0) {
                     best = Some((chosen.score, iterations.len(), chosen.alpha));
                 }
                 (chosen.tree, chosen.held_out_errors)
             } else {
-                grow_and_prune(&sample, &grow_rows, &prune_rows, p.prune_z)
+                grow_and_prune(&sample, &grow_rows, &prune_rows, p.prune_z, &cost, p.max_test_bytes)
             };
             let proposed = features::propose(&tree, rule, p.positive_class);
             iterations.push(Iteration { variables: variables.len(), tree, prune_errors, new_features: 0 });
@@ -518,7 +524,7 @@ impl Fringe {
             };
             let all: Vec<usize> = (0..rows.len()).collect();
             let alpha = alpha * all.len() as f64 / grow_rows.len() as f64;
-            iterations[at].tree = grow_and_penalize(&sample, &all, &cost, alpha);
+            iterations[at].tree = grow_and_penalize(&sample, &all, &cost, alpha, p.max_test_bytes);
             final_iteration = at;
             size_penalty = Some(alpha);
         }
@@ -621,24 +627,40 @@ fn check_rows(
 }
 
 /// One iteration's tree: grown on `grow_rows`, then pruned by reduced error on `prune_rows`
-/// or, with none, by its error estimate on the growing rows (not at all if `prune_z` is 0).
-/// Returns the tree and its errors on the pruning rows (0 without them).
+/// or, with none, by its error estimate on the growing rows (not at all if `prune_z` is 0),
+/// then cut to `cap` bytes of tests ([`cut_to_cap`]). Returns the tree and its errors on the
+/// pruning rows (0 without them).
 fn grow_and_prune(
     sample: &Sample<'_>,
     grow_rows: &[usize],
     prune_rows: &[usize],
     prune_z: f64,
+    cost: &[f64],
+    cap: Option<f64>,
 ) -> (Tree, usize) {
     let mut nodes = grow::grow(sample, grow_rows);
-    let prune_errors = if !prune_rows.is_empty() {
-        prune::reduced_error(&mut nodes, sample.values, sample.labels, prune_rows)
-    } else {
-        if prune_z > 0.0 {
-            prune::error_based(&mut nodes, sample.values, sample.labels, grow_rows, prune_z);
-        }
+    if !prune_rows.is_empty() {
+        prune::reduced_error(&mut nodes, sample.values, sample.labels, prune_rows);
+    } else if prune_z > 0.0 {
+        prune::error_based(&mut nodes, sample.values, sample.labels, grow_rows, prune_z);
+    }
+    cut_to_cap(sample, &mut nodes, grow_rows, cost, cap);
+    let prune_errors = if prune_rows.is_empty() {
         0
+    } else {
+        let errors = prune::node_errors(&nodes, sample.values, sample.labels, prune_rows);
+        prune::kept_totals(&nodes, &vec![true; nodes.len()], &errors, cost).0
     };
     (grow::compact(&nodes), prune_errors)
+}
+
+/// Cuts a pruned tree whose tests cost more than `cap` bytes back to the largest
+/// cost-complexity subtree within it, judged on its growing `rows` ([`prune::cut_to`]).
+fn cut_to_cap(sample: &Sample<'_>, nodes: &mut [TreeNode], rows: &[usize], cost: &[f64], cap: Option<f64>) {
+    let Some(cap) = cap else { return };
+    let errors = prune::node_errors(nodes, sample.values, sample.labels, rows);
+    let (keep, _) = prune::cut_to(nodes, &errors, cost, cap);
+    prune::apply(nodes, &keep);
 }
 
 /// Cost-complexity penalties tried when the size is chosen on held-out rows, in growing errors
@@ -662,13 +684,15 @@ struct Chosen {
 
 /// One iteration's tree grown on `grow_rows` and pruned by cost complexity (growing errors plus
 /// `alpha` per byte of tests, `cost` per variable) at every penalty of [`penalties`]; the one
-/// whose `held_out` errors plus `charge` per byte are least is kept (ties: the smaller penalty).
+/// whose `held_out` errors plus `charge` per byte are least is kept (ties: the smaller penalty)
+/// among those within `cap` bytes of tests; when none is, the tree cut to `cap` ([`prune::cut_to`]).
 fn grow_and_choose(
     sample: &Sample<'_>,
     grow_rows: &[usize],
     held_out: &[usize],
     cost: &[f64],
     charge: f64,
+    cap: Option<f64>,
 ) -> Chosen {
     let mut nodes = grow::grow(sample, grow_rows);
     let grow_errors = prune::node_errors(&nodes, sample.values, sample.labels, grow_rows);
@@ -678,21 +702,28 @@ fn grow_and_choose(
         let keep = prune::cost_complexity(&nodes, &grow_errors, cost, alpha);
         let (errors, bytes) = prune::kept_totals(&nodes, &keep, &held_errors, cost);
         let score = errors as f64 + charge * bytes;
-        if best.as_ref().is_none_or(|b| score < b.0) {
+        if cap.is_none_or(|c| bytes <= c) && best.as_ref().is_none_or(|b| score < b.0) {
             best = Some((score, alpha, errors, keep));
         }
     }
-    let (score, alpha, held_out_errors, keep) = best.expect("at least one penalty");
+    let (score, alpha, held_out_errors, keep) = best.unwrap_or_else(|| {
+        // Every penalty of the ladder leaves tests over `cap`: the cap decides the size.
+        let (keep, alpha) = prune::cut_to(&nodes, &grow_errors, cost, cap.unwrap_or(f64::INFINITY));
+        let (errors, bytes) = prune::kept_totals(&nodes, &keep, &held_errors, cost);
+        (errors as f64 + charge * bytes, alpha, errors, keep)
+    });
     prune::apply(&mut nodes, &keep);
     Chosen { tree: grow::compact(&nodes), held_out_errors, score, alpha }
 }
 
-/// A tree grown on `rows` and pruned by cost complexity with penalty `alpha` per byte.
-fn grow_and_penalize(sample: &Sample<'_>, rows: &[usize], cost: &[f64], alpha: f64) -> Tree {
+/// A tree grown on `rows`, pruned by cost complexity with penalty `alpha` per byte and cut to
+/// `cap` bytes of tests.
+fn grow_and_penalize(sample: &Sample<'_>, rows: &[usize], cost: &[f64], alpha: f64, cap: Option<f64>) -> Tree {
     let mut nodes = grow::grow(sample, rows);
     let errors = prune::node_errors(&nodes, sample.values, sample.labels, rows);
     let keep = prune::cost_complexity(&nodes, &errors, cost, alpha);
     prune::apply(&mut nodes, &keep);
+    cut_to_cap(sample, &mut nodes, rows, cost, cap);
     grow::compact(&nodes)
 }
 
@@ -850,8 +881,10 @@ impl Learner for FringeLearner {
 
     /// Fewer feature-construction iterations: 4, 2, then the plain pruned tree (1); then the
     /// plain tree pruned harder, by C4.5's error estimate with a wider interval (z 1.15, 1.96,
-    /// 3: 75 %, 95 % and 99.7 % two-sided); last, that tree cut to at most 8, 6, 4, 3, 2 and
-    /// 1 levels ([`Params::max_depth`]) and a single leaf, the majority class.
+    /// 3: 75 %, 95 % and 99.7 % two-sided); then the plain tree cut by cost complexity to at
+    /// most 768, 512, 384, 256, 192 and 128 bytes of tests ([`Params::max_test_bytes`]); last,
+    /// the hardest-pruned tree cut to at most 8, 6, 4, 3, 2 and 1 levels ([`Params::max_depth`])
+    /// and a single leaf, the majority class.
     fn ladder(p: &Params) -> Vec<Params> {
         let fewer = [4, 2, 1]
             .into_iter()
@@ -861,7 +894,16 @@ impl Learner for FringeLearner {
         let harder = [1.15, 1.96, 3.0]
             .into_iter()
             .filter(|&z| z > p.prune_z)
-            .map(move |prune_z| Params { prune_z, ..plain.clone() });
+            .map({
+                let plain = plain.clone();
+                move |prune_z| Params { prune_z, ..plain.clone() }
+            });
+        // Then the plain tree cut by cost complexity to fewer bytes of tests: the weakest links
+        // go first, where a depth limit cuts every branch alike.
+        let capped = [768.0, 512.0, 384.0, 256.0, 192.0, 128.0]
+            .into_iter()
+            .filter(|&b| p.max_test_bytes.is_none_or(|cap| b < cap))
+            .map(move |b| Params { max_test_bytes: Some(b), ..plain.clone() });
         // Then the plain tree cut to fewer levels, down to a single leaf (the majority class).
         let hardest =
             Params { max_iterations: 1, prune_fraction: Some(0.0), prune_z: p.prune_z.max(3.0), ..p.clone() };
@@ -869,7 +911,7 @@ impl Learner for FringeLearner {
             .into_iter()
             .filter(|&d| p.max_depth.is_none_or(|cap| d < cap))
             .map(move |d| Params { max_depth: Some(d), ..hardest.clone() });
-        fewer.chain(harder).chain(shallower).collect()
+        fewer.chain(harder).chain(capped).chain(shallower).collect()
     }
 }
 

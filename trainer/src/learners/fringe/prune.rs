@@ -136,6 +136,37 @@ pub(super) fn cost_complexity(nodes: &[TreeNode], errors: &[usize], cost: &[f64]
     keep
 }
 
+/// The largest cost-complexity subtree of `nodes` whose tests cost at most `cap`: which decision
+/// nodes it keeps, and the least penalty of [`cost_complexity`] (to a relative 10^-6, by
+/// bisection) that brings the tests' total cost within `cap`; the weakest links go first. A
+/// single leaf when even the root's test is over `cap`.
+pub(super) fn cut_to(nodes: &[TreeNode], errors: &[usize], cost: &[f64], cap: f64) -> (Vec<bool>, f64) {
+    let fits = |keep: &[bool]| kept_totals(nodes, keep, errors, cost).1 <= cap;
+    let keep = cost_complexity(nodes, errors, cost, 0.0);
+    if fits(&keep) {
+        return (keep, 0.0);
+    }
+    // Above the root's errors per unit of the cheapest test's cost, every subtree costs more
+    // than its leaf (no node's errors as a leaf exceed the root's): a single leaf.
+    let cheapest = cost.iter().copied().filter(|&c| c > 0.0).fold(f64::INFINITY, f64::min);
+    let (mut lo, mut hi) = (0.0, (errors.first().copied().unwrap_or(0) as f64 + 1.0) / cheapest);
+    let mut best = cost_complexity(nodes, errors, cost, hi);
+    while hi - lo > 1e-6 * hi {
+        let mid = 0.5 * (lo + hi);
+        let keep = cost_complexity(nodes, errors, cost, mid);
+        if fits(&keep) {
+            (hi, best) = (mid, keep);
+        } else {
+            lo = mid;
+        }
+    }
+    if fits(&best) {
+        (best, hi)
+    } else {
+        (vec![false; nodes.len()], hi)
+    }
+}
+
 /// The total of `per_leaf` over the leaves of the tree `keep` leaves of `nodes`, and of
 /// `cost[v]` over its decision nodes.
 pub(super) fn kept_totals(
@@ -171,7 +202,7 @@ pub(super) fn apply(nodes: &mut [TreeNode], keep: &[bool]) {
 
 #[cfg(test)]
 mod tests {
-    use super::{apply, cost_complexity, kept_totals};
+    use super::{apply, cost_complexity, cut_to, kept_totals};
     use crate::learners::fringe::TreeNode;
 
     /// Root tests variable 0: false is leaf 1, true is node 2 testing variable 1 (leaves 3, 4).
@@ -215,5 +246,24 @@ mod tests {
         apply(&mut pruned, &keep);
         assert_eq!(pruned[2], TreeNode::Leaf { class: 1 });
         assert_eq!(pruned[0], nodes[0]);
+    }
+
+    #[test]
+    fn a_cap_removes_the_weakest_link_first_and_leaves_a_leaf_below_every_test() {
+        let nodes = tree();
+        // Node 2 saves 1 error for its 12 bytes, the root 14 (20 against 2 + 2 + 2) for 24.
+        let errors = [20, 2, 5, 2, 2];
+        let cost = [12.0, 12.0];
+        // Within the cap: nothing goes.
+        let (keep, alpha) = cut_to(&nodes, &errors, &cost, 24.0);
+        assert_eq!((kept_totals(&nodes, &keep, &errors, &cost), alpha), ((6, 24.0), 0.0));
+        // One test's bytes: the weaker node 2 goes (at a penalty just above 1/12 per byte), the
+        // root stays.
+        let (keep, alpha) = cut_to(&nodes, &errors, &cost, 12.0);
+        assert_eq!(kept_totals(&nodes, &keep, &errors, &cost), (7, 12.0));
+        assert!((alpha - 1.0 / 12.0).abs() < 1e-4, "{alpha}");
+        // Below one test: a single leaf.
+        let (keep, _) = cut_to(&nodes, &errors, &cost, 11.0);
+        assert_eq!(kept_totals(&nodes, &keep, &errors, &cost), (20, 0.0));
     }
 }
