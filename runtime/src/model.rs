@@ -854,7 +854,7 @@ impl<'a> Model<'a> {
     #[inline(never)]
     fn split<S: FnMut(usize) -> Option<i32>>(&self, src: &mut S, u: usize) -> Result<i64> {
         let mut ev = self.eval(src);
-        let s = ev.row_score(&ev.unit(u), 0);
+        let s = ev.row(ev.unit_bytes(u), 0);
         ev.done(s)
     }
 
@@ -908,7 +908,7 @@ pub(crate) struct Eval<'r, 'a, S> {
     pub(crate) missing: bool,
 }
 
-impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
+impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     /// The first entry of a decision list whose unit fires (scores above 0): its unit, class and
     /// score. `None` if no entry fires or an input was missing (`missing` is then set).
     #[cfg(feature = "list")]
@@ -917,7 +917,7 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
         for e in entries.chunks_exact(ListEntryRec::SIZE) {
             let (unit, class) = (le16(e, 0) as usize, le16(e, 2) as usize);
             // The loader checked that every entry's unit is binary.
-            let s = self.row_score(&self.unit(unit), 0);
+            let s = self.row(self.unit_bytes(unit), 0);
             if self.missing {
                 return None;
             }
@@ -1022,7 +1022,13 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
         Ok(value)
     }
 
+    /// The record of unit `u`, as its bytes in the model.
     #[inline(always)]
+    fn unit_bytes(&self, u: usize) -> &'a [u8; UnitRec::SIZE] {
+        record(self.repr.units, u)
+    }
+
+    #[cfg(feature = "learn")]
     pub(crate) fn unit(&self, u: usize) -> UnitRec {
         UnitRec::from_array(record(self.repr.units, u)).0
     }
@@ -1035,9 +1041,10 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
     /// ties) and the score of the chosen row (a binary unit's score `s`, whatever it decides).
     /// With `scores`, writes the per-class scores `predict_scores` documents.
     fn decide(&mut self, u: usize, mut scores: Option<&mut [i64]>) -> (usize, i64) {
-        let rec = self.unit(u);
+        let bytes = self.unit_bytes(u);
+        let rec = UnitRec::from_array(bytes).0;
         if rec.n_out == 1 {
-            let s = self.row_score(&rec, 0);
+            let s = self.row(bytes, 0);
             let (neg, pos) = (self.unit_class(&rec, 0), self.unit_class(&rec, 1));
             set_score(&mut scores, neg, -s);
             set_score(&mut scores, pos, s);
@@ -1052,7 +1059,7 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
         // so row 0 always replaces the initial value.
         let mut best = (i64::MIN, 0);
         for o in 0..rec.n_out as usize {
-            let s = if cached { self.cached_row_score(&rec, o) } else { self.row_score(&rec, o) };
+            let s = if cached { self.cached_row_score(bytes, o) } else { self.row(bytes, o) };
             if s > best.0 {
                 best = (s, o);
             }
@@ -1063,13 +1070,23 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
         (self.unit_class(&rec, best.1), best.0)
     }
 
+    /// The model's weight kind; in a build with one weight kind, that kind, known at compile
+    /// time: the loader rejects a model with units of any other kind (`Error::Unsupported`),
+    /// and a model without units never scores a row.
+    #[inline(always)]
+    fn kind(&self) -> WeightKind {
+        ONLY_KIND.unwrap_or(self.repr.weight_kind)
+    }
+
     /// Score of row `o` of a unit: bias plus the dot product of its weights with its terms. The
     /// loader's bound makes every product and partial sum of an integer row fit in `i32`.
     /// One arm per weight width, so each reads its weights without a width test. A kind this
     /// build leaves out never loads; its arm is not compiled in.
+    /// The unit record is passed as its bytes in the model, decoded here field by field as the
+    /// row needs them: a decoded `UnitRec` would be written to the caller's stack for the call.
     #[inline(never)] // one copy, shared by lists, splits, leaves and machine rows
-    pub(crate) fn row_score(&mut self, rec: &UnitRec, o: usize) -> i64 {
-        match self.repr.weight_kind {
+    fn row(&mut self, rec: &[u8; UnitRec::SIZE], o: usize) -> i64 {
+        match self.kind() {
             WeightKind::I8 if cfg!(feature = "i8") => self.row_w::<1, false>(rec, o),
             WeightKind::I16 if cfg!(feature = "i16") => self.row_w::<2, false>(rec, o),
             WeightKind::I32 if cfg!(feature = "i32") => self.row_w::<4, false>(rec, o),
@@ -1078,9 +1095,16 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
         }
     }
 
-    /// [`Eval::row_score`] for weights of `W` bytes (`I16F16` bits if `FIXED`).
+    /// [`Eval::row`] of unit `rec` (decoded), for a learner.
+    #[cfg(feature = "learn")]
+    pub(crate) fn row_score(&mut self, rec: &UnitRec, o: usize) -> i64 {
+        self.row(&rec.to_bytes(), o)
+    }
+
+    /// [`Eval::row`] for weights of `W` bytes (`I16F16` bits if `FIXED`).
     #[inline(always)]
-    fn row_w<const W: usize, const FIXED: bool>(&mut self, rec: &UnitRec, o: usize) -> i64 {
+    fn row_w<const W: usize, const FIXED: bool>(&mut self, rec: &[u8; UnitRec::SIZE], o: usize) -> i64 {
+        let rec = UnitRec::from_array(rec).0;
         let terms = rec.n_terms as usize;
         // The loader checked that the unit's rows (terms, then bias) lie inside the weight table.
         let first = rec.weight_start as usize + o * (terms + 1);
@@ -1113,11 +1137,11 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
         true
     }
 
-    /// [`Eval::row_score`] of a sparse machine's row over the term values [`Eval::cache_terms`]
+    /// [`Eval::row`] of a sparse machine's row over the term values [`Eval::cache_terms`]
     /// put into `num`.
     #[inline(never)]
-    fn cached_row_score(&mut self, rec: &UnitRec, o: usize) -> i64 {
-        match self.repr.weight_kind {
+    fn cached_row_score(&mut self, rec: &[u8; UnitRec::SIZE], o: usize) -> i64 {
+        match self.kind() {
             WeightKind::I8 if cfg!(feature = "i8") => self.cached_row::<1, false>(rec, o),
             WeightKind::I16 if cfg!(feature = "i16") => self.cached_row::<2, false>(rec, o),
             WeightKind::I32 if cfg!(feature = "i32") => self.cached_row::<4, false>(rec, o),
@@ -1127,7 +1151,8 @@ impl<S: FnMut(usize) -> Option<i32>> Eval<'_, '_, S> {
     }
 
     #[inline(always)]
-    fn cached_row<const W: usize, const FIXED: bool>(&self, rec: &UnitRec, o: usize) -> i64 {
+    fn cached_row<const W: usize, const FIXED: bool>(&self, rec: &[u8; UnitRec::SIZE], o: usize) -> i64 {
+        let rec = UnitRec::from_array(rec).0;
         let terms = rec.n_terms as usize;
         let first = rec.weight_start as usize + o * (terms + 1);
         let row = self.repr.weights.get(first * W..).unwrap_or(&[]);
@@ -1386,6 +1411,16 @@ const FIRST_KIND: Option<WeightKind> = if cfg!(feature = "i8") {
 } else {
     None
 };
+
+/// The weight kind of a build with exactly one.
+const ONLY_KIND: Option<WeightKind> =
+    match (cfg!(feature = "i8"), cfg!(feature = "i16"), cfg!(feature = "i32"), cfg!(feature = "fixed")) {
+        (true, false, false, false) => Some(WeightKind::I8),
+        (false, true, false, false) => Some(WeightKind::I16),
+        (false, false, true, false) => Some(WeightKind::I32),
+        (false, false, false, true) => Some(WeightKind::Fixed),
+        _ => None,
+    };
 
 /// Whether this build has any weight kind, that is, evaluates units at all. Without one only a
 /// model without units loads, and the unit evaluator is not compiled in.
