@@ -121,6 +121,10 @@ fn auto_picks_the_best_model_within_the_budgets_and_names_the_runners_up() {
     let kept = &tried[t["budget"]["chosen"].as_u64().unwrap() as usize];
     assert_eq!(kept["validation_accuracy"].as_f64().unwrap(), best, "{t}");
     assert_eq!(kept["algo"], t["algo"], "{t}");
+    // 846 rows: 4-fold validation, every row validated once, each fold fitted on the rest.
+    let b = &t["budget"];
+    assert_eq!((b["folds"].as_u64(), b["validation_rows"].as_u64()), (Some(4), Some(846)), "{t}");
+    assert!((634..=635).contains(&b["fit_rows"].as_u64().unwrap()), "{t}");
     assert_eq!(std::fs::read(d.join("a.ltu")).unwrap().len(), t["model_bytes"].as_u64().unwrap() as usize);
     // The text says the same, and the same seed gives the same model (on a smaller set: every
     // learner's ladder is fitted again on each run).
@@ -136,6 +140,7 @@ fn auto_picks_the_best_model_within_the_budgets_and_names_the_runners_up() {
     let text = String::from_utf8_lossy(&o.stdout);
     let algo = t["algo"].as_str().unwrap();
     assert!(text.contains(&format!("chosen             {algo} setting")), "{text}");
+    assert!(text.contains("rows in each of 4 folds, validated on 178"), "{text}");
     assert!(text.matches("runner-up").count() >= 4, "{text}");
     assert_eq!(std::fs::read(d.join("c.ltu")).unwrap(), std::fs::read(d.join("b.ltu")).unwrap());
 }

@@ -163,10 +163,15 @@ pub(crate) const SELECTION_FOLDS: usize = 4;
 /// of [`SELECTION_FOLDS`]-fold validation on up to [`SELECTION_FOLD_ROWS`] rows, else one
 /// stratified split with a quarter held out (for [`AlgoChoice::Auto`] the fitting part cut to
 /// [`AUTO_FIT_ROWS`]). Seeded by the context; empty when the rows cannot be split.
-fn selection_splits(choice: AlgoChoice, data: &crate::data::Dataset, ctx: &Context<'_>) -> Vec<(Vec<usize>, Vec<usize>)> {
+fn selection_splits(
+    choice: AlgoChoice,
+    data: &crate::data::Dataset,
+    ctx: &Context<'_>,
+) -> Vec<(Vec<usize>, Vec<usize>)> {
     let n_classes = ctx.n_classes();
     if data.y.len() <= SELECTION_FOLD_ROWS {
-        if let Ok(folds) = crate::data::split::stratified_kfold(&data.y, n_classes, SELECTION_FOLDS, ctx.seed) {
+        if let Ok(folds) = crate::data::split::stratified_kfold(&data.y, n_classes, SELECTION_FOLDS, ctx.seed)
+        {
             return folds
                 .into_iter()
                 .map(|fold| (crate::data::split::complement(&fold, data.y.len()), fold))

@@ -467,7 +467,8 @@ impl Fringe {
                 max_depth: p.max_depth.unwrap_or(usize::MAX),
             };
             let (tree, prune_errors) = if choose_size {
-                let chosen = grow_and_choose(&sample, &grow_rows, &prune_rows, &cost, charge, p.max_test_bytes);
+                let chosen =
+                    grow_and_choose(&sample, &grow_rows, &prune_rows, &cost, charge, p.max_test_bytes);
                 if best.is_none_or(|b| chosen.score < b.0) {
                     best = Some((chosen.score, iterations.len(), chosen.alpha));
                 }
@@ -718,7 +719,13 @@ fn grow_and_choose(
 
 /// A tree grown on `rows`, pruned by cost complexity with penalty `alpha` per byte and cut to
 /// `cap` bytes of tests.
-fn grow_and_penalize(sample: &Sample<'_>, rows: &[usize], cost: &[f64], alpha: f64, cap: Option<f64>) -> Tree {
+fn grow_and_penalize(
+    sample: &Sample<'_>,
+    rows: &[usize],
+    cost: &[f64],
+    alpha: f64,
+    cap: Option<f64>,
+) -> Tree {
     let mut nodes = grow::grow(sample, rows);
     let errors = prune::node_errors(&nodes, sample.values, sample.labels, rows);
     let keep = prune::cost_complexity(&nodes, &errors, cost, alpha);
@@ -891,13 +898,10 @@ impl Learner for FringeLearner {
             .filter(|&n| n < p.max_iterations)
             .map(|max_iterations| Params { max_iterations, ..p.clone() });
         let plain = Params { max_iterations: 1, prune_fraction: Some(0.0), ..p.clone() };
-        let harder = [1.15, 1.96, 3.0]
-            .into_iter()
-            .filter(|&z| z > p.prune_z)
-            .map({
-                let plain = plain.clone();
-                move |prune_z| Params { prune_z, ..plain.clone() }
-            });
+        let harder = [1.15, 1.96, 3.0].into_iter().filter(|&z| z > p.prune_z).map({
+            let plain = plain.clone();
+            move |prune_z| Params { prune_z, ..plain.clone() }
+        });
         // Then the plain tree cut by cost complexity to fewer bytes of tests: the weakest links
         // go first, where a depth limit cuts every branch alike.
         let capped = [768.0, 512.0, 384.0, 256.0, 192.0, 128.0]
