@@ -308,6 +308,9 @@ fn check_tree(repr: &ModelRepr<'_>, nodes: &[u8], children: &[u8], n: &Counts) -
     let n_nodes = count(nodes, NodeRec::SIZE)?;
     let n_children = count(children, 2)?;
     check(n_nodes >= 1, Error::NodeInvalid)?;
+    // Heads below `LEAF_OR_SPLIT` are inputs: with no more inputs than that, the walk's one
+    // comparison of a head with the inputs served tells a threshold node from every other kind.
+    check(n.inputs <= usize::from(node_kind::LEAF_OR_SPLIT), Error::LimitExceeded)?;
     for i in 0..n_nodes {
         let rec = NodeRec::from_array(record(nodes, i));
         let forward = |c: u16| check(c as usize > i && (c as usize) < n_nodes, Error::LinkNotForward);
@@ -755,8 +758,9 @@ impl<'a> Model<'a> {
     }
 
     /// Walks a tree from its root to the leaf that decides for the current input, read from
-    /// `src`, which serves `served` inputs ([`Model::n_inputs`]; a slice's length, so that the
-    /// walk's test of a threshold node's input against it also bounds the slice's read).
+    /// `src`, which serves `served` inputs ([`Model::n_inputs`], which the loader holds to at
+    /// most `LEAF_OR_SPLIT` in a tree model; a slice's length, so that the walk's test of a
+    /// threshold node's input against it also bounds the slice's read).
     #[cfg(feature = "tree")]
     #[inline(always)]
     pub(crate) fn leaf<S: FnMut(usize) -> Option<i32>>(
@@ -771,20 +775,19 @@ impl<'a> Model<'a> {
         // every link and every split's next node is one of them, after its node, so the walk
         // visits at most `n_nodes` nodes and `get` below always finds its record.
         let (nodes, _) = nodes.as_chunks::<{ NodeRec::SIZE }>();
-        // Heads from `LEAF_OR_SPLIT` up are kinds, whatever the number of inputs.
-        let tested = served.min(usize::from(node_kind::LEAF_OR_SPLIT));
         let mut i: usize = 0;
         loop {
             // The threshold nodes, a tree of tests' common step, in a loop of their own that calls
             // nothing but the input source: what it reads of the source stays in registers. A head
-            // below `tested` is a threshold node's input (the loader rejected every other head
-            // below `LEAF_OR_SPLIT`), so the one comparison tells the kind and bounds the input.
+            // below `served` is a threshold node's input, and every head from there up a kind
+            // (the loader rejected every other head below `LEAF_OR_SPLIT`, and more inputs than
+            // that), so the one comparison tells the kind and bounds the input.
             // The left child is the next node; only the right link is read.
             let n = loop {
                 // The loader checked every link: the class-0 leaf is never returned.
                 let Some(n) = nodes.get(i) else { return Ok(Leaf::Class(0)) };
                 let head = usize::from(NodeRec::head(n));
-                if head >= tested {
+                if head >= served {
                     break n;
                 }
                 let x = raw(src, head)?;

@@ -598,30 +598,33 @@ fn nodes_and_links() {
     rejects_model(Builder::tree().with(|b| b.children[2] = 6), Error::LinkNotForward);
 }
 
-/// A tree over more inputs than a threshold node can test: heads from 0x8000 up are still kinds
-/// there, never inputs (x[32768] = 0 would send both leaves to "node 3", past the table).
+/// A tree over more inputs than a threshold node can test is rejected; at exactly as many, heads
+/// from 0x8000 up are kinds, never inputs (x[32768] would send both leaves past the table).
 #[test]
-fn kinds_stay_kinds_past_the_inputs_a_threshold_can_test() {
-    let b = Builder::tree().with(|b| {
-        b.inputs = vec![InputRec { n_values: 2 }; 40_000];
-        b.scales.clear();
-        b.features.clear();
-        b.literals.clear();
-        b.units.clear();
-        b.term_features.clear();
-        b.weights.clear();
-        b.unit_classes.clear();
-        b.children.clear();
-        (b.host, b.names) = (None, None);
-        b.nodes = vec![
-            NodeRec { head: 0, link: 2, value: 0 },
-            NodeRec { head: node_kind::CLASS, link: 0, value: 1 },
-            NodeRec { head: node_kind::CLASS, link: 0, value: 2 },
-        ];
-    });
-    let bytes = b.bytes();
+fn trees_test_at_most_32768_inputs_and_kinds_stay_kinds() {
+    let tree = |n_inputs: usize| {
+        Builder::tree().with(|b| {
+            b.inputs = vec![InputRec { n_values: 2 }; n_inputs];
+            b.scales.clear();
+            b.features.clear();
+            b.literals.clear();
+            b.units.clear();
+            b.term_features.clear();
+            b.weights.clear();
+            b.unit_classes.clear();
+            b.children.clear();
+            (b.host, b.names) = (None, None);
+            b.nodes = vec![
+                NodeRec { head: 0, link: 2, value: 0 },
+                NodeRec { head: node_kind::CLASS, link: 0, value: 1 },
+                NodeRec { head: node_kind::CLASS, link: 0, value: 2 },
+            ];
+        })
+    };
+    rejects_model(tree(32_769), Error::LimitExceeded);
+    let bytes = tree(32_768).bytes();
     let m = Model::from_bytes(&bytes).unwrap();
-    let mut x = vec![0i32; 40_000];
+    let mut x = vec![0i32; 32_768];
     assert_eq!(m.predict(&x).unwrap(), 1);
     assert_eq!(m.predict_with(|i| x.get(i).copied()).unwrap(), 1);
     x[0] = 1;

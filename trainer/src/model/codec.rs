@@ -276,6 +276,11 @@ impl ModelSpec {
                 StructureTables::List { entries, default: small(*default, "classes")? }
             }
             Structure::Tree(tree) => {
+                // A tree's node heads below `LEAF_OR_SPLIT` are inputs; the runtime accepts a tree
+                // of at most that many inputs, so the walk's one test of a head bounds its read.
+                if self.inputs.len() > usize::from(node_kind::LEAF_OR_SPLIT) {
+                    return Err(ExportError::TooLarge("inputs of a tree model"));
+                }
                 let (mut nodes, mut children) = (Vec::new(), Vec::new());
                 let (order, at) = tree_layout(tree)?;
                 for placed in order {
@@ -1154,6 +1159,20 @@ mod tests {
         let mut spec = tiny_tree();
         spec.names.as_mut().unwrap().classes[2] = "c\nd".into();
         assert_eq!(spec.to_bytes(), Err(ExportError::NameLineBreak("c\nd".into())));
+        assert!(spec.to_bytes_with(&Host { strip: true, meta: None }).is_ok());
+    }
+
+    #[test]
+    fn a_tree_over_more_inputs_than_a_node_can_name_is_too_large() {
+        let mut spec = tiny_tree();
+        spec.structure = Structure::Tree(vec![Node::Class(1)]);
+        spec.units.clear();
+        spec.features.clear();
+        spec.names = None;
+        let numeric = InputSpec { kind: InputKind::Numeric { scale_exp: 0, offset: 0 }, missing: 0 };
+        spec.inputs = vec![numeric; 32_769];
+        assert_eq!(spec.to_bytes(), Err(ExportError::TooLarge("inputs of a tree model")));
+        spec.inputs.pop();
         assert!(spec.to_bytes_with(&Host { strip: true, meta: None }).is_ok());
     }
 
