@@ -136,8 +136,8 @@ pub struct Params {
     /// Most tests on a path from the root to a leaf of every tree grown (`None`: no limit; 0: a
     /// single leaf, the majority class). The budget ladder's way to smaller trees.
     pub max_depth: Option<usize>,
-    /// Most bytes of tests in every tree, as [`export::literal_bytes`] counts them (`None`: no
-    /// limit): a pruned tree over it loses its weakest links, by cost complexity on the growing
+    /// Most bytes of tests in every tree (`None`: no limit), as the export's estimate counts
+    /// them (12 per threshold test, 12 + 2 per value of a categorical node): a pruned tree over it loses its weakest links, by cost complexity on the growing
     /// rows, until its tests fit. The budget ladder's way to the largest tree a byte budget
     /// allows, where a depth limit cuts every branch alike.
     pub max_test_bytes: Option<f64>,
