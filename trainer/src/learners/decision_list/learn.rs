@@ -41,13 +41,7 @@ pub(super) fn learn_with(
     let start = Instant::now();
     check(s, shape, p)?;
     let mut rng = Rng::new(seed);
-    // The shares of other classes an entry may cover to try (none: the exact method).
-    let shares: Vec<f64> = match p.tolerance.unwrap_or_default() {
-        Tolerance::Exact => Vec::new(),
-        Tolerance::Share(t) if t <= 0.0 => Vec::new(),
-        Tolerance::Share(t) => vec![t],
-        Tolerance::HeldOut => SHARES.to_vec(),
-    };
+    let shares = shares(p);
     let validation = if !shares.is_empty() && p.validation == 0.0 { HOLDOUT } else { p.validation };
     let (train, val) = validation_split(s, validation, &mut rng);
     let (relabelled, y_build) =
@@ -203,6 +197,22 @@ fn best_prefix(s: &Sample<'_>, nodes: &[Node], defaults: &[usize], val: &[usize]
     (best_r, best)
 }
 
+/// The shares of other classes an entry may cover to try (none: the exact method).
+fn shares(p: &Params) -> Vec<f64> {
+    match p.tolerance.unwrap_or_default() {
+        Tolerance::Exact => Vec::new(),
+        Tolerance::Share(t) if t <= 0.0 => Vec::new(),
+        Tolerance::Share(t) => vec![t],
+        Tolerance::HeldOut => SHARES.to_vec(),
+    }
+}
+
+/// Whether a list learned with `p` holds rows out (to prune, or to stop tolerant entries), so
+/// that it reports its held-out accuracy.
+fn holds_out(p: &Params) -> bool {
+    p.validation > 0.0 || !shares(p).is_empty()
+}
+
 /// A report with nothing learned yet but the LP work (`learn_with` fills it in).
 fn empty_report(lp: LpStats) -> Report {
     Report {
@@ -226,7 +236,9 @@ fn empty_report(lp: LpStats) -> Report {
 }
 
 /// Learns an `hsi` shape; with `positive == None` tries both classes as positive and keeps the
-/// list with fewer entries, then fewer training errors, then positive class 1.
+/// list with fewer entries, then fewer training errors, then positive class 1; lists that hold
+/// rows out (pruned, or of tolerant entries) are built to the end and compared by their held-out
+/// accuracy first: on noisy data the shorter list is not the one that generalises.
 ///
 /// Without validation pruning the two lists are built side by side (two threads), and the first
 /// to finish, with `k` entries, stops the other at `k + 1`: that one would be longer and lose.
@@ -252,14 +264,16 @@ pub(super) fn learn_hsi_with(
     };
     let key = |l: &Learned| {
         (
+            l.report.validation_accuracy.map_or(0, |a| -(a * 1e9) as i64),
             l.nodes.len(),
             -(l.report.quantized_train_accuracy.unwrap_or(l.report.float_train_accuracy) * 1e9) as i64,
         )
     };
     let (a, b) = match p.positive {
         Some(c) => return run(c, &AtomicUsize::new(usize::MAX)),
-        None if p.validation > 0.0 => {
-            // Pruning shortens each list after building: compare the finished lists.
+        None if holds_out(p) => {
+            // Pruning shortens each list after building, and held-out accuracy decides:
+            // compare the finished lists.
             let unlimited = AtomicUsize::new(usize::MAX);
             (run(1, &unlimited)?, run(0, &unlimited)?)
         }

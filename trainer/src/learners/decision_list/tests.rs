@@ -229,3 +229,29 @@ fn quantized_tolerant_entries_cover_their_minimum_share_of_rows() {
         );
     }
 }
+
+#[test]
+fn tolerant_intersections_keep_the_positive_class_that_holds_out_best() {
+    // Both classes as the intersection's positive class, on a noisy interaction: with tolerant
+    // entries the lists hold rows out, and the one kept is the more accurate there, whatever
+    // their lengths.
+    let (x, y) = interaction(3000, 0.05, 11);
+    let s = Sample { x: &x, y: &y, n_classes: 2, quant: None };
+    let p = Params { tolerance: Some(Tolerance::HeldOut), choose: None, ..Params::default() };
+    let hsi = |positive| {
+        let l =
+            learn(&s, Shape::Hsi { shape: super::HsiShape::Intersection, positive }, &p, 3).expect("learns");
+        (l.report.validation_accuracy.expect("held out"), l.nodes.len())
+    };
+    let (zero, one) = (hsi(0), hsi(1));
+    let kept = super::learn::learn_hsi(&s, &p, 3).expect("learns");
+    let best = if zero.0 > one.0 { zero } else { one };
+    assert_eq!(
+        (kept.report.validation_accuracy, kept.nodes.len()),
+        (Some(best.0), best.1),
+        "{zero:?} {one:?}"
+    );
+    // The case decides: the more accurate list is not the shorter one.
+    let shorter = if zero.1 < one.1 { zero } else { one };
+    assert!(shorter.0 < best.0, "{zero:?} {one:?}");
+}
