@@ -385,16 +385,23 @@ fn runtime_goal_misses(models: &[RuntimeModel<'_>]) -> String {
             let v: Vec<String> = missed.iter().map(|(g, k)| format!("{g} by {k}")).collect();
             format!("missed: {}", v.join(", "))
         };
+        let per_node = if group.iter().any(|m| m.per_node.is_some()) {
+            format!(
+                "; per threshold node {}, besides them per prediction {}",
+                range_of(&group, |m| m.per_node, 1, ""),
+                range_of(&group, |m| m.fixed, 0, ""),
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "- {what}, {} models ({}): {missed}. Stack {}; runtime code {}; against generated C {}; per threshold node {}, besides them per prediction {}.",
+            "- {what}, {} models ({}): {missed}. Stack {}; runtime code {}; against generated C {}{per_node}.",
             group.len(),
             names.join(", "),
             range_of(&group, |m| Some(m.stack as f64), 0, " B"),
             range_of(&group, |m| Some(m.code as f64), 0, " B"),
             range_of(&group, |m| m.vs_c, 1, "×"),
-            range_of(&group, |m| m.per_node, 1, ""),
-            range_of(&group, |m| m.fixed, 0, ""),
         );
         let why = if tests {
             "  Generated C compares an input with a constant in the code, two or three instructions per node; the \
