@@ -136,6 +136,21 @@ pub fn run(root: &Path, algos: &[Algo], out: Option<&Path>) -> Result<()> {
 }
 
 /// `ltu train` on one shape, pinned to one core when `pin`, stopped at [`CAP_SECONDS`].
+/// Why `ltu train` failed, from its stderr: the innermost cause (`ltu` prints the error, then
+/// each cause on a line of its own), which is the learner's reason; the outer lines name this
+/// machine's paths.
+fn failure(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("error") || l.starts_with("caused by"))
+        .collect();
+    match lines.last() {
+        Some(l) => l.strip_prefix("caused by:").unwrap_or(l).trim().to_string(),
+        None => stderr.trim().to_string(),
+    }
+}
+
 fn train_one(ltu: &Path, pin: bool, algo: &str, train: &Path, test: &Path, model: &Path) -> Result<Outcome> {
     let mut command = if pin {
         let mut c = Command::new("taskset");
@@ -189,14 +204,7 @@ fn train_one(ltu: &Path, pin: bool, algo: &str, train: &Path, test: &Path, model
         return Ok(Outcome::Capped);
     };
     if !status.success() {
-        // The error and its causes (`ltu` prints each cause on a line of its own).
-        let lines: Vec<&str> = stderr
-            .lines()
-            .filter(|l| l.starts_with("error") || l.trim_start().starts_with("caused by"))
-            .map(str::trim)
-            .collect();
-        let message = if lines.is_empty() { stderr.trim().to_string() } else { lines.join("; ") };
-        return Ok(Outcome::Failed(message));
+        return Ok(Outcome::Failed(failure(&stderr)));
     }
     let json: Value = serde_json::from_str(&stdout).context("parsing `ltu train --json`")?;
     let number =
@@ -232,4 +240,17 @@ fn running_cpu_seconds(pid: u32) -> Option<f64> {
     let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
     let per_second = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK).ok()??;
     Some(ticks / per_second as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::failure;
+
+    #[test]
+    fn a_failure_is_its_innermost_cause_without_the_paths_around_it() {
+        let stderr = "error: training hsi on /tmp/x/sensor-train.csv\n  caused by: invalid option: hsi needs exactly two classes, the data has 11\n";
+        assert_eq!(failure(stderr), "invalid option: hsi needs exactly two classes, the data has 11");
+        assert_eq!(failure("error: out of memory\n"), "error: out of memory");
+        assert_eq!(failure("killed\n"), "killed");
+    }
 }
