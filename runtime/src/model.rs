@@ -1027,7 +1027,7 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
 
     /// The record of unit `u`, as its bytes in the model.
     #[inline(always)]
-    fn unit_bytes(&self, u: usize) -> &'a [u8; UnitRec::SIZE] {
+    pub(crate) fn unit_bytes(&self, u: usize) -> &'a [u8; UnitRec::SIZE] {
         record(self.repr.units, u)
     }
 
@@ -1087,8 +1087,8 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     /// build leaves out never loads; its arm is not compiled in.
     /// The unit record is passed as its bytes in the model, decoded here field by field as the
     /// row needs them: a decoded `UnitRec` would be written to the caller's stack for the call.
-    #[inline(never)] // one copy, shared by lists, splits, leaves and machine rows
-    fn row(&mut self, rec: &[u8; UnitRec::SIZE], o: usize) -> i64 {
+    #[inline(never)] // one copy, shared by lists, splits, leaves, machine rows and the learner
+    pub(crate) fn row(&mut self, rec: &[u8; UnitRec::SIZE], o: usize) -> i64 {
         match self.kind() {
             WeightKind::I8 if cfg!(feature = "i8") => self.row_w::<1, false>(rec, o),
             WeightKind::I16 if cfg!(feature = "i16") => self.row_w::<2, false>(rec, o),
@@ -1096,12 +1096,6 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
             WeightKind::Fixed if cfg!(feature = "fixed") => self.row_w::<4, true>(rec, o),
             _ => 0,
         }
-    }
-
-    /// [`Eval::row`] of unit `rec` (decoded), for a learner.
-    #[cfg(feature = "learn")]
-    pub(crate) fn row_score(&mut self, rec: &UnitRec, o: usize) -> i64 {
-        self.row(&rec.to_bytes(), o)
     }
 
     /// [`Eval::row`] for weights of `W` bytes (`I16F16` bits if `FIXED`).

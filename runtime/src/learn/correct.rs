@@ -51,8 +51,9 @@ pub(super) fn plan<S: FnMut(usize) -> Option<i32>>(
         Err(outcome) => return Ok(Err(outcome)),
     };
     let mut ev = view.eval(src);
-    let rec = ev.unit(unit);
-    let steps = unit_steps(&mut ev, &rec, target);
+    let bytes = ev.unit_bytes(unit);
+    let rec = UnitRec::from_array(bytes).0;
+    let steps = unit_steps(&mut ev, bytes, target);
     // An input the scores needed was unavailable: an error, whatever the scores say.
     ev.done(())?;
     let (mut rows, n_rows) = match steps {
@@ -413,13 +414,14 @@ fn target_positive(classes: &[usize; 2], target: Target) -> bool {
 #[allow(clippy::type_complexity)]
 fn unit_steps<S: FnMut(usize) -> Option<i32>>(
     ev: &mut Eval<'_, '_, S>,
-    rec: &UnitRec,
+    bytes: &[u8; UnitRec::SIZE],
     target: Target,
 ) -> Option<core::result::Result<([(usize, i64); 2], usize), ()>> {
+    let rec = &UnitRec::from_array(bytes).0;
     // Every row is scored first, as prediction scores it, so an unavailable input is an error
     // even where the unit turns out not to be able to learn the label.
     if rec.n_out == 1 {
-        let y = ev.row_score(rec, 0);
+        let y = ev.row(bytes, 0);
         let (neg, pos) = (ev.unit_class(rec, 0), ev.unit_class(rec, 1));
         if let Target::Class(c) = target {
             if c != neg && c != pos {
@@ -437,7 +439,7 @@ fn unit_steps<S: FnMut(usize) -> Option<i32>>(
     // The label's row (the first of its class) and the strongest other row (the first on ties).
     let (mut mine, mut other): (Option<(usize, i64)>, Option<(usize, i64)>) = (None, None);
     for o in 0..rec.n_out as usize {
-        let s = ev.row_score(rec, o);
+        let s = ev.row(bytes, o);
         if mine.is_none() && Some(ev.unit_class(rec, o)) == label {
             mine = Some((o, s));
         } else if other.is_none_or(|(_, best)| s > best) {
