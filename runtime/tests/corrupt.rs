@@ -159,6 +159,17 @@ impl Builder {
         self
     }
 
+    /// Leaves out every unit and what only units read (features, literals, terms, weights,
+    /// unit classes): a tree of tests, once its unit nodes are replaced.
+    fn clear_units(&mut self) {
+        self.units.clear();
+        self.weights.clear();
+        self.unit_classes.clear();
+        self.features.clear();
+        self.literals.clear();
+        self.term_features.clear();
+    }
+
     fn bytes(&self) -> Vec<u8> {
         let inputs = self.raw_inputs.clone().unwrap_or_else(|| recs(&self.inputs, InputRec::to_bytes));
         let scales = recs(&self.scales, ScaleRec::to_bytes);
@@ -606,12 +617,7 @@ fn trees_test_at_most_32768_inputs_and_kinds_stay_kinds() {
         Builder::tree().with(|b| {
             b.inputs = vec![InputRec { n_values: 2 }; n_inputs];
             b.scales.clear();
-            b.features.clear();
-            b.literals.clear();
-            b.units.clear();
-            b.term_features.clear();
-            b.weights.clear();
-            b.unit_classes.clear();
+            b.clear_units();
             b.children.clear();
             (b.host, b.names) = (None, None);
             b.nodes = vec![
@@ -970,12 +976,7 @@ fn unsupported() {
             b.weight_kind = kind;
             b.nodes[3] = NodeRec { head: node_kind::CLASS, link: 0, value: 2 };
             b.nodes[5] = NodeRec { head: node_kind::CLASS, link: 0, value: 2 };
-            b.units.clear();
-            b.weights.clear();
-            b.unit_classes.clear();
-            b.features.clear();
-            b.literals.clear();
-            b.term_features.clear();
+            b.clear_units();
         });
         check(&tests, cfg!(feature = "tree"));
         if cfg!(feature = "tree") {
