@@ -122,8 +122,9 @@ pub const AUTO_FIT_ROWS: usize = 5_000;
 /// candidate ([`Candidate`]) — every learner's settings ([`Algo::candidates`]) under a budget,
 /// each learner's options as given without one — scored by validation (`selection_splits`:
 /// k-fold on small training sets, else fitted on three quarters of the rows, for `Auto` at most
-/// [`AUTO_FIT_ROWS`] of them, and scored on the rest), then retrained on every row. Ties go to the fewer device bytes, then the later (cheaper)
-/// setting. A retrained model over the budget gives way to the next best candidate.
+/// [`AUTO_FIT_ROWS`] of them, and scored on the rest), then retrained on every row. Ties go to
+/// the fewer device bytes, then the later (cheaper) setting. A retrained model over the budget
+/// gives way to the next best candidate.
 ///
 /// # Errors
 /// As [`train`]; when no candidate fits the budget, the error names the smallest model's cost.
@@ -153,11 +154,11 @@ fn train_one(algo: Algo, ctx: &Context<'_>, opts: &Options, with_names: bool) ->
 /// with the split, and the most accurate of dozens of candidates on it is mostly the luckiest:
 /// on vehicle (846 rows, `--max-bytes 600`) one quarter chose trees that lost 0.7 points in
 /// 10-fold cross-validation once the ladder offered more of them.
-pub(crate) const SELECTION_FOLD_ROWS: usize = 2_000;
+const SELECTION_FOLD_ROWS: usize = 2_000;
 
 /// Folds of the validation that chooses among candidates on small training sets
 /// ([`SELECTION_FOLD_ROWS`]).
-pub(crate) const SELECTION_FOLDS: usize = 4;
+const SELECTION_FOLDS: usize = 4;
 
 /// The `(fit, validation)` row sets that score the candidates of `choice`: the stratified folds
 /// of [`SELECTION_FOLDS`]-fold validation on up to [`SELECTION_FOLD_ROWS`] rows, else one
@@ -225,9 +226,8 @@ fn train_selected(
     let (fit_n, val_n) =
         (splits.first().map_or(0, |s| s.0.len()), splits.iter().map(|s| s.1.len()).sum::<usize>());
     // Per candidate: correct predictions over every split's validation rows (a model over the
-    // budget counts none of its split's rows), and whether any split's model fitted.
-    let mut correct = vec![0usize; candidates.len()];
-    let mut fitted = vec![false; candidates.len()];
+    // budget counts none of its split's rows); `None` while no split's model fitted.
+    let mut correct: Vec<Option<usize>> = vec![None; candidates.len()];
     let n = (candidates.len() * splits.len()) as u64;
     for (s, (fit_rows, val_rows)) in splits.iter().enumerate() {
         let fit_data = data.subset(fit_rows);
@@ -239,23 +239,19 @@ fn train_selected(
             (ctx.progress)((s * candidates.len() + i) as u64, n);
             let Ok(t) = train_one(*algo, &fit_ctx, c, with_names) else { continue };
             let cost = t.device_cost();
-            // The first split's model stands for the candidate's cost in reports.
-            if s == 0 || tried[i].cost.is_none() {
-                tried[i].cost = Some(cost);
-            }
+            // The first split whose model trained stands for the candidate's cost in reports.
+            tried[i].cost.get_or_insert(cost);
             if !budget.allows(&cost) {
                 continue;
             }
-            fitted[i] = true;
             let raw = t.rows(&val_data);
-            correct[i] += raw.iter().zip(&val_data.y).filter(|(x, &y)| t.spec.predict(x) == y).count();
+            *correct[i].get_or_insert(0) +=
+                raw.iter().zip(&val_data.y).filter(|(x, &y)| t.spec.predict(x) == y).count();
         }
     }
     (ctx.progress)(n, n);
-    for (i, c) in tried.iter_mut().enumerate() {
-        if fitted[i] {
-            c.validation_accuracy = Some(correct[i] as f64 / val_n.max(1) as f64);
-        }
+    for (c, right) in tried.iter_mut().zip(&correct) {
+        c.validation_accuracy = right.map(|k| k as f64 / val_n.max(1) as f64);
     }
     // Best validation accuracy first (ties: fewer bytes, then the later, cheaper setting),
     // then the untried rest in order; a candidate is kept only if its model on every row fits.
