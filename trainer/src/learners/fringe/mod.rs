@@ -137,9 +137,10 @@ pub struct Params {
     /// single leaf, the majority class). The budget ladder's way to smaller trees.
     pub max_depth: Option<usize>,
     /// Most bytes of tests in every tree (`None`: no limit), as the export's estimate counts
-    /// them (12 per threshold test, 12 + 2 per value of a categorical node): a pruned tree over it loses its weakest links, by cost complexity on the growing
-    /// rows, until its tests fit. The budget ladder's way to the largest tree a byte budget
-    /// allows, where a depth limit cuts every branch alike.
+    /// them (12 per threshold test, 12 + 2 per value of a categorical node): a pruned tree over
+    /// it loses its weakest links, by cost complexity on the growing rows, until its tests fit.
+    /// The budget ladder's way to the largest tree a byte budget allows, where a depth limit
+    /// cuts every branch alike.
     pub max_test_bytes: Option<f64>,
 }
 
@@ -640,18 +641,18 @@ fn grow_and_prune(
     cap: Option<f64>,
 ) -> (Tree, usize) {
     let mut nodes = grow::grow(sample, grow_rows);
+    let mut prune_errors = 0;
     if !prune_rows.is_empty() {
-        prune::reduced_error(&mut nodes, sample.values, sample.labels, prune_rows);
+        prune_errors = prune::reduced_error(&mut nodes, sample.values, sample.labels, prune_rows);
     } else if prune_z > 0.0 {
         prune::error_based(&mut nodes, sample.values, sample.labels, grow_rows, prune_z);
     }
     cut_to_cap(sample, &mut nodes, grow_rows, cost, cap);
-    let prune_errors = if prune_rows.is_empty() {
-        0
-    } else {
+    if cap.is_some() && !prune_rows.is_empty() {
+        // The cut tree's errors on the pruning rows: its leaves' errors, walked from the root.
         let errors = prune::node_errors(&nodes, sample.values, sample.labels, prune_rows);
-        prune::kept_totals(&nodes, &vec![true; nodes.len()], &errors, cost).0
-    };
+        prune_errors = prune::kept_totals(&nodes, &vec![true; nodes.len()], &errors, cost).0;
+    }
     (grow::compact(&nodes), prune_errors)
 }
 
