@@ -87,7 +87,18 @@ fn run_raw(elf: &Path, machine: Machine, plugin: Option<&Path>) -> Result<(Run, 
     let code = status.code().with_context(|| format!("`{what}` was killed by a signal"))?;
 
     let mut run = Run { code, log: Vec::new(), regions: Vec::new(), total: None, stderr: Vec::new() };
-    for line in String::from_utf8_lossy(&stderr).lines() {
+    parse_stderr(&mut run, &String::from_utf8_lossy(&stderr))?;
+    if plugin.is_some() && run.total.is_none() {
+        bail!("the instruction-count plugin printed no total; QEMU said: {}", run.stderr.join(" | "));
+    }
+    Ok((run, stdout))
+}
+
+/// Reads QEMU's stderr into `run`: the plugin's region counts and total, every other line as is.
+/// Fails on counts whose markers did not pair up (the plugin's `stray` line): a region that ended
+/// at something other than its own stop marker, or one that began twice, counted other work.
+fn parse_stderr(run: &mut Run, stderr: &str) -> Result<()> {
+    for line in stderr.lines() {
         if let Some(rest) = line.strip_prefix("insncount region=") {
             let (k, n) = rest.split_once(" insns=").with_context(|| format!("bad plugin line `{line}`"))?;
             ensure!(
@@ -95,16 +106,18 @@ fn run_raw(elf: &Path, machine: Machine, plugin: Option<&Path>) -> Result<(Run, 
                 "plugin regions out of order at `{line}`"
             );
             run.regions.push(n.parse().with_context(|| format!("bad plugin line `{line}`"))?);
+        } else if let Some(n) = line.strip_prefix("insncount stray=") {
+            bail!(
+                "{n} marker(s) outside a start/stop pair (a start inside a region or a stop outside one): \
+                 the regions' counts do not measure what the markers enclose"
+            );
         } else if let Some(n) = line.strip_prefix("insncount total=") {
             run.total = Some(n.parse().with_context(|| format!("bad plugin line `{line}`"))?);
         } else {
             run.stderr.push(line.to_string());
         }
     }
-    if plugin.is_some() && run.total.is_none() {
-        bail!("the instruction-count plugin printed no total; QEMU said: {}", run.stderr.join(" | "));
-    }
-    Ok((run, stdout))
+    Ok(())
 }
 
 /// Decodes the defmt frames the firmware wrote, with the string table from its ELF.
@@ -130,5 +143,38 @@ pub fn print_log(run: &Run) {
     }
     for line in &run.stderr {
         println!("  qemu: {line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty() -> Run {
+        Run { code: 0, log: Vec::new(), regions: Vec::new(), total: None, stderr: Vec::new() }
+    }
+
+    #[test]
+    fn plugin_lines_give_regions_and_total() {
+        let mut run = empty();
+        parse_stderr(
+            &mut run,
+            "insncount region=0 insns=12\nqemu says hi\ninsncount region=1 insns=3\ninsncount total=99\n",
+        )
+        .unwrap();
+        assert_eq!(run.regions, [12, 3]);
+        assert_eq!(run.total, Some(99));
+        assert_eq!(run.stderr, ["qemu says hi"]);
+    }
+
+    #[test]
+    fn stray_markers_and_disorder_are_rejected() {
+        let err = parse_stderr(
+            &mut empty(),
+            "insncount region=0 insns=12\ninsncount stray=40\ninsncount total=99\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("40 marker(s)"), "{err}");
+        assert!(parse_stderr(&mut empty(), "insncount region=1 insns=12\n").is_err());
     }
 }
