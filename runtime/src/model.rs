@@ -1048,10 +1048,8 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
             return (if s > 0 { pos } else { neg }, s);
         }
         // A sparse machine whose terms fit the cache computes each term's feature once.
-        let cached = cfg!(feature = "sparse")
-            && rec.flags & unit_flags::SPARSE != 0
-            && rec.n_terms as usize <= NUM_CACHE
-            && self.cache_terms(&rec);
+        let cached =
+            cfg!(feature = "sparse") && rec.flags & unit_flags::SPARSE != 0 && self.cache_terms(&rec);
         // Every score lies above `i64::MIN` (the loader's bound keeps `|s|` at most `i64::MAX`),
         // so row 0 always replaces the initial value.
         let mut best = (i64::MIN, 0);
@@ -1128,7 +1126,7 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
         let at = rec.term_start as usize * 2;
         let terms = self.model.repr.term_features.get(at..at + 2 * rec.n_terms as usize).unwrap_or(&[]);
         self.num.clear();
-        for t in terms.chunks_exact(2) {
+        for t in terms.chunks_exact(2).take(NUM_CACHE) {
             let f = self.feature(record(self.model.repr.features, le16(t, 0) as usize));
             // A feature value lies in -32767..=32767 (the loader bounds every `max_abs`).
             let _ = self.num.push(f as i16);
@@ -1152,18 +1150,27 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     }
 
     #[inline(always)]
-    fn cached_row<const W: usize, const FIXED: bool>(&self, rec: &[u8; UnitRec::SIZE], o: usize) -> i64 {
+    fn cached_row<const W: usize, const FIXED: bool>(&mut self, rec: &[u8; UnitRec::SIZE], o: usize) -> i64 {
         let rec = UnitRec::from_array(rec).0;
         let terms = rec.n_terms as usize;
         let first = rec.weight_start as usize + o * (terms + 1);
         let row = self.model.repr.weights.get(first * W..).unwrap_or(&[]);
         let bias = i64::from(le_int::<W>(record::<W>(self.model.repr.weights, first + terms)));
+        // The terms beyond the cache, computed for this row.
+        let n = self.num.len();
+        let tail = if terms > n {
+            let at = rec.term_start as usize * 2;
+            let features = self.model.repr.term_features.get(at + 2 * n..at + 2 * terms).unwrap_or(&[]);
+            self.sparse_dot::<W, FIXED>(row.get(n * W..).unwrap_or(&[]), features)
+        } else {
+            0
+        };
         let pairs = row.chunks_exact(W).zip(self.num.iter());
         if FIXED {
-            bias + pairs.map(|(w, &f)| i64::from(le_int::<W>(w)) * i64::from(f)).sum::<i64>()
+            bias + tail + pairs.map(|(w, &f)| i64::from(le_int::<W>(w)) * i64::from(f)).sum::<i64>()
         } else {
             // The loader's bound makes every partial sum of an integer row fit in `i32`.
-            bias + i64::from(pairs.fold(0i32, |acc, (w, &f)| acc + le_int::<W>(w) * i32::from(f)))
+            bias + tail + i64::from(pairs.fold(0i32, |acc, (w, &f)| acc + le_int::<W>(w) * i32::from(f)))
         }
     }
 
