@@ -403,6 +403,18 @@ fn check_pipeline(repr: &ModelRepr<'_>, n: &Counts) -> Result<()> {
     Ok(())
 }
 
+/// What [`Model::unit`] and [`Model::list`] answer when an input a unit read was missing, in
+/// place of a class (every class is below 65 536): one register, where a `Result` would be
+/// returned through the caller's stack.
+const MISSING: usize = usize::MAX;
+
+/// The prediction of a unit evaluator's answer.
+#[inline(always)]
+fn answer(class: usize) -> Result<usize> {
+    check(class != MISSING, Error::PredictInputUnavailable)?;
+    Ok(class)
+}
+
 fn check(ok: bool, err: Error) -> Result<()> {
     if ok {
         Ok(())
@@ -711,12 +723,14 @@ impl<'a> Model<'a> {
         mut scores: Option<&mut [i64]>,
     ) -> Result<usize> {
         match self.repr.structure {
-            StructureRepr::Linear { unit } if WEIGHTS => self.unit(src, unit as usize, scores),
+            StructureRepr::Linear { unit } if WEIGHTS => answer(self.unit(src, unit as usize, scores)),
             #[cfg(feature = "list")]
-            StructureRepr::List { entries, default_class } => self.list(src, entries, default_class, scores),
+            StructureRepr::List { entries, default_class } => {
+                answer(self.list(src, entries, default_class, scores))
+            }
             #[cfg(feature = "tree")]
             StructureRepr::Tree { nodes, children } => match self.leaf(src, served, nodes, children)? {
-                Leaf::Unit(u) => self.unit(src, u, scores),
+                Leaf::Unit(u) => answer(self.unit(src, u, scores)),
                 Leaf::Class(c) => {
                     set_score(&mut scores, c, 0);
                     Ok(c)
@@ -838,10 +852,14 @@ impl<'a> Model<'a> {
         src: &mut S,
         u: usize,
         scores: Option<&mut [i64]>,
-    ) -> Result<usize> {
+    ) -> usize {
         let mut ev = self.eval(src);
         let (class, _) = ev.decide(u, scores);
-        ev.done(class)
+        if ev.missing {
+            MISSING
+        } else {
+            class
+        }
     }
 
     /// Whether binary unit `u` (a tree's unit split) scores above 0: then the walk takes the
@@ -864,14 +882,17 @@ impl<'a> Model<'a> {
         entries: &[u8],
         default_class: u16,
         mut scores: Option<&mut [i64]>,
-    ) -> Result<usize> {
+    ) -> usize {
         let mut ev = self.eval(src);
         if let Some((_, class, s)) = ev.fired(entries) {
             set_score(&mut scores, class, s);
-            return Ok(class);
+            return class;
+        }
+        if ev.missing {
+            return MISSING;
         }
         set_score(&mut scores, default_class as usize, 0);
-        ev.done(default_class as usize)
+        default_class as usize
     }
 }
 
