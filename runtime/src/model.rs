@@ -403,6 +403,18 @@ fn check_pipeline(repr: &ModelRepr<'_>, n: &Counts) -> Result<()> {
     Ok(())
 }
 
+/// What [`Model::unit`] and [`Model::list`] answer when an input a unit read was missing, in
+/// place of a class (every class is below 65 536): one register, where a `Result` would be
+/// returned through the caller's stack.
+const MISSING: usize = usize::MAX;
+
+/// The prediction of a unit evaluator's answer.
+#[inline(always)]
+fn answer(class: usize) -> Result<usize> {
+    check(class != MISSING, Error::PredictInputUnavailable)?;
+    Ok(class)
+}
+
 fn check(ok: bool, err: Error) -> Result<()> {
     if ok {
         Ok(())
@@ -711,12 +723,14 @@ impl<'a> Model<'a> {
         mut scores: Option<&mut [i64]>,
     ) -> Result<usize> {
         match self.repr.structure {
-            StructureRepr::Linear { unit } if WEIGHTS => self.unit(src, unit as usize, scores),
+            StructureRepr::Linear { unit } if WEIGHTS => answer(self.unit(src, unit as usize, scores)),
             #[cfg(feature = "list")]
-            StructureRepr::List { entries, default_class } => self.list(src, entries, default_class, scores),
+            StructureRepr::List { entries, default_class } => {
+                answer(self.list(src, entries, default_class, scores))
+            }
             #[cfg(feature = "tree")]
             StructureRepr::Tree { nodes, children } => match self.leaf(src, served, nodes, children)? {
-                Leaf::Unit(u) => self.unit(src, u, scores),
+                Leaf::Unit(u) => answer(self.unit(src, u, scores)),
                 Leaf::Class(c) => {
                     set_score(&mut scores, c, 0);
                     Ok(c)
@@ -810,10 +824,10 @@ impl<'a> Model<'a> {
                 node_kind::JUMP => usize::from(rec.link),
                 // The loader checked that a split's unit is binary: its score decides.
                 node_kind::UNIT_SPLIT if WEIGHTS => {
-                    if self.split(src, index)? <= 0 {
-                        i + 1
-                    } else {
+                    if self.split(src, index)? {
                         usize::from(rec.link)
+                    } else {
+                        i + 1
                     }
                 }
                 node_kind::UNIT if WEIGHTS => return Ok(Leaf::Unit(index)),
@@ -828,15 +842,7 @@ impl<'a> Model<'a> {
     /// frame, so a tree walk that ends at a class leaf never holds the numeric cache on its stack.
     #[inline(always)]
     pub(crate) fn eval<'r, S: FnMut(usize) -> Option<i32>>(&'r self, src: &'r mut S) -> Eval<'r, 'a, S> {
-        Eval {
-            repr: &self.repr,
-            src,
-            n_inputs: usize::from(self.n_inputs),
-            all_numeric: self.all_numeric,
-            num: heapless::Vec::new(),
-            cached: false,
-            missing: false,
-        }
+        Eval { model: self, src, num: heapless::Vec::new(), cached: false, missing: false }
     }
 
     /// [`Eval::decide`] for unit `u` (a tree's leaf or split, or a linear model).
@@ -846,19 +852,24 @@ impl<'a> Model<'a> {
         src: &mut S,
         u: usize,
         scores: Option<&mut [i64]>,
-    ) -> Result<usize> {
+    ) -> usize {
         let mut ev = self.eval(src);
         let (class, _) = ev.decide(u, scores);
-        ev.done(class)
+        if ev.missing {
+            MISSING
+        } else {
+            class
+        }
     }
 
-    /// The score of binary unit `u` (a tree's unit split: its sign picks the child).
+    /// Whether binary unit `u` (a tree's unit split) scores above 0: then the walk takes the
+    /// split's link.
     #[cfg(feature = "tree")]
     #[inline(never)]
-    fn split<S: FnMut(usize) -> Option<i32>>(&self, src: &mut S, u: usize) -> Result<i64> {
+    fn split<S: FnMut(usize) -> Option<i32>>(&self, src: &mut S, u: usize) -> Result<bool> {
         let mut ev = self.eval(src);
         let s = ev.row(ev.unit_bytes(u), 0);
-        ev.done(s)
+        ev.done(s > 0)
     }
 
     /// A decision list: the first entry whose unit fires answers. Every entry reads the same
@@ -871,39 +882,43 @@ impl<'a> Model<'a> {
         entries: &[u8],
         default_class: u16,
         mut scores: Option<&mut [i64]>,
-    ) -> Result<usize> {
+    ) -> usize {
         let mut ev = self.eval(src);
         if let Some((_, class, s)) = ev.fired(entries) {
             set_score(&mut scores, class, s);
-            return Ok(class);
+            return class;
+        }
+        if ev.missing {
+            return MISSING;
         }
         set_score(&mut scores, default_class as usize, 0);
-        ev.done(default_class as usize)
+        default_class as usize
     }
 }
 
-/// Numeric inputs whose standard features one prediction computes once and keeps (64 bytes of
+/// Numeric inputs whose standard features one prediction computes once and keeps (32 bytes of
 /// stack): a decision list's entries, a tree's unit splits and its leaf, and the rows of a linear
 /// machine all read them from here. A numeric input beyond these is scaled where it is read.
-const NUM_CACHE: usize = 32;
+const NUM_CACHE: usize = 16;
+
+/// The numeric cache: `NUM_CACHE` features and a one-byte length.
+type Cache = heapless::Vec<i16, NUM_CACHE, u8>;
 
 /// The numeric features one evaluation computed, for another evaluation of the same input
 /// ([`Eval::carry`], [`Model::eval_carried`]).
 #[cfg(feature = "learn")]
 pub(crate) struct Carry {
-    num: heapless::Vec<i16, NUM_CACHE>,
+    num: Cache,
     cached: bool,
 }
 
 /// The state of one prediction: the input source and the numeric inputs' standard features.
 pub(crate) struct Eval<'r, 'a, S> {
-    repr: &'r ModelRepr<'a>,
+    model: &'r Model<'a>,
     src: &'r mut S,
-    n_inputs: usize,
-    all_numeric: bool,
     /// Standard features of the first `NUM_CACHE` numeric inputs, in input order, once a dense
     /// unit needed them (`cached`). A `heapless::Vec`: nothing is cleared before it is written.
-    num: heapless::Vec<i16, NUM_CACHE>,
+    num: Cache,
     cached: bool,
     /// The source had no value for an input a unit read. The unit goes on with 0 for it (every
     /// bound holds for any input value) and the prediction fails once the unit is done: one test
@@ -947,7 +962,7 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     #[cfg(feature = "learn")]
     pub(crate) fn numeric_cached(&self, rec: &UnitRec) -> bool {
         let dense = !cfg!(feature = "sparse") || rec.flags & unit_flags::SPARSE == 0;
-        dense && self.all_numeric && self.n_inputs <= NUM_CACHE
+        dense && self.model.all_numeric && self.model.n_inputs() <= NUM_CACHE
     }
 
     /// What [`Eval::terms`] visits, as an iterator, for a unit [`Eval::numeric_cached`] accepts.
@@ -956,7 +971,7 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     #[cfg(feature = "learn")]
     pub(crate) fn cached_numeric_terms(&mut self) -> impl Iterator<Item = (i32, u32)> + '_ {
         self.fill();
-        let scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
+        let scales = self.model.repr.scales.chunks_exact(ScaleRec::SIZE);
         self.num.iter().zip(scales).map(|(&f, s)| (i32::from(f), u32::from(le16(s, 6))))
     }
 
@@ -967,19 +982,19 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     pub(crate) fn terms(&mut self, rec: &UnitRec, mut visit: impl FnMut(i32, u32)) {
         if cfg!(feature = "sparse") && rec.flags & unit_flags::SPARSE != 0 {
             let at = rec.term_start as usize * 2;
-            let terms = self.repr.term_features.get(at..at + 2 * rec.n_terms as usize).unwrap_or(&[]);
+            let terms = self.model.repr.term_features.get(at..at + 2 * rec.n_terms as usize).unwrap_or(&[]);
             for t in terms.chunks_exact(2) {
-                let f: &[u8; FeatureRec::SIZE] = record(self.repr.features, le16(t, 0) as usize);
+                let f: &[u8; FeatureRec::SIZE] = record(self.model.repr.features, le16(t, 0) as usize);
                 let abs = if f[0] == feature_kind::NUMERIC { u32::from(le16(f, 10)) } else { 1 };
                 visit(self.feature(f), abs);
             }
             return;
         }
         self.fill();
-        if self.all_numeric {
+        if self.model.all_numeric {
             // Every input numeric: term `j` is input `j` through scale `j`; the first
             // `NUM_CACHE` are in `num` (`fill` put them there).
-            let mut scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
+            let mut scales = self.model.repr.scales.chunks_exact(ScaleRec::SIZE);
             for (&f, s) in self.num.iter().zip(&mut scales) {
                 visit(i32::from(f), u32::from(le16(s, 6)));
             }
@@ -988,9 +1003,9 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
             }
             return;
         }
-        let mut scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
+        let mut scales = self.model.repr.scales.chunks_exact(ScaleRec::SIZE);
         let mut k = 0;
-        for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
+        for (attr, n) in self.model.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
             match le16(n, 0) {
                 0 => {
                     let abs = scales.next().map_or(0, |s| u32::from(le16(s, 6)));
@@ -1028,16 +1043,16 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     /// The record of unit `u`, as its bytes in the model.
     #[inline(always)]
     pub(crate) fn unit_bytes(&self, u: usize) -> &'a [u8; UnitRec::SIZE] {
-        record(self.repr.units, u)
+        record(self.model.repr.units, u)
     }
 
     #[cfg(feature = "learn")]
     pub(crate) fn unit(&self, u: usize) -> UnitRec {
-        UnitRec::from_array(record(self.repr.units, u)).0
+        UnitRec::from_array(record(self.model.repr.units, u)).0
     }
 
     pub(crate) fn unit_class(&self, rec: &UnitRec, k: usize) -> usize {
-        u16::from_le_bytes(*record(self.repr.unit_classes, rec.class_start as usize + k)) as usize
+        u16::from_le_bytes(*record(self.model.repr.unit_classes, rec.class_start as usize + k)) as usize
     }
 
     /// The class unit `u` chooses (binary: score > 0 is positive; machine: argmax, lowest row on
@@ -1054,10 +1069,8 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
             return (if s > 0 { pos } else { neg }, s);
         }
         // A sparse machine whose terms fit the cache computes each term's feature once.
-        let cached = cfg!(feature = "sparse")
-            && rec.flags & unit_flags::SPARSE != 0
-            && rec.n_terms as usize <= NUM_CACHE
-            && self.cache_terms(&rec);
+        let cached =
+            cfg!(feature = "sparse") && rec.flags & unit_flags::SPARSE != 0 && self.cache_terms(&rec);
         // Every score lies above `i64::MIN` (the loader's bound keeps `|s|` at most `i64::MAX`),
         // so row 0 always replaces the initial value.
         let mut best = (i64::MIN, 0);
@@ -1078,7 +1091,7 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     /// and a model without units never scores a row.
     #[inline(always)]
     fn kind(&self) -> WeightKind {
-        ONLY_KIND.unwrap_or(self.repr.weight_kind)
+        ONLY_KIND.unwrap_or(self.model.repr.weight_kind)
     }
 
     /// Score of row `o` of a unit: bias plus the dot product of its weights with its terms. The
@@ -1105,14 +1118,24 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
         let terms = rec.n_terms as usize;
         // The loader checked that the unit's rows (terms, then bias) lie inside the weight table.
         let first = rec.weight_start as usize + o * (terms + 1);
-        let row = self.repr.weights.get(first * W..).unwrap_or(&[]);
+        let row = self.model.repr.weights.get(first * W..).unwrap_or(&[]);
         let bias = i64::from(row.get(terms * W..).map_or(0, le_int::<W>));
         if cfg!(feature = "sparse") && rec.flags & unit_flags::SPARSE != 0 {
             let at = rec.term_start as usize * 2;
-            let features = self.repr.term_features.get(at..at + 2 * terms).unwrap_or(&[]);
+            let features = self.model.repr.term_features.get(at..at + 2 * terms).unwrap_or(&[]);
             return bias + self.sparse_dot::<W, FIXED>(row, features);
         }
-        bias + if FIXED { self.dense_dot_fixed(row) } else { i64::from(self.dense_dot::<W>(row)) }
+        // The mixed and `I16F16` products are out of line and finish the row (tail calls): the
+        // row scorer's own frame, on the stack under every unit, holds only the all-numeric
+        // loops' registers.
+        if FIXED {
+            return self.dense_dot_fixed(row, bias);
+        }
+        if !self.model.all_numeric {
+            // The loader's bound covers the bias with the terms: every partial sum fits in `i32`.
+            return self.dense_mixed::<W>(row, bias as i32);
+        }
+        bias + i64::from(self.dense_dot::<W>(row))
     }
 
     /// Puts the feature value of each term of sparse unit `rec` into `num`. Only a machine calls
@@ -1122,10 +1145,10 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     #[inline(never)]
     fn cache_terms(&mut self, rec: &UnitRec) -> bool {
         let at = rec.term_start as usize * 2;
-        let terms = self.repr.term_features.get(at..at + 2 * rec.n_terms as usize).unwrap_or(&[]);
+        let terms = self.model.repr.term_features.get(at..at + 2 * rec.n_terms as usize).unwrap_or(&[]);
         self.num.clear();
-        for t in terms.chunks_exact(2) {
-            let f = self.feature(record(self.repr.features, le16(t, 0) as usize));
+        for t in terms.chunks_exact(2).take(NUM_CACHE) {
+            let f = self.feature(record(self.model.repr.features, le16(t, 0) as usize));
             // A feature value lies in -32767..=32767 (the loader bounds every `max_abs`).
             let _ = self.num.push(f as i16);
         }
@@ -1148,18 +1171,27 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     }
 
     #[inline(always)]
-    fn cached_row<const W: usize, const FIXED: bool>(&self, rec: &[u8; UnitRec::SIZE], o: usize) -> i64 {
+    fn cached_row<const W: usize, const FIXED: bool>(&mut self, rec: &[u8; UnitRec::SIZE], o: usize) -> i64 {
         let rec = UnitRec::from_array(rec).0;
         let terms = rec.n_terms as usize;
         let first = rec.weight_start as usize + o * (terms + 1);
-        let row = self.repr.weights.get(first * W..).unwrap_or(&[]);
-        let bias = i64::from(le_int::<W>(record::<W>(self.repr.weights, first + terms)));
+        let row = self.model.repr.weights.get(first * W..).unwrap_or(&[]);
+        let bias = i64::from(le_int::<W>(record::<W>(self.model.repr.weights, first + terms)));
+        // The terms beyond the cache, computed for this row.
+        let n = self.num.len();
+        let tail = if terms > n {
+            let at = rec.term_start as usize * 2;
+            let features = self.model.repr.term_features.get(at + 2 * n..at + 2 * terms).unwrap_or(&[]);
+            self.sparse_dot::<W, FIXED>(row.get(n * W..).unwrap_or(&[]), features)
+        } else {
+            0
+        };
         let pairs = row.chunks_exact(W).zip(self.num.iter());
         if FIXED {
-            bias + pairs.map(|(w, &f)| i64::from(le_int::<W>(w)) * i64::from(f)).sum::<i64>()
+            bias + tail + pairs.map(|(w, &f)| i64::from(le_int::<W>(w)) * i64::from(f)).sum::<i64>()
         } else {
             // The loader's bound makes every partial sum of an integer row fit in `i32`.
-            bias + i64::from(pairs.fold(0i32, |acc, (w, &f)| acc + le_int::<W>(w) * i32::from(f)))
+            bias + tail + i64::from(pairs.fold(0i32, |acc, (w, &f)| acc + le_int::<W>(w) * i32::from(f)))
         }
     }
 
@@ -1172,7 +1204,7 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
         for (w, t) in row.chunks_exact(W).zip(terms.chunks_exact(2)) {
             let w = le_int::<W>(w);
             if w != 0 {
-                let f = self.feature(record(self.repr.features, le16(t, 0) as usize));
+                let f = self.feature(record(self.model.repr.features, le16(t, 0) as usize));
                 acc += if FIXED { i64::from(w) * i64::from(f) } else { i64::from(w * f) };
             }
         }
@@ -1181,24 +1213,23 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
 
     /// Scales the first `NUM_CACHE` numeric inputs into `num`, once per prediction (a dense unit
     /// reads every input, so nothing is read that the prediction would not read anyway).
+    #[inline(always)]
     fn fill(&mut self) {
-        if self.cached {
-            return;
+        if !self.cached {
+            self.fill_cache();
         }
+    }
+
+    /// [`Eval::fill`]'s work, out of line: one loop over the inputs, for models with categorical
+    /// inputs, `I16F16` weights and the learner (an all-numeric model's first dense row fills the
+    /// cache as it multiplies, [`Eval::dense_dot`]).
+    #[inline(never)]
+    fn fill_cache(&mut self) {
         self.cached = true;
-        let scales = self.repr.scales.chunks_exact(ScaleRec::SIZE).take(NUM_CACHE);
-        if self.all_numeric {
-            // Every input numeric: input `j` through scale `j`.
-            for (j, s) in scales.enumerate() {
-                let x = self.raw(j);
-                // `take` keeps this within the capacity.
-                let _ = self.num.push(scale(x, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE])) as i16);
-            }
-            return;
-        }
-        let mut scales = scales;
-        for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
+        let mut scales = self.model.repr.scales.chunks_exact(ScaleRec::SIZE).take(NUM_CACHE);
+        for (attr, n) in self.model.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
             if le16(n, 0) == 0 {
+                // `take` keeps the cache within its capacity.
                 let Some(s) = scales.next() else { break };
                 let x = self.raw(attr);
                 let _ = self.num.push(scale(x, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE])) as i16);
@@ -1211,44 +1242,55 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     fn numeric(&mut self, k: usize, attr: usize) -> i32 {
         match self.num.get(k) {
             Some(&v) => i32::from(v),
-            None => scale(self.raw(attr), record(self.repr.scales, k)),
+            None => self.scaled(k, attr),
         }
     }
 
-    /// Dot product of a dense row's term weights (width `W`) with the standard features.
+    /// [`Eval::numeric`] of an input beyond the cache: read and scaled again.
+    #[inline(never)]
+    fn scaled(&mut self, k: usize, attr: usize) -> i32 {
+        scale(self.raw(attr), record(self.model.repr.scales, k))
+    }
+
+    /// Dot product of a dense row's term weights (width `W`) with the standard features of a
+    /// model whose inputs are all numeric (the common case for sensor data): feature `j` is
+    /// input `j`'s.
     #[inline(always)]
     fn dense_dot<const W: usize>(&mut self, row: &[u8]) -> i32 {
-        let n_inputs = self.n_inputs;
         let mut acc = 0i32;
-        if self.all_numeric {
-            // Every input numeric (the common case for sensor data): feature `j` is input `j`'s.
-            if !self.cached {
-                // The first dense unit of the prediction scales the inputs as it reads them and
-                // keeps the first `NUM_CACHE` for the units after it.
-                self.cached = true;
-                let scales = self.repr.scales.chunks_exact(ScaleRec::SIZE);
-                for ((j, s), w) in scales.enumerate().zip(row.chunks_exact(W)) {
-                    let x = self.raw(j);
-                    let f = scale(x, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE]));
-                    // Full after `NUM_CACHE`: later units scale the rest again.
-                    let _ = self.num.push(f as i16);
-                    acc += le_int::<W>(w) * f;
-                }
-                return acc;
-            }
-            // `num` holds the first `min(n_inputs, NUM_CACHE)` features: the zip stops there.
-            for (w, &f) in row.chunks_exact(W).zip(self.num.iter()) {
-                acc += le_int::<W>(w) * i32::from(f);
-            }
-            if n_inputs > NUM_CACHE {
-                acc += self.dense_tail::<W>(row.get(NUM_CACHE * W..).unwrap_or(&[]));
+        if !self.cached {
+            // The first dense unit of the prediction scales the inputs as it reads them and
+            // keeps the first `NUM_CACHE` for the units after it.
+            self.cached = true;
+            let scales = self.model.repr.scales.chunks_exact(ScaleRec::SIZE);
+            for ((j, s), w) in scales.enumerate().zip(row.chunks_exact(W)) {
+                let x = self.raw(j);
+                let f = scale(x, s.first_chunk().unwrap_or(&[0; ScaleRec::SIZE]));
+                // Full after `NUM_CACHE`: later units scale the rest again.
+                let _ = self.num.push(f as i16);
+                acc += le_int::<W>(w) * f;
             }
             return acc;
         }
+        // `num` holds the first `min(n_inputs, NUM_CACHE)` features: the zip stops there.
+        for (w, &f) in row.chunks_exact(W).zip(self.num.iter()) {
+            acc += le_int::<W>(w) * i32::from(f);
+        }
+        if self.model.n_inputs() > NUM_CACHE {
+            acc += self.dense_tail::<W>(row.get(NUM_CACHE * W..).unwrap_or(&[]));
+        }
+        acc
+    }
+
+    /// `bias` plus the dot product of a dense row's term weights (width `W`) with the standard
+    /// features of a model with categorical inputs.
+    #[inline(never)]
+    fn dense_mixed<const W: usize>(&mut self, row: &[u8], bias: i32) -> i64 {
+        let mut acc = bias;
         self.fill();
         let mut w = row.chunks_exact(W).map(le_int::<W>);
         let mut k = 0;
-        for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
+        for (attr, n) in self.model.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
             match le16(n, 0) {
                 0 => {
                     acc += w.next().unwrap_or(0) * self.numeric(k, attr);
@@ -1264,28 +1306,27 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
                 }
             }
         }
-        acc
+        i64::from(acc)
     }
 
     /// The all-numeric dot product's terms beyond the cache, each scaled where it is read.
     #[inline(never)]
-    #[cold]
     fn dense_tail<const W: usize>(&mut self, tail: &[u8]) -> i32 {
         let mut acc = 0;
-        for (j, w) in (NUM_CACHE..self.n_inputs).zip(tail.chunks_exact(W)) {
+        for (j, w) in (NUM_CACHE..self.model.n_inputs()).zip(tail.chunks_exact(W)) {
             acc += le_int::<W>(w) * self.numeric(j, j);
         }
         acc
     }
 
-    /// [`Eval::dense_dot`] for `I16F16` weights, accumulated in `i64`.
+    /// `bias` plus a dense row's dot product for `I16F16` weights, accumulated in `i64`.
     #[inline(never)]
-    fn dense_dot_fixed(&mut self, row: &[u8]) -> i64 {
+    fn dense_dot_fixed(&mut self, row: &[u8], bias: i64) -> i64 {
         self.fill();
         let mut w = row.chunks_exact(4).map(|b| i64::from(le_int::<4>(b)));
-        let mut acc = 0i64;
+        let mut acc = bias;
         let mut k = 0;
-        for (attr, n) in self.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
+        for (attr, n) in self.model.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
             match le16(n, 0) {
                 0 => {
                     acc += w.next().unwrap_or(0) * i64::from(self.numeric(k, attr));
@@ -1322,7 +1363,7 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     /// `+1` if literals `first..first + n` all hold, else `-1` (stops at the first that fails).
     #[inline(never)]
     fn conjunction(&mut self, first: usize, n: usize) -> i32 {
-        let lits = self.repr.literals.get(first * LiteralRec::SIZE..(first + n) * LiteralRec::SIZE);
+        let lits = self.model.repr.literals.get(first * LiteralRec::SIZE..(first + n) * LiteralRec::SIZE);
         for lit in lits.unwrap_or(&[]).chunks_exact(LiteralRec::SIZE) {
             let (x, v) = (self.raw(le16(lit, 0) as usize), le32(lit, 4));
             let holds = match lit[2] {

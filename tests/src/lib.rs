@@ -122,11 +122,51 @@ pub fn random_spec(seed: u64) -> ModelSpec {
 
 /// [`random_spec`] with the shape and weight kind chosen by the caller.
 pub fn random_spec_with(g: &mut Gen, shape: Shape, kind: WeightKind) -> ModelSpec {
+    random_spec_sized(g, shape, kind, 6, 6, false)
+}
+
+/// [`random_spec_with`] with 1 to `max_inputs` inputs and up to `max_features` features (units
+/// read more terms than the runtime's caches hold when these are large). With `standard`, the
+/// features are the standard features instead (one numeric feature per numeric input, one
+/// `Equals` per categorical value, in input order; every input numeric half of the time), so a
+/// unit over every feature is stored dense.
+pub fn random_spec_sized(
+    g: &mut Gen,
+    shape: Shape,
+    kind: WeightKind,
+    max_inputs: usize,
+    max_features: usize,
+    standard: bool,
+) -> ModelSpec {
     let n_classes = 1 + g.below(5);
-    let n_inputs = 1 + g.below(6);
-    let inputs = random_input_specs(g, n_inputs);
-    let n_features = g.below(7);
-    let features: Vec<Feature> = (0..n_features).map(|_| random_feature(g, &inputs)).collect();
+    let n_inputs = 1 + g.below(max_inputs);
+    let mut inputs = random_input_specs(g, n_inputs);
+    let features: Vec<Feature> = if standard {
+        if g.chance(1, 2) {
+            for inp in &mut inputs {
+                inp.kind = InputKind::Numeric { scale_exp: 0, offset: 0 };
+            }
+        }
+        let mut features = Vec::new();
+        for (attr, inp) in inputs.iter().enumerate() {
+            match inp.kind {
+                InputKind::Numeric { .. } => features.push(Feature::Numeric {
+                    attr,
+                    offset: g.range(-20, 20) as i32,
+                    mul: g.range(-300, 300) as i16,
+                    shift: g.below(33) as u8,
+                    max_abs: 1 + g.below(32767) as u16,
+                }),
+                InputKind::Categorical { n_values } => {
+                    features.extend((0..i32::from(n_values)).map(|value| Feature::Equals { attr, value }));
+                }
+            }
+        }
+        features
+    } else {
+        let n_features = g.below(max_features + 1);
+        (0..n_features).map(|_| random_feature(g, &inputs)).collect()
+    };
 
     // Units: binary ones (needed by lists and unit splits) and machines.
     let n_units = 1 + g.below(4);

@@ -3,7 +3,9 @@
 
 use ltu::model::{ModelSpec, Structure, WeightKind};
 use ltu_runtime::{InputsRead, Kind, Model};
-use ltu_tests::{dense_units, for_each_seed, path, random_inputs, random_spec, Gen};
+use ltu_tests::{
+    dense_units, for_each_seed, path, random_inputs, random_spec, random_spec_sized, Gen, Shape,
+};
 
 /// Inputs tried per model.
 const INPUTS_PER_MODEL: usize = 60;
@@ -108,6 +110,20 @@ fn runtime_agrees_with_trainer_on_random_models() {
         let spec = random_spec(seed);
         let mut g = Gen::new(seed ^ 0x5eed);
         check_model(&spec, &mut g);
+    });
+}
+
+/// Models with up to 40 inputs and 40 features: dense units over more numeric inputs than the
+/// runtime's numeric cache holds, and sparse machines of more terms than it caches.
+#[test]
+fn runtime_agrees_with_trainer_on_wide_models() {
+    for_each_seed("runtime_agrees_with_trainer_on_wide_models", 300, |seed| {
+        let mut g = Gen::new(seed);
+        let shape = g.pick(&[Shape::Tree, Shape::List, Shape::Linear]);
+        let kind = g.pick(&[WeightKind::I8, WeightKind::I16, WeightKind::I32, WeightKind::Fixed]);
+        let standard = g.chance(1, 2);
+        let spec = random_spec_sized(&mut g, shape, kind, 40, 40, standard);
+        check_model(&spec, &mut Gen::new(seed ^ 0x5eed));
     });
 }
 
