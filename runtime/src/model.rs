@@ -1035,6 +1035,7 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     }
 
     /// `value`, unless an input was missing.
+    #[cfg(any(feature = "tree", feature = "learn"))]
     pub(crate) fn done<T>(&self, value: T) -> Result<T> {
         check(!self.missing, Error::PredictInputUnavailable)?;
         Ok(value)
