@@ -900,8 +900,8 @@ impl<'a> Model<'a> {
 /// stack): a decision list's entries, a tree's unit splits and its leaf, and the rows of a linear
 /// machine all read them from here. A numeric input beyond these is scaled where it is read.
 /// A build with sparse units keeps 24 (48 bytes): a sparse machine keeps its term values here,
-/// and one whose terms fit computes each once, not once per row (iris `sparse`, a machine of 22
-/// terms on 3 rows: 1,723 instructions per prediction with 24, 2,238 with 16, for 16 bytes).
+/// and one whose terms fit computes each once, not once per row (docs/FORMAT.md section 9
+/// measures the trade).
 const NUM_CACHE: usize = if cfg!(feature = "sparse") { 24 } else { 16 };
 
 /// The numeric cache: `NUM_CACHE` features and a one-byte length.
