@@ -36,6 +36,13 @@ fn answers_a_small_device_budget(algo: &str) {
     let choice = &t["budget"];
     let kept = &choice["tried"][choice["chosen"].as_u64().unwrap() as usize];
     assert_eq!(kept["algo"], t["algo"], "{algo}: {t}");
+    // A setting is validated only if its model was within the budget on every fold.
+    for c in choice["tried"].as_array().unwrap() {
+        if c["validation_accuracy"].is_f64() {
+            assert!(c["cost"]["bytes"].as_u64().unwrap() <= 600, "{algo}: {c}");
+            assert!(c["cost"]["macs"].as_u64().unwrap() <= 24, "{algo}: {c}");
+        }
+    }
     // Vehicle's majority class is 25.8 % of its rows: the chosen model learned something.
     assert!(t["train_accuracy"].as_f64().unwrap() > 0.4, "{algo}: {t}");
 }

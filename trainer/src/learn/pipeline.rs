@@ -14,7 +14,7 @@ pub struct Candidate {
     /// Its place among the learner's candidate settings ([`Algo::candidates`]; 0: the options
     /// as given).
     pub setting: usize,
-    /// Its validation accuracy (`null`: over a budget or failed).
+    /// Its validation accuracy (`null`: its model on some fold was over a budget, or failed).
     pub validation_accuracy: Option<f64>,
     /// What its model trained on the fitting rows costs (`null`: training failed).
     pub cost: Option<super::DeviceCost>,
@@ -225,9 +225,12 @@ fn train_selected(
     let splits = selection_splits(choice, data, ctx);
     let (fit_n, val_n) =
         (splits.first().map_or(0, |s| s.0.len()), splits.iter().map(|s| s.1.len()).sum::<usize>());
-    // Per candidate: correct predictions over every split's validation rows (a model over the
-    // budget counts none of its split's rows); `None` while no split's model fitted.
+    // Per candidate: correct predictions over every split's validation rows; `None` while no
+    // split's model fitted. A candidate whose model on one split is over the budget is out: it is
+    // not validated (its setting does not reliably fit) and not fitted on the later splits, which
+    // spares the richest settings of a ladder, the slowest to fit, three of their four fits.
     let mut correct: Vec<Option<usize>> = vec![None; candidates.len()];
+    let mut over = vec![false; candidates.len()];
     let n = (candidates.len() * splits.len()) as u64;
     for (s, (fit_rows, val_rows)) in splits.iter().enumerate() {
         let fit_data = data.subset(fit_rows);
@@ -237,11 +240,16 @@ fn train_selected(
         fit_ctx.window_len = ctx.window_len;
         for (i, (algo, _, c)) in candidates.iter().enumerate() {
             (ctx.progress)((s * candidates.len() + i) as u64, n);
+            if over[i] {
+                continue;
+            }
             let Ok(t) = train_one(*algo, &fit_ctx, c, with_names) else { continue };
             let cost = t.device_cost();
             // The first split whose model trained stands for the candidate's cost in reports.
             tried[i].cost.get_or_insert(cost);
             if !budget.allows(&cost) {
+                over[i] = true;
+                correct[i] = None;
                 continue;
             }
             let raw = t.rows(&val_data);
