@@ -54,13 +54,43 @@ pub fn cargo(dir: &Path) -> Command {
     cmd
 }
 
+/// Where cargo puts what it builds: `$CARGO_TARGET_DIR` (relative to the root, where cargo
+/// runs) or `target/`.
+pub fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |d| root.join(d))
+}
+
+/// The environment variable naming the `ltu` command the xtasks run instead of building one.
+pub const LTU_BIN: &str = "LTU_BIN";
+
+/// The `ltu` command the xtasks train with: `$LTU_BIN` when set (`cargo xtask test` sets it to
+/// the one its test step built, [`ltu_tested`]), else the release build ([`ltu_release`]).
+pub fn ltu(root: &Path) -> Result<PathBuf> {
+    match std::env::var_os(LTU_BIN) {
+        Some(path) => {
+            let path = PathBuf::from(path);
+            anyhow::ensure!(path.is_file(), "${LTU_BIN} is {}, which is not a file", path.display());
+            Ok(path)
+        }
+        None => ltu_release(root),
+    }
+}
+
 /// Builds the `ltu` command (release) and returns its path.
 pub fn ltu_release(root: &Path) -> Result<PathBuf> {
     run(cargo(root).args(["build", "--release", "--quiet", "-p", "ltu"]))?;
-    // Where cargo put it: CARGO_TARGET_DIR (relative to the root, where cargo ran) or target/.
-    let target_dir =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |d| root.join(d));
-    let ltu = target_dir.join("release").join(format!("ltu{}", std::env::consts::EXE_SUFFIX));
+    let ltu = target_dir(root).join("release").join(format!("ltu{}", std::env::consts::EXE_SUFFIX));
     anyhow::ensure!(ltu.is_file(), "cargo built ltu, but {} does not exist", ltu.display());
+    Ok(ltu)
+}
+
+/// The `ltu` command as `cargo test --workspace` builds it for the trainer's tests (the `test`
+/// profile: optimised, with debug assertions and overflow checks; the features of the whole
+/// workspace; no incremental compilation, as `cargo xtask test` runs it), so that after that
+/// step nothing is compiled again. Returns its path.
+pub fn ltu_tested(root: &Path) -> Result<PathBuf> {
+    run(cargo(root).args(["test", "--workspace", "--no-run", "--quiet"]).env("CARGO_INCREMENTAL", "0"))?;
+    let ltu = target_dir(root).join("debug").join(format!("ltu{}", std::env::consts::EXE_SUFFIX));
+    anyhow::ensure!(ltu.is_file(), "cargo built the tests, but {} does not exist", ltu.display());
     Ok(ltu)
 }

@@ -2,7 +2,7 @@
 //! target directory, the wheel built from the working tree (`python/`, maturin), installed there,
 //! and its tests run with pytest against the `ltu` command line built from the same tree.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -13,18 +13,12 @@ use crate::cmd;
 pub const PINNED: &[&str] =
     &["maturin==1.7.4", "numpy==2.2.6", "scikit-learn==1.6.1", "pandas==2.2.3", "pytest==8.3.5"];
 
-/// The cargo target directory (`$CARGO_TARGET_DIR`, else `target/` of the workspace): the wheel's
-/// build reuses what the rest of the checks compiled there.
-fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
-}
-
 /// Builds, installs and tests the Python package.
 ///
 /// # Errors
 /// A failed command: the virtual environment, an install, the build, or a test.
 pub fn test(root: &Path) -> Result<()> {
-    let target = target_dir(root);
+    let target = cmd::target_dir(root);
     let venv = target.join("python-venv");
     if venv.exists() {
         std::fs::remove_dir_all(&venv).with_context(|| format!("removing {}", venv.display()))?;
@@ -34,15 +28,10 @@ pub fn test(root: &Path) -> Result<()> {
     cmd::run(
         Command::new(bin.join("pip")).args(["install", "-q", "--disable-pip-version-check"]).args(PINNED),
     )?;
-    // The command line the tests compare with is the one `cargo test` built: the `test` profile
-    // (optimised, debug assertions on) without incremental compilation, as that step builds it,
-    // so nothing is compiled again. The wheel is a release build: a `test`-profile build of a
-    // library crate is a test harness, not a loadable module.
-    cmd::run(
-        cmd::cargo(root)
-            .args(["build", "--profile", "test", "-p", "ltu", "--bin", "ltu"])
-            .env("CARGO_INCREMENTAL", "0"),
-    )?;
+    // The command line the tests compare with is the one `cargo test` built. The wheel is a
+    // release build: a `test`-profile build of a library crate is a test harness, not a loadable
+    // module.
+    let ltu = cmd::ltu_tested(root)?;
     let wheels = target.join("python-wheels");
     if wheels.exists() {
         std::fs::remove_dir_all(&wheels).with_context(|| format!("removing {}", wheels.display()))?;
@@ -66,7 +55,7 @@ pub fn test(root: &Path) -> Result<()> {
     let status = Command::new(bin.join("pytest"))
         .args(["-q", "tests"])
         .current_dir(root.join("python"))
-        .env("LTU_BIN", target.join("debug/ltu"))
+        .env(cmd::LTU_BIN, &ltu)
         .env("PATH", path_with(&bin)?)
         .status()
         .context("could not start pytest")?;

@@ -24,6 +24,11 @@ pub fn run(root: &Path) -> ExitCode {
             cmd::cargo(root).args(["test", "--workspace", "--no-fail-fast"]).env("CARGO_INCREMENTAL", "0"),
         )
     });
+    // The later steps train with the `ltu` command that step built: nothing of the trainer is
+    // compiled again for them.
+    if let Ok(ltu) = cmd::ltu_tested(root) {
+        std::env::set_var(cmd::LTU_BIN, ltu);
+    }
     for target in prereq::CROSS_TARGETS {
         // Default features, plus defmt, a one-model build (a tree of i16 units), the same that
         // learns on the device, and the build with no model kind at all.

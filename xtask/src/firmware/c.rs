@@ -63,7 +63,7 @@ impl Config {
     fn new(root: &Path) -> Result<Config> {
         let inputs = Inputs::read(&firmware::model_dir(root))?;
         let features: Vec<&str> = inputs::load_model(&inputs.model)?.features_needed().collect();
-        Ok(Config { ltu: cmd::ltu_release(root)?, features: features.join(",") })
+        Ok(Config { ltu: cmd::ltu(root)?, features: features.join(",") })
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::fs;
 use std::path::Path;
+use std::process::Command;
 
 use anyhow::{bail, ensure, Context, Result};
 
@@ -58,15 +59,11 @@ pub fn train(root: &Path, model_out: &str) -> Result<()> {
     train_with(root, TRAIN_CSV, &TRAIN_OPTIONS, model_out)
 }
 
-/// `ltu train CSV OPTIONS -o MODEL_OUT` (paths relative to `root`), through cargo so the CLI is
-/// today's.
+/// `ltu train CSV OPTIONS -o MODEL_OUT` (paths relative to `root`) with the `ltu` command built
+/// from this tree ([`cmd::ltu`]).
 pub fn train_with(root: &Path, csv: &str, options: &[&str], model_out: &str) -> Result<()> {
-    cmd::run(
-        cmd::cargo(root)
-            .args(["run", "--release", "-p", "ltu", "--", "train", csv])
-            .args(options)
-            .args(["-o", model_out]),
-    )
+    let ltu = cmd::ltu(root)?;
+    cmd::run(Command::new(ltu).current_dir(root).args(["train", csv]).args(options).args(["-o", model_out]))
 }
 
 /// Training and host predictions into `out` (relative to `root`); returns the inputs.
