@@ -1133,11 +1133,11 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
         // row scorer's own frame, on the stack under every unit, holds only the all-numeric
         // loops' registers.
         if FIXED {
-            return self.dense_dot_fixed(row, bias);
+            return self.dense_mixed::<W, i64>(row, bias);
         }
         if !self.model.all_numeric {
             // The loader's bound covers the bias with the terms: every partial sum fits in `i32`.
-            return self.dense_mixed::<W>(row, bias as i32);
+            return self.dense_mixed::<W, i32>(row, bias as i32);
         }
         bias + i64::from(self.dense_dot::<W>(row))
     }
@@ -1287,30 +1287,32 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
     }
 
     /// `bias` plus the dot product of a dense row's term weights (width `W`) with the standard
-    /// features of a model with categorical inputs.
+    /// features, walking the inputs (numeric or categorical), in the accumulator `T`: `i32` for
+    /// integer weights of a model with categorical inputs (the loader's bound keeps every partial
+    /// sum in it), `i64` for `I16F16` bits.
     #[inline(never)]
-    fn dense_mixed<const W: usize>(&mut self, row: &[u8], bias: i32) -> i64 {
+    fn dense_mixed<const W: usize, T: Accumulator>(&mut self, row: &[u8], bias: T) -> i64 {
         let mut acc = bias;
         self.fill();
-        let mut w = row.chunks_exact(W).map(le_int::<W>);
+        let mut w = row.chunks_exact(W).map(|b| T::from(le_int::<W>(b)));
         let mut k = 0;
         for (attr, n) in self.model.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
             match le16(n, 0) {
                 0 => {
-                    acc += w.next().unwrap_or(0) * self.numeric(k, attr);
+                    acc = acc + w.next().unwrap_or_default() * T::from(self.numeric(k, attr));
                     k += 1;
                 }
                 // Utgoff's symmetric encoding: +1 for the input's value, -1 for the others.
                 n => {
                     let x = self.raw(attr);
                     for v in 0..i32::from(n) {
-                        let wj = w.next().unwrap_or(0);
-                        acc += if x == v { wj } else { -wj };
+                        let wj = w.next().unwrap_or_default();
+                        acc = if x == v { acc + wj } else { acc - wj };
                     }
                 }
             }
         }
-        i64::from(acc)
+        acc.into()
     }
 
     /// The all-numeric dot product's terms beyond the cache, each scaled where it is read.
@@ -1319,31 +1321,6 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
         let mut acc = 0;
         for (j, w) in (NUM_CACHE..self.model.n_inputs()).zip(tail.chunks_exact(W)) {
             acc += le_int::<W>(w) * self.numeric(j, j);
-        }
-        acc
-    }
-
-    /// `bias` plus a dense row's dot product for `I16F16` weights, accumulated in `i64`.
-    #[inline(never)]
-    fn dense_dot_fixed(&mut self, row: &[u8], bias: i64) -> i64 {
-        self.fill();
-        let mut w = row.chunks_exact(4).map(|b| i64::from(le_int::<4>(b)));
-        let mut acc = bias;
-        let mut k = 0;
-        for (attr, n) in self.model.repr.inputs.chunks_exact(InputRec::SIZE).enumerate() {
-            match le16(n, 0) {
-                0 => {
-                    acc += w.next().unwrap_or(0) * i64::from(self.numeric(k, attr));
-                    k += 1;
-                }
-                n => {
-                    let x = self.raw(attr);
-                    for v in 0..i32::from(n) {
-                        let wj = w.next().unwrap_or(0);
-                        acc += if x == v { wj } else { -wj };
-                    }
-                }
-            }
         }
         acc
     }
@@ -1383,6 +1360,21 @@ impl<'a, S: FnMut(usize) -> Option<i32>> Eval<'_, 'a, S> {
         1
     }
 }
+
+/// The accumulator of a dense row's dot product ([`Eval::dense_mixed`]): `i32` or `i64`.
+trait Accumulator:
+    Copy
+    + Default
+    + From<i32>
+    + Into<i64>
+    + core::ops::Add<Output = Self>
+    + core::ops::Sub<Output = Self>
+    + core::ops::Mul<Output = Self>
+{
+}
+
+impl Accumulator for i32 {}
+impl Accumulator for i64 {}
 
 /// A numeric input's standard feature, with its [`ScaleRec`].
 #[inline(always)]
