@@ -28,10 +28,10 @@ pub fn test(root: &Path) -> Result<()> {
     cmd::run(
         Command::new(bin.join("pip")).args(["install", "-q", "--disable-pip-version-check"]).args(PINNED),
     )?;
-    // The command line the tests compare with is the one `cargo test` built. The wheel is a
-    // release build: a `test`-profile build of a library crate is a test harness, not a loadable
-    // module.
-    let ltu = cmd::ltu_tested(root)?;
+    // The command line the tests compare with: under `cargo xtask test` the one its test step
+    // built, else the release build (`cmd::ltu`). The wheel is a release build: a `test`-profile
+    // build of a library crate is a test harness, not a loadable module.
+    let ltu = cmd::ltu(root)?;
     let wheels = target.join("python-wheels");
     if wheels.exists() {
         std::fs::remove_dir_all(&wheels).with_context(|| format!("removing {}", wheels.display()))?;
