@@ -18,7 +18,7 @@ CASES = [
     ("house-votes-84.csv", "hsi", {}),
     ("house-votes-84.csv", "sparse", {}),
     ("car.csv", "fringe", {}),
-    ("car.csv", "ptree", {"max_bytes": 300}),
+    ("glass.csv", "ptree", {"max_bytes": 300}),
     ("breast-cancer-wisconsin.csv", "ptree", {"random_state": 3, "max_depth": 3}),
 ]
 

@@ -61,7 +61,7 @@ def test_bad_input_is_a_value_error():
 
 
 def test_budget_and_pickle_and_clone():
-    X, y = read_csv(DATA / "car.csv")
+    X, y = read_csv(DATA / "glass.csv")
     est = ltu.PerceptronTree(max_bytes=300, random_state=1).fit(X, y)
     assert est.device_cost()["device_bytes"] <= 300
     again = pickle.loads(pickle.dumps(est))
