@@ -15,7 +15,7 @@
 use std::fmt::{self, Write as _};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 
 use anyhow::{anyhow, ensure, Context, Result};
 use ltu_runtime::{Learner, Model, Outcome};
@@ -307,13 +307,14 @@ pub fn learn_on_host(s: &Scenario) -> Result<HostRun> {
 /// update MODEL UPDATE_CSV` once per epoch, with the same stopping rule (its JSON report counts the
 /// updates that found no mistake). Returns the learned model file and the mistakes per epoch.
 pub fn learn_with_cli(root: &Path) -> Result<(Vec<u8>, Vec<usize>)> {
+    let ltu = cmd::ltu(root)?;
     let mut current = format!("{OUT_DIR}/model.ltu");
     let mut mistakes = Vec::new();
     while mistakes.len() < MAX_EPOCHS {
         let next = format!("{OUT_DIR}/ltu-update-epoch{}.ltu", mistakes.len() + 1);
         let json = cmd::output(
-            cmd::cargo(root)
-                .args(["run", "--release", "--quiet", "-p", "ltu", "--"])
+            Command::new(&ltu)
+                .current_dir(root)
                 .args(["--json", "update", &current, UPDATE_CSV, "-o", &next]),
         )?;
         let report: serde_json::Value = serde_json::from_str(&json)

@@ -181,14 +181,16 @@ pub fn run(
         versions: Vec::new(),
     };
     let mut firmware_windows = None;
+    let ltu = cmd::ltu(root)?;
     for m in MODELS {
         println!("\nsensor pipeline: ltu {}", m.label);
         let dir = base.join(slug(m.label));
         fs::create_dir_all(&dir)?;
         let trained = dir.join("trained.ltu");
         cmd::run(
-            cmd::cargo(root)
-                .args(["run", "--release", "--quiet", "-p", "ltu", "--", "train", TRAIN_CSV])
+            Command::new(&ltu)
+                .current_dir(root)
+                .args(["train", TRAIN_CSV])
                 .args(m.options)
                 .arg("-o")
                 .arg(&trained),
