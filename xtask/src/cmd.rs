@@ -78,10 +78,7 @@ pub fn ltu(root: &Path) -> Result<PathBuf> {
 
 /// Builds the `ltu` command (release) and returns its path.
 pub fn ltu_release(root: &Path) -> Result<PathBuf> {
-    run(cargo(root).args(["build", "--release", "--quiet", "-p", "ltu"]))?;
-    let ltu = target_dir(root).join("release").join(format!("ltu{}", std::env::consts::EXE_SUFFIX));
-    anyhow::ensure!(ltu.is_file(), "cargo built ltu, but {} does not exist", ltu.display());
-    Ok(ltu)
+    built_ltu(root, cargo(root).args(["build", "--release", "--quiet", "-p", "ltu"]), "release")
 }
 
 /// The `ltu` command as `cargo test --workspace` builds it for the trainer's tests (the `test`
@@ -89,8 +86,15 @@ pub fn ltu_release(root: &Path) -> Result<PathBuf> {
 /// workspace; no incremental compilation, as `cargo xtask test` runs it), so that after that
 /// step nothing is compiled again. Returns its path.
 pub fn ltu_tested(root: &Path) -> Result<PathBuf> {
-    run(cargo(root).args(["test", "--workspace", "--no-run", "--quiet"]).env("CARGO_INCREMENTAL", "0"))?;
-    let ltu = target_dir(root).join("debug").join(format!("ltu{}", std::env::consts::EXE_SUFFIX));
-    anyhow::ensure!(ltu.is_file(), "cargo built the tests, but {} does not exist", ltu.display());
+    let mut cargo = cargo(root);
+    cargo.args(["test", "--workspace", "--no-run", "--quiet"]).env("CARGO_INCREMENTAL", "0");
+    built_ltu(root, &mut cargo, "debug")
+}
+
+/// Runs `build` and returns the `ltu` command it put in the target directory's `profile_dir`.
+fn built_ltu(root: &Path, build: &mut Command, profile_dir: &str) -> Result<PathBuf> {
+    run(build)?;
+    let ltu = target_dir(root).join(profile_dir).join(format!("ltu{}", std::env::consts::EXE_SUFFIX));
+    anyhow::ensure!(ltu.is_file(), "`{}` left no {}", display(build), ltu.display());
     Ok(ltu)
 }

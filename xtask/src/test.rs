@@ -26,8 +26,11 @@ pub fn run(root: &Path) -> ExitCode {
     });
     // The later steps train with the `ltu` command that step built: nothing of the trainer is
     // compiled again for them.
-    if let Ok(ltu) = cmd::ltu_tested(root) {
-        std::env::set_var(cmd::LTU_BIN, ltu);
+    match cmd::ltu_tested(root) {
+        Ok(ltu) => std::env::set_var(cmd::LTU_BIN, ltu),
+        Err(e) => {
+            println!("warning: the later steps build ltu in release, as the tests' ltu is missing: {e:#}")
+        }
     }
     for target in prereq::CROSS_TARGETS {
         // Default features, plus defmt, a one-model build (a tree of i16 units), the same that
