@@ -43,7 +43,9 @@ pub fn run(root: &Path) -> ExitCode {
             (Some("-"), " without default features"),
         ] {
             let mut cargo = cmd::cargo(root);
-            cargo.args(["build", "--release", "-p", "ltu-runtime", "--target", target]);
+            cargo
+                .args(["build", "--release", "-p", "ltu-runtime", "--target", target])
+                .env(cmd::PANIC_ABORT.0, cmd::PANIC_ABORT.1);
             // `-` first: without the default features.
             if let Some(f) = features {
                 let (no_default, f) = f.strip_prefix('-').map_or((false, f), |f| (true, f));
@@ -57,11 +59,14 @@ pub fn run(root: &Path) -> ExitCode {
             steps.run(&format!("ltu-runtime builds for {target}{what}"), || cmd::run(&mut cargo));
         }
     }
-    // The C API as a static library for every cross target (all model kinds, and one kind only).
+    // The C API as a static library for every cross target (all model kinds, and one kind only),
+    // built as its CMake project builds it.
     for target in prereq::CROSS_TARGETS {
         for (features, what) in [(None, ""), (Some("tree,i16"), " with only tree and i16")] {
             let mut cargo = cmd::cargo(root);
-            cargo.args(["build", "--release", "-p", "ltu-runtime-c", "--target", target]);
+            cargo
+                .args(["build", "--release", "-p", "ltu-runtime-c", "--target", target])
+                .env(cmd::PANIC_ABORT.0, cmd::PANIC_ABORT.1);
             if let Some(f) = features {
                 cargo.args(["--no-default-features", "--features", f]);
             }

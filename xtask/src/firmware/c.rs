@@ -93,11 +93,10 @@ fn cmake_build(
         .arg(format!("-DLTU={}", config.ltu.display()))
         .arg(format!("-DLTU_MODEL_DIR={}", model_dir.display()))
         .arg(format!("-DLTU_FEATURES={}", config.features))
-        // Every build of this target links the same library: cargo compiles it once.
-        .arg(format!(
-            "-DLTU_CARGO_TARGET_DIR={}",
-            root.join("target/firmware-c").join(target.triple).join("cargo").display()
-        ));
+        // The workspace's target directory: every build of this target links the same library,
+        // compiled once, and its dependencies are those `cargo xtask test` built for the target
+        // with the same panic strategy (`cmd::PANIC_ABORT`).
+        .arg(format!("-DLTU_CARGO_TARGET_DIR={}", cmd::target_dir(root).display()));
     cmd::run(&mut configure)?;
     let mut make = Command::new("cmake");
     make.arg("--build").arg(build);

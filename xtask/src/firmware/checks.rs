@@ -124,7 +124,6 @@ pub fn check_target(root: &Path, target: Target, steps: &mut Steps, show_log: bo
 /// corrupted model (exit 2). Shows that the exit code means something.
 pub fn check_failures(root: &Path, target: Target, steps: &mut Steps) {
     let base = root.join("target/firmware-negative");
-    let build_dir = base.join("build");
     /// What the case checks, the exit code it must give, a log line it must print, the corruption.
     type Case = (&'static str, i32, &'static str, fn(&mut Inputs));
     let cases: [Case; 2] = [
@@ -143,11 +142,7 @@ pub fn check_failures(root: &Path, target: Target, steps: &mut Steps) {
             corrupt(&mut inputs);
             let dir = base.join(format!("case{i}"));
             inputs.write(&dir)?;
-            let options = BuildOptions {
-                model_dir: Some(&dir),
-                target_dir: Some(&build_dir),
-                ..BuildOptions::default()
-            };
+            let options = BuildOptions { model_dir: Some(&dir), ..BuildOptions::default() };
             let elf = firmware::build(root, target, &options)?;
             let run = qemu::run(&elf, target.machine, None)?;
             print_log(&run);

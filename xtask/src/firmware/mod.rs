@@ -112,8 +112,6 @@ pub fn model_dir(root: &Path) -> PathBuf {
 pub struct BuildOptions<'a> {
     /// Inputs other than `firmware-example/model/` (sets `LTU_MODEL_DIR`).
     pub model_dir: Option<&'a Path>,
-    /// A cargo target directory other than `firmware-example/target/`.
-    pub target_dir: Option<&'a Path>,
     /// Build this example (`firmware-example/examples/`) instead of the application.
     pub example: Option<&'a str>,
     /// Build the bench example's twin that holds no model (`LTU_BENCH_NULL=1`).
@@ -154,7 +152,9 @@ pub fn build(root: &Path, target: Target, options: &BuildOptions) -> Result<Path
             cargo.env_remove(var);
         }
     }
-    let target_dir = options.target_dir.map_or_else(|| fw.join("target"), Path::to_path_buf);
+    // One target directory for every build of the firmware: the builds differ in the firmware
+    // crate and the runtime's features, never in their dependencies, which compile once.
+    let target_dir = fw.join("target");
     cargo.arg("--target-dir").arg(&target_dir);
     cmd::run(&mut cargo)?;
     let release = target_dir.join(target.triple).join("release");

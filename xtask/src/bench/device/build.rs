@@ -28,13 +28,11 @@ pub fn build_rust(
     root: &Path,
     target: Target,
     dir: &Path,
-    cargo_dir: &Path,
     build: Build,
     features: &[&str],
 ) -> Result<PathBuf> {
     let options = BuildOptions {
         model_dir: Some(dir),
-        target_dir: Some(cargo_dir),
         example: Some("bench"),
         null_twin: build == Build::Null,
         stream: false,

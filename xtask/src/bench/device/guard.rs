@@ -54,19 +54,13 @@ impl Guard {
 
 /// The regression guard: the committed firmware model on its TEST recordings' features
 /// (`firmware-example/model/rows.rs`), Cortex-M3. Fails if any count grew past the reference.
-pub fn reference_guard(
-    root: &Path,
-    out: &Path,
-    plugin: &Path,
-    update: bool,
-) -> Result<(Guard, Option<Guard>)> {
+pub fn reference_guard(root: &Path, plugin: &Path, update: bool) -> Result<(Guard, Option<Guard>)> {
     let target = TARGETS[0];
     let model_dir = firmware::model_dir(root);
     let inputs = Inputs::read(&model_dir)?;
     let host: Vec<usize> = inputs.expected.iter().map(|&c| usize::from(c)).collect();
     let options = BuildOptions {
         model_dir: Some(&model_dir),
-        target_dir: Some(&out.join("cargo")),
         example: Some("bench"),
         null_twin: false,
         stream: false,

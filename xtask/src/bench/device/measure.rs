@@ -34,8 +34,6 @@ struct Bench<'a> {
     plugin: &'a Path,
     /// `target/bench-device/ltu/<dataset>`.
     base: PathBuf,
-    /// The cargo target directory of the bench firmware.
-    cargo_dir: PathBuf,
     name: &'static str,
 }
 
@@ -85,13 +83,7 @@ pub fn ltu_models(
 ) -> Result<Vec<Entry>> {
     let variants = variants();
     let trained = train_variants(p, rows, &variants);
-    let bench = Bench {
-        root,
-        plugin,
-        base: out.join("ltu").join(p.name),
-        cargo_dir: out.join("cargo"),
-        name: p.name,
-    };
+    let bench = Bench { root, plugin, base: out.join("ltu").join(p.name), name: p.name };
     let mut twins = Twins::default();
     let mut entries = Vec::new();
     for (variant, t) in variants.iter().zip(trained) {
@@ -216,14 +208,14 @@ fn measure_rust(
             let twin_dir = bench.base.join(format!("twin-{}", twins.rust.len()));
             fs::create_dir_all(&twin_dir)?;
             fs::write(twin_dir.join("rows.rs"), &files.rows_src)?;
-            let elf = build_rust(bench.root, target, &twin_dir, &bench.cargo_dir, Build::Null, &[])?;
+            let elf = build_rust(bench.root, target, &twin_dir, Build::Null, &[])?;
             let f = sizes(&fs::read(&elf)?)?.flash;
             twins.rust.insert(key, f);
             f
         }
     };
     let run_one = |build: Build| -> Result<Measure> {
-        let elf = build_rust(bench.root, target, &files.dir, &bench.cargo_dir, build, features)?;
+        let elf = build_rust(bench.root, target, &files.dir, build, features)?;
         let flash = sizes(&fs::read(&elf)?)?.flash - twin_flash;
         let run = qemu::run(&elf, target.machine, Some(bench.plugin))?;
         let codegen = build == Build::Codegen;

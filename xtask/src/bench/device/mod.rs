@@ -140,7 +140,7 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
 
     let mut guard = None;
     if args.quick || args.update_reference {
-        guard = Some(reference_guard(root, &out, &plugin, args.update_reference)?);
+        guard = Some(reference_guard(root, &plugin, args.update_reference)?);
         if args.update_reference && !args.quick && args.datasets.is_empty() && !args.pipeline {
             return Ok(());
         }

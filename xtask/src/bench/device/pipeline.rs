@@ -156,7 +156,6 @@ pub struct PipelineReport {
 struct Ctx<'a> {
     root: &'a Path,
     plugin: &'a Path,
-    cargo_dir: PathBuf,
     /// Flash of the twins, by the rows they embed and the target.
     twins: BTreeMap<(String, &'static str), u64>,
 }
@@ -172,7 +171,7 @@ pub fn run(
 ) -> Result<PipelineReport> {
     let base = out.join("pipeline");
     fs::create_dir_all(&base).with_context(|| format!("creating {}", base.display()))?;
-    let mut ctx = Ctx { root, plugin, cargo_dir: out.join("cargo"), twins: BTreeMap::new() };
+    let mut ctx = Ctx { root, plugin, twins: BTreeMap::new() };
     let mut report = PipelineReport {
         windows: Vec::new(),
         streams: Vec::new(),
@@ -387,7 +386,6 @@ impl Ctx<'_> {
     ) -> Result<PathBuf> {
         let options = BuildOptions {
             model_dir: Some(dir),
-            target_dir: Some(&self.cargo_dir),
             example: Some("pipeline"),
             null_twin: null,
             stream,
