@@ -1,11 +1,9 @@
 //! Device budgets that always answer, `--algo auto` and `--max-instructions`, through the real
 //! `ltu` binary (and the library's cost bound).
 
-mod common;
-
 use std::path::Path;
 
-use common::{data_path, ltu_status as ltu};
+use crate::common::{data_path, ltu_status as ltu};
 use ltu::learn::{self, Algo, Context, Options};
 use serde_json::Value;
 

@@ -10,8 +10,7 @@ use ltu::data::{self, LoadOptions};
 use ltu::learn::{self, Algo, Context};
 use ltu::model::{ModelSpec, WeightKind};
 
-mod common;
-use common::{data_path, run, splitmix};
+use crate::common::{self, data_path, run, splitmix};
 
 #[test]
 fn generated_rust_agrees_with_the_reference_and_the_runtime() {

@@ -11,8 +11,7 @@ use std::path::Path;
 
 use ltu::data::encode::to_raw;
 
-mod common;
-use common::{data_path, ltu, ltu_status, run};
+use crate::common::{self, data_path, ltu, ltu_status, run};
 
 /// Trains `data` with `args` into `dir/name`.
 fn train(dir: &Path, data: &str, name: &str, args: &[&str]) {

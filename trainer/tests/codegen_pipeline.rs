@@ -17,8 +17,7 @@ use ltu::data::recordings::{self, Layout};
 use ltu::data::{self, LoadOptions};
 use ltu::model::{ModelSpec, Pipeline};
 
-mod common;
-use common::{ltu, run, splitmix};
+use crate::common::{self, ltu, run, splitmix};
 
 fn data_path(name: &str) -> String {
     common::data_path(name).to_str().unwrap().to_string()

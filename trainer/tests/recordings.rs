@@ -3,16 +3,13 @@
 //! samples.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::common::ltu_status as ltu;
+
 fn data(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../data").join(name).to_str().unwrap().to_string()
-}
-
-fn ltu(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ltu")).current_dir(dir).args(args).output().expect("run ltu")
 }
 
 fn json(dir: &Path, args: &[&str]) -> Value {

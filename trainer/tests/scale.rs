@@ -3,14 +3,11 @@
 //! values use.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use ltu::learn::Algo;
 use serde_json::Value;
 
-fn ltu(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ltu")).current_dir(dir).args(args).output().expect("run ltu")
-}
+use crate::common::ltu_status as ltu;
 
 /// Runs and expects success; returns stdout (parsed as JSON when `--json` is among `args`).
 fn run(dir: &Path, args: &[&str]) -> String {

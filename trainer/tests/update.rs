@@ -1,16 +1,14 @@
 //! `ltu update` through the real binary, in temporary directories.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
+use crate::common::ltu_status as ltu;
+
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../data").join(name)
-}
-
-fn ltu(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ltu")).current_dir(dir).args(args).output().expect("run ltu")
 }
 
 fn stderr(o: &Output) -> String {

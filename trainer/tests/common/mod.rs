@@ -1,7 +1,5 @@
-//! Helpers the codegen tests share: paths, the `ltu` binary, a deterministic generator, the C
+//! Helpers the test modules share: paths, the `ltu` binary, a deterministic generator, the C
 //! compilers and their strict flags, and running a generated program on standard input.
-
-#![allow(dead_code)] // each test crate uses a part
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
