@@ -8,14 +8,15 @@ use std::process::Command;
 use ltu_runtime::Model;
 
 mod common;
-use common::{root, run};
+use common::{lib_target_dir, root, run, LIB_ENV};
 
 /// Configures and builds `tests/cmake` in `build` with `defines`, and checks that `classify`
-/// predicts as the Rust runtime on the golden tree and reports a corrupted model by name.
+/// predicts as the Rust runtime on the golden tree and reports a corrupted model by name. A
+/// library it builds is built as the C API's tests build theirs.
 fn build_and_classify(build: &Path, defines: &[String]) {
     let source = root().join("runtime-c/tests/cmake");
     run(Command::new("cmake").arg("-S").arg(&source).arg("-B").arg(build).args(defines));
-    run(Command::new("cmake").arg("--build").arg(build));
+    run(Command::new("cmake").arg("--build").arg(build).envs(LIB_ENV));
     let model = root().join("tests/golden/tree.ltu");
     let bytes = std::fs::read(&model).unwrap();
     let m = Model::from_bytes(&bytes).unwrap();
@@ -43,7 +44,8 @@ fn add_subdirectory_and_find_package() {
     let _ = std::fs::remove_dir_all(dir.join("prefix"));
     let _ = std::fs::remove_dir_all(dir.join("installed"));
     let build = dir.join("build");
-    build_and_classify(&build, &[]);
+    // In the C API tests' target directory: the library compiles once.
+    build_and_classify(&build, &[format!("-DLTU_CARGO_TARGET_DIR={}", lib_target_dir().display())]);
     let prefix = dir.join("prefix");
     run(Command::new("cmake").arg("--install").arg(build.join("ltu")).arg("--prefix").arg(&prefix));
     build_and_classify(

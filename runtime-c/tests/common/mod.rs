@@ -28,19 +28,32 @@ pub fn run(cmd: &mut Command) -> String {
     text
 }
 
-/// The host `libltu_c.a` as `CMakeLists.txt` builds it: every crate with `panic=abort`, so no
-/// `std` and no unwinding tables. Built by a nested cargo in its own target directory (the
-/// panic strategy would otherwise rebuild the outer build's crates), in the dev profile: with
-/// overflow checks and debug assertions, any panic path taken aborts the C program.
+/// The environment of every build of the host `libltu_c.a` in the tests: `panic=abort` for every
+/// crate, as `CMakeLists.txt` builds it (so no `std` and no unwinding tables), and overflow checks
+/// and debug assertions on, so any panic path taken aborts the C program.
+pub const LIB_ENV: [(&str, &str); 3] = [
+    ("CARGO_PROFILE_RELEASE_PANIC", "abort"),
+    ("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "true"),
+    ("CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS", "true"),
+];
+
+/// The cargo target directory of the host `libltu_c.a`, shared by every test that builds it (the
+/// CMake project's too): its own, as the panic strategy would otherwise rebuild the outer
+/// build's crates.
+pub fn lib_target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-api-cargo")
+}
+
+/// The host `libltu_c.a`, built by a nested cargo in [`lib_target_dir`] with [`LIB_ENV`].
 pub fn host_staticlib() -> PathBuf {
-    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-api-cargo");
+    let target_dir = lib_target_dir();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     run(Command::new(cargo)
         .current_dir(root())
-        .env("CARGO_PROFILE_DEV_PANIC", "abort")
-        .args(["build", "-p", "ltu-runtime-c", "--lib", "--target-dir"])
+        .envs(LIB_ENV)
+        .args(["build", "-p", "ltu-runtime-c", "--lib", "--release", "--target-dir"])
         .arg(&target_dir));
-    target_dir.join("debug/libltu_c.a")
+    target_dir.join("release/libltu_c.a")
 }
 
 /// Compiles the C program `source` (under `runtime-c/tests/c/`) with `cc` (`-std=c99 -Wall
