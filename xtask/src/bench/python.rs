@@ -22,8 +22,10 @@ pub fn ensure_venv(root: &Path) -> Result<(PathBuf, Vec<String>)> {
         cmd::run(Command::new("python3").args(["-m", "venv"]).arg(&venv))
             .context("creating the peers' venv needs python3 with the venv module")?;
     }
-    let pip =
-        |package: &str| cmd::run(Command::new(&python).args(["-m", "pip", "install", "--quiet", package]));
+    // `--no-compile`: Python compiles the modules it imports, not all of scipy's (see `crate::python`).
+    let pip = |package: &str| {
+        cmd::run(Command::new(&python).args(["-m", "pip", "install", "--quiet", "--no-compile", package]))
+    };
     if !imports(&python, "sklearn") {
         pip("scikit-learn")?;
     }
