@@ -46,8 +46,12 @@ struct Files {
     rows_h_src: String,
 }
 
+/// What a variant's measurements depend on: its model file, its generated Rust and C, and the
+/// cores it runs on (the rows are the dataset's).
+type Built = (Vec<u8>, String, Vec<&'static str>);
+
 /// One variant's measurements: through the runtime, as generated Rust, as generated C.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Measured {
     runtime: Vec<Measure>,
     rust: Vec<Measure>,
@@ -85,6 +89,10 @@ pub fn ltu_models(
     let trained = train_variants(p, rows, &variants);
     let bench = Bench { root, plugin, base: out.join("ltu").join(p.name), name: p.name };
     let mut twins = Twins::default();
+    // Measurements by what was built and the cores it ran on: a variant whose training gave the
+    // same model file and generated code as an earlier one (a budget or a limit the default model
+    // already met) is not built and run again. Its label and the variant it repeats.
+    let mut done: BTreeMap<Built, (Measured, &'static str)> = BTreeMap::new();
     let mut entries = Vec::new();
     for (variant, t) in variants.iter().zip(trained) {
         let group = variant.algo.to_string();
@@ -124,15 +132,27 @@ pub fn ltu_models(
         if folds_failed > 0 {
             notes.push(format!("{folds_failed} of {FOLDS} CV folds failed to train"));
         }
-        let mut measured = Measured::default();
         // Budget variants on the cores the report is built around; the defaults on every core.
-        for &target in targets.iter().filter(|&&t| !variant.budget || every_variant(t)) {
-            let rust = measure_rust(&bench, &mut twins, target, &files, &features, &host, variant.label)?;
-            let (runtime, generated) = rust;
-            measured.runtime.push(runtime);
-            measured.rust.push(generated);
-            measured.c.push(measure_c(&bench, &mut twins, target, &files, &host, variant.label)?);
-        }
+        let cores: Vec<Target> =
+            targets.iter().copied().filter(|&t| !variant.budget || every_variant(t)).collect();
+        // The generated code but for its comment, which names the variant.
+        let code = ltu::model::codegen::rust_source(&spec, "") + &ltu::model::codegen::c_source(&spec, "");
+        let key = (bytes.clone(), code, cores.iter().map(|t| t.triple).collect());
+        let measured = if let Some((m, first)) = done.get(&key) {
+            println!("  {:<30} the model and code of `{first}`: its measurements", variant.label);
+            m.clone()
+        } else {
+            let mut measured = Measured::default();
+            for &target in &cores {
+                let rust = measure_rust(&bench, &mut twins, target, &files, &features, &host, variant.label)?;
+                let (runtime, generated) = rust;
+                measured.runtime.push(runtime);
+                measured.rust.push(generated);
+                measured.c.push(measure_c(&bench, &mut twins, target, &files, &host, variant.label)?);
+            }
+            done.insert(key, (measured.clone(), variant.label));
+            measured
+        };
         let entry = |name: String, model_bytes: Option<usize>, measures: Vec<Measure>| Entry {
             family: "ltu",
             name,
