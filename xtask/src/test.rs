@@ -32,48 +32,47 @@ pub fn run(root: &Path) -> ExitCode {
             println!("warning: the later steps build ltu in release, as the tests' ltu is missing: {e:#}")
         }
     }
-    for target in prereq::CROSS_TARGETS {
-        // Default features, plus defmt, a one-model build (a tree of i16 units), the same that
-        // learns on the device, and the build with no model kind at all.
-        for (features, what) in [
-            (None, ""),
-            (Some("defmt"), " with defmt"),
-            (Some("-tree,i16"), " with only tree and i16"),
-            (Some("-learn,tree,i16"), " learning, with only tree and i16"),
-            (Some("-"), " without default features"),
-        ] {
-            let mut cargo = cmd::cargo(root);
-            cargo
-                .args(["build", "--release", "-p", "ltu-runtime", "--target", target])
-                .env(cmd::PANIC_ABORT.0, cmd::PANIC_ABORT.1);
-            // `-` first: without the default features.
-            if let Some(f) = features {
-                let (no_default, f) = f.strip_prefix('-').map_or((false, f), |f| (true, f));
-                if no_default {
-                    cargo.arg("--no-default-features");
-                }
-                if !f.is_empty() {
-                    cargo.args(["--features", f]);
-                }
-            }
-            steps.run(&format!("ltu-runtime builds for {target}{what}"), || cmd::run(&mut cargo));
+    // Every cross target in one cargo run per feature set: cargo compiles the targets' crates side
+    // by side, where one target's chain of dependencies would leave a core idle.
+    let targets = prereq::CROSS_TARGETS.join(", ");
+    let cross = |package: &str| {
+        let mut cargo = cmd::cargo(root);
+        cargo.args(["build", "--release", "-p", package]).env(cmd::PANIC_ABORT.0, cmd::PANIC_ABORT.1);
+        for target in prereq::CROSS_TARGETS {
+            cargo.args(["--target", target]);
         }
+        cargo
+    };
+    // Default features, plus defmt, a one-model build (a tree of i16 units), the same that learns
+    // on the device, and the build with no model kind at all.
+    for (features, what) in [
+        (None, ""),
+        (Some("defmt"), " with defmt"),
+        (Some("-tree,i16"), " with only tree and i16"),
+        (Some("-learn,tree,i16"), " learning, with only tree and i16"),
+        (Some("-"), " without default features"),
+    ] {
+        let mut cargo = cross("ltu-runtime");
+        // `-` first: without the default features.
+        if let Some(f) = features {
+            let (no_default, f) = f.strip_prefix('-').map_or((false, f), |f| (true, f));
+            if no_default {
+                cargo.arg("--no-default-features");
+            }
+            if !f.is_empty() {
+                cargo.args(["--features", f]);
+            }
+        }
+        steps.run(&format!("ltu-runtime builds for {targets}{what}"), || cmd::run(&mut cargo));
     }
     // The C API as a static library for every cross target (all model kinds, and one kind only),
     // built as its CMake project builds it.
-    for target in prereq::CROSS_TARGETS {
-        for (features, what) in [(None, ""), (Some("tree,i16"), " with only tree and i16")] {
-            let mut cargo = cmd::cargo(root);
-            cargo
-                .args(["build", "--release", "-p", "ltu-runtime-c", "--target", target])
-                .env(cmd::PANIC_ABORT.0, cmd::PANIC_ABORT.1);
-            if let Some(f) = features {
-                cargo.args(["--no-default-features", "--features", f]);
-            }
-            steps.run(&format!("ltu-runtime-c (libltu_c.a) builds for {target}{what}"), || {
-                cmd::run(&mut cargo)
-            });
+    for (features, what) in [(None, ""), (Some("tree,i16"), " with only tree and i16")] {
+        let mut cargo = cross("ltu-runtime-c");
+        if let Some(f) = features {
+            cargo.args(["--no-default-features", "--features", f]);
         }
+        steps.run(&format!("ltu-runtime-c (libltu_c.a) builds for {targets}{what}"), || cmd::run(&mut cargo));
     }
     for features in ["", "tree", "tree,i16", "list,sparse,i8", "fixed,host"] {
         steps.run(&format!("ltu-runtime with only [{features}] rejects every other kind of model"), || {
