@@ -39,14 +39,20 @@ pub(crate) enum Leaf {
     Class(usize),
 }
 
-/// Where a tree walk goes on from a node that is neither a threshold test nor a class leaf.
+/// Where a tree walk goes on from a node that is neither a threshold test nor a class leaf. One
+/// index and a tag, so that it comes back in two registers, not through the caller's stack.
 #[cfg(feature = "tree")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Next {
     /// To this node.
     Node(usize),
-    /// Nowhere: the walk ends at this leaf.
-    Leaf(Leaf),
+    /// The walk ends at this unit leaf.
+    Unit(usize),
+    /// The walk ends at this class leaf.
+    Class(usize),
+    /// The input source had no value for an input the node reads
+    /// ([`Error::PredictInputUnavailable`]).
+    Unavailable,
 }
 
 /// A model that passed every load-time check, evaluated in place from the bytes it was loaded from.
@@ -859,10 +865,12 @@ impl<'a> Model<'a> {
             }
             // The node's index, from its place in the table (a safe cast of the addresses).
             let i = (n.as_ptr() as usize).wrapping_sub(nodes.as_ptr() as usize) / NodeRec::SIZE;
-            let j = match self.branch(src, i, NodeRec::from_array(n))? {
+            let j = match self.branch(src, i, n) {
                 Next::Node(j) => j,
-                Next::Leaf(Leaf::Unit(u)) if WEIGHTS => return Ok(Leaf::Unit(u)),
-                Next::Leaf(Leaf::Class(c) | Leaf::Unit(c)) => return Ok(Leaf::Class(c)),
+                Next::Unit(u) if WEIGHTS => return Ok(Leaf::Unit(u)),
+                // A build without weight kinds loads no unit: it compiles no unit evaluator.
+                Next::Class(c) | Next::Unit(c) => return Ok(Leaf::Class(c)),
+                Next::Unavailable => return Err(Error::PredictInputUnavailable),
             };
             let Some(rest) = nodes.get(j..) else { return off_table };
             after = rest.iter();
@@ -873,14 +881,15 @@ impl<'a> Model<'a> {
         }
     }
 
-    /// Where a walk goes on from node `i`, `rec`, a node of a kind other than threshold and class.
+    /// Where a walk goes on from node `i`, `n`, a node of a kind other than threshold and class.
     #[cfg(feature = "tree")]
     #[inline(never)]
-    fn branch<S: FnMut(usize) -> Option<i32>>(&self, src: &mut S, i: usize, rec: NodeRec) -> Result<Next> {
+    fn branch<S: FnMut(usize) -> Option<i32>>(&self, src: &mut S, i: usize, n: &[u8; NodeRec::SIZE]) -> Next {
+        let rec = NodeRec::from_array(n);
         let index = rec.value as u32 as usize;
-        Ok(match rec.head {
+        match rec.head {
             node_kind::CATEGORICAL => {
-                let v = src(usize::from(rec.link)).ok_or(Error::PredictInputUnavailable)?;
+                let Some(v) = src(usize::from(rec.link)) else { return Next::Unavailable };
                 let (first, c) = rec.categorical_entries();
                 if v >= 0 && v < i32::from(c) {
                     let k = usize::from(first) + v as usize;
@@ -895,18 +904,16 @@ impl<'a> Model<'a> {
             }
             node_kind::JUMP => Next::Node(usize::from(rec.link)),
             // The loader checked that a split's unit is binary: its score decides.
-            node_kind::UNIT_SPLIT if WEIGHTS => {
-                if self.split(src, index)? {
-                    Next::Node(usize::from(rec.link))
-                } else {
-                    Next::Node(i + 1)
-                }
-            }
-            node_kind::UNIT if WEIGHTS => Next::Leaf(Leaf::Unit(index)),
+            node_kind::UNIT_SPLIT if WEIGHTS => match self.split(src, index) {
+                Ok(true) => Next::Node(usize::from(rec.link)),
+                Ok(false) => Next::Node(i + 1),
+                Err(_) => Next::Unavailable,
+            },
+            node_kind::UNIT if WEIGHTS => Next::Unit(index),
             // The loader rejected every other kind (and, in a build without weight kinds, every
             // unit: a tree of tests has none).
-            _ => Next::Leaf(Leaf::Class(index)),
-        })
+            _ => Next::Class(index),
+        }
     }
 
     /// The state of a prediction's units. Built where a unit is evaluated, in that function's
