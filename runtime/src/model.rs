@@ -39,16 +39,14 @@ pub(crate) enum Leaf {
     Class(usize),
 }
 
-/// Where a tree walk goes on from a node that is neither a threshold test nor a class leaf. One
-/// index and a tag, so that it comes back in two registers, not through the caller's stack.
+/// Where a tree walk goes on from a categorical split or a jump ([`Model::branch`]). One index
+/// and a tag, so that it comes back in two registers, not through the caller's stack.
 #[cfg(feature = "tree")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Next {
     /// To this node.
     Node(usize),
-    /// The walk ends at this unit leaf.
-    Unit(usize),
-    /// The walk ends at this class leaf.
+    /// The walk ends at this class leaf (a node of no other kind, which the loader rejects).
     Class(usize),
     /// The input source had no value for an input the node reads
     /// ([`Error::PredictInputUnavailable`]).
@@ -857,20 +855,32 @@ impl<'a> Model<'a> {
                     x = src(head).ok_or(Error::PredictInputUnavailable)?;
                 }
             };
-            // A class leaf, the common end of a walk, with one comparison; every other kind in
-            // a function of its own, so that its constants and the child table take no register
-            // in the threshold loop.
-            if NodeRec::head(n) == node_kind::CLASS {
-                return Ok(Leaf::Class(NodeRec::value(n) as u32 as usize));
+            // A class leaf, the common end of a walk, with one comparison.
+            let head = NodeRec::head(n);
+            let index = NodeRec::value(n) as u32 as usize;
+            if head == node_kind::CLASS {
+                return Ok(Leaf::Class(index));
             }
             // The node's index, from its place in the table (a safe cast of the addresses).
-            let i = (n.as_ptr() as usize).wrapping_sub(nodes.as_ptr() as usize) / NodeRec::SIZE;
-            let j = match self.branch(src, i, n) {
-                Next::Node(j) => j,
-                Next::Unit(u) if WEIGHTS => return Ok(Leaf::Unit(u)),
-                // A build without weight kinds loads no unit: it compiles no unit evaluator.
-                Next::Class(c) | Next::Unit(c) => return Ok(Leaf::Class(c)),
-                Next::Unavailable => return Err(Error::PredictInputUnavailable),
+            let i = || (n.as_ptr() as usize).wrapping_sub(nodes.as_ptr() as usize) / NodeRec::SIZE;
+            // A unit (a build without weight kinds loads none) is evaluated out of line already;
+            // the other kinds in a function of their own, so that their constants and the child
+            // table take no register in the threshold loop.
+            let j = if WEIGHTS && head == node_kind::UNIT {
+                return Ok(Leaf::Unit(index));
+            } else if WEIGHTS && head == node_kind::UNIT_SPLIT {
+                // The loader checked that a split's unit is binary: its score decides.
+                if self.split(src, index)? {
+                    usize::from(NodeRec::link(n))
+                } else {
+                    i() + 1
+                }
+            } else {
+                match self.branch(src, i(), n) {
+                    Next::Node(j) => j,
+                    Next::Class(c) => return Ok(Leaf::Class(c)),
+                    Next::Unavailable => return Err(Error::PredictInputUnavailable),
+                }
             };
             let Some(rest) = nodes.get(j..) else { return off_table };
             after = rest.iter();
@@ -881,12 +891,11 @@ impl<'a> Model<'a> {
         }
     }
 
-    /// Where a walk goes on from node `i`, `n`, a node of a kind other than threshold and class.
+    /// Where a walk goes on from node `i`, `n`, a categorical split or a jump.
     #[cfg(feature = "tree")]
     #[inline(never)]
     fn branch<S: FnMut(usize) -> Option<i32>>(&self, src: &mut S, i: usize, n: &[u8; NodeRec::SIZE]) -> Next {
         let rec = NodeRec::from_array(n);
-        let index = rec.value as u32 as usize;
         match rec.head {
             node_kind::CATEGORICAL => {
                 let Some(v) = src(usize::from(rec.link)) else { return Next::Unavailable };
@@ -903,16 +912,8 @@ impl<'a> Model<'a> {
                 }
             }
             node_kind::JUMP => Next::Node(usize::from(rec.link)),
-            // The loader checked that a split's unit is binary: its score decides.
-            node_kind::UNIT_SPLIT if WEIGHTS => match self.split(src, index) {
-                Ok(true) => Next::Node(usize::from(rec.link)),
-                Ok(false) => Next::Node(i + 1),
-                Err(_) => Next::Unavailable,
-            },
-            node_kind::UNIT if WEIGHTS => Next::Unit(index),
-            // The loader rejected every other kind (and, in a build without weight kinds, every
-            // unit: a tree of tests has none).
-            _ => Next::Class(index),
+            // The walk hands no other kind here (a class leaf, the only one the loader leaves).
+            _ => Next::Class(rec.value as u32 as usize),
         }
     }
 
