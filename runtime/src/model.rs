@@ -39,18 +39,35 @@ pub(crate) enum Leaf {
     Class(usize),
 }
 
-/// Where a tree walk goes on from a categorical split or a jump ([`Model::branch`]). One index
-/// and a tag, so that it comes back in two registers, not through the caller's stack.
+/// Where a tree walk goes on from a categorical split or a jump ([`Model::branch`]): node `to`,
+/// unless `stop` says otherwise. Two scalars, the index first, so that it comes back in two
+/// registers (not through the caller's stack) and a class leaf's index in the register a class
+/// is returned in.
 #[cfg(feature = "tree")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Next {
-    /// To this node.
-    Node(usize),
-    /// The walk ends at this class leaf (a node of no other kind, which the loader rejects).
-    Class(usize),
+struct Next {
+    to: usize,
+    stop: Stop,
+}
+
+/// Why a tree walk does not go on to [`Next::to`].
+#[cfg(feature = "tree")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// It goes on.
+    No,
+    /// The walk ends at class leaf `to` (a node of no other kind, which the loader rejects).
+    Class,
     /// The input source had no value for an input the node reads
     /// ([`Error::PredictInputUnavailable`]).
     Unavailable,
+}
+
+#[cfg(feature = "tree")]
+impl Next {
+    fn node(to: usize) -> Next {
+        Next { to, stop: Stop::No }
+    }
 }
 
 /// A model that passed every load-time check, evaluated in place from the bytes it was loaded from.
@@ -876,10 +893,11 @@ impl<'a> Model<'a> {
                     i() + 1
                 }
             } else {
-                match self.branch(src, i(), n) {
-                    Next::Node(j) => j,
-                    Next::Class(c) => return Ok(Leaf::Class(c)),
-                    Next::Unavailable => return Err(Error::PredictInputUnavailable),
+                let next = self.branch(src, i(), n);
+                match next.stop {
+                    Stop::No => next.to,
+                    Stop::Class => return Ok(Leaf::Class(next.to)),
+                    Stop::Unavailable => return Err(Error::PredictInputUnavailable),
                 }
             };
             let Some(rest) = nodes.get(j..) else { return off_table };
@@ -898,7 +916,9 @@ impl<'a> Model<'a> {
         let rec = NodeRec::from_array(n);
         match rec.head {
             node_kind::CATEGORICAL => {
-                let Some(v) = src(usize::from(rec.link)) else { return Next::Unavailable };
+                let Some(v) = src(usize::from(rec.link)) else {
+                    return Next { to: 0, stop: Stop::Unavailable };
+                };
                 let (first, c) = rec.categorical_entries();
                 if v >= 0 && v < i32::from(c) {
                     let k = usize::from(first) + v as usize;
@@ -906,14 +926,14 @@ impl<'a> Model<'a> {
                         StructureRepr::Tree { children, .. } => children,
                         _ => &[],
                     };
-                    Next::Node(usize::from(u16::from_le_bytes(*record(children, k))))
+                    Next::node(usize::from(u16::from_le_bytes(*record(children, k))))
                 } else {
-                    Next::Node(i + 1)
+                    Next::node(i + 1)
                 }
             }
-            node_kind::JUMP => Next::Node(usize::from(rec.link)),
+            node_kind::JUMP => Next::node(usize::from(rec.link)),
             // The walk hands no other kind here (a class leaf, the only one the loader leaves).
-            _ => Next::Class(rec.value as u32 as usize),
+            _ => Next { to: rec.value as u32 as usize, stop: Stop::Class },
         }
     }
 
