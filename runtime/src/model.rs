@@ -39,37 +39,6 @@ pub(crate) enum Leaf {
     Class(usize),
 }
 
-/// Where a tree walk goes on from a categorical split or a jump ([`Model::branch`]): node `to`,
-/// unless `stop` says otherwise. Two scalars, the index first, so that it comes back in two
-/// registers (not through the caller's stack) and a class leaf's index in the register a class
-/// is returned in.
-#[cfg(feature = "tree")]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Next {
-    to: usize,
-    stop: Stop,
-}
-
-/// Why a tree walk does not go on to [`Next::to`].
-#[cfg(feature = "tree")]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stop {
-    /// It goes on.
-    No,
-    /// The walk ends at class leaf `to` (a node of no other kind, which the loader rejects).
-    Class,
-    /// The input source had no value for an input the node reads
-    /// ([`Error::PredictInputUnavailable`]).
-    Unavailable,
-}
-
-#[cfg(feature = "tree")]
-impl Next {
-    fn node(to: usize) -> Next {
-        Next { to, stop: Stop::No }
-    }
-}
-
 /// A model that passed every load-time check, evaluated in place from the bytes it was loaded from.
 ///
 /// Once [`Model::from_bytes`] returned `Ok`, no evaluation method panics, overflows, loops or
@@ -78,10 +47,6 @@ impl Next {
 #[derive(Debug, Clone, Copy)]
 pub struct Model<'a> {
     repr: ModelRepr<'a>,
-    /// A tree's node records (none for another structure): the walk reads them without matching
-    /// the structure or dividing the table's length.
-    #[cfg(feature = "tree")]
-    nodes: &'a [[u8; NodeRec::SIZE]],
     /// Number of inputs (the loader bounds it by 65 535).
     n_inputs: u16,
     /// Every input is numeric and has a scale record: standard feature `j` is input `j`'s.
@@ -505,18 +470,7 @@ impl<'a> Model<'a> {
         #[cfg(feature = "host")]
         check_host(&repr, &n, &inputs)?;
         let all_numeric = inputs.n_scales == n.inputs;
-        #[cfg(feature = "tree")]
-        let nodes = match repr.structure {
-            StructureRepr::Tree { nodes, .. } => nodes.as_chunks().0,
-            _ => &[],
-        };
-        Ok(Model {
-            repr,
-            #[cfg(feature = "tree")]
-            nodes,
-            n_inputs: n.inputs as u16,
-            all_numeric,
-        })
+        Ok(Model { repr, n_inputs: n.inputs as u16, all_numeric })
     }
 
     /// Number of raw inputs `predict` expects.
@@ -768,26 +722,22 @@ impl<'a> Model<'a> {
         served: usize,
         mut scores: Option<&mut [i64]>,
     ) -> Result<usize> {
-        // A build with trees and neither weight kinds nor lists loads only trees (of tests): it
-        // walks without reading the structure.
-        #[cfg(feature = "tree")]
-        if TREES_ONLY || matches!(self.repr.structure, StructureRepr::Tree { .. }) {
-            return match self.leaf(src, served)? {
-                Leaf::Unit(u) => answer(self.unit(src, u, scores)),
-                Leaf::Class(c) => {
-                    set_score(&mut scores, c, 0);
-                    Ok(c)
-                }
-            };
-        }
         match self.repr.structure {
             StructureRepr::Linear { unit } if WEIGHTS => answer(self.unit(src, unit as usize, scores)),
             #[cfg(feature = "list")]
             StructureRepr::List { entries, default_class } => {
                 answer(self.list(src, entries, default_class, scores))
             }
-            // A tree is walked above; a structure this build leaves out never loads
-            // (`Error::Unsupported`).
+            #[cfg(feature = "tree")]
+            StructureRepr::Tree { nodes, children } => match self.leaf(src, served, nodes, children)? {
+                Leaf::Unit(u) => answer(self.unit(src, u, scores)),
+                Leaf::Class(c) => {
+                    set_score(&mut scores, c, 0);
+                    Ok(c)
+                }
+            },
+            // A structure this build leaves out never loads (`Error::Unsupported`).
+            #[allow(unreachable_patterns)]
             _ => Ok(0),
         }
     }
@@ -803,8 +753,6 @@ impl<'a> Model<'a> {
     {
         Model {
             repr: ModelRepr { weights, ..self.repr },
-            #[cfg(feature = "tree")]
-            nodes: self.nodes,
             n_inputs: self.n_inputs,
             all_numeric: self.all_numeric,
         }
@@ -829,112 +777,64 @@ impl<'a> Model<'a> {
     /// threshold node's input against it also bounds the slice's read).
     #[cfg(feature = "tree")]
     #[inline(always)]
-    pub(crate) fn leaf<S: FnMut(usize) -> Option<i32>>(&self, src: &mut S, served: usize) -> Result<Leaf> {
-        let nodes = self.nodes;
-        // The loader proved that every link and every split's next node is a node after its
-        // own, so the walk visits at most `nodes.len()` nodes and never runs off the table: the
-        // class-0 leaf for that is never returned.
-        let off_table = Ok(Leaf::Class(0));
-        // The nodes after the current one, `n`: the next node (a split's implicit child) is the
-        // iterator's next, with no index to keep or bound; a link starts it anew.
-        let mut after = nodes.iter();
-        let Some(mut n) = after.next() else { return off_table };
+    pub(crate) fn leaf<S: FnMut(usize) -> Option<i32>>(
+        &self,
+        src: &mut S,
+        served: usize,
+        nodes: &[u8],
+        children: &[u8],
+    ) -> Result<Leaf> {
+        let raw = |src: &mut S, i: usize| src(i).ok_or(Error::PredictInputUnavailable);
+        // Whole records only: the loader proved the table is a whole number of them, and that
+        // every link and every split's next node is one of them, after its node, so the walk
+        // visits at most `n_nodes` nodes and `get` below always finds its record.
+        let (nodes, _) = nodes.as_chunks::<{ NodeRec::SIZE }>();
+        let mut i: usize = 0;
         loop {
             // The threshold nodes, a tree of tests' common step, in a loop of their own that calls
             // nothing but the input source: what it reads of the source stays in registers. A head
             // below `served` is a threshold node's input, and every head from there up a kind
             // (the loader rejected every other head below `LEAF_OR_SPLIT`, and more inputs than
             // that), so the one comparison tells the kind and bounds the input.
-            n = 'tests: {
+            // The left child is the next node; only the right link is read.
+            let n = loop {
+                // The loader checked every link: the class-0 leaf is never returned.
+                let Some(n) = nodes.get(i) else { return Ok(Leaf::Class(0)) };
                 let head = usize::from(NodeRec::head(n));
                 if head >= served {
-                    break 'tests n;
+                    break n;
                 }
-                let mut x = src(head).ok_or(Error::PredictInputUnavailable)?;
-                loop {
-                    if x <= NodeRec::value(n) {
-                        n = match after.next() {
-                            Some(n) => n,
-                            None => return off_table,
-                        };
+                let x = raw(src, head)?;
+                i = if x <= NodeRec::value(n) { i + 1 } else { usize::from(NodeRec::link(n)) };
+            };
+            let rec = NodeRec::from_array(n);
+            let head = rec.head;
+            let index = rec.value as u32 as usize;
+            i = match head {
+                node_kind::CATEGORICAL => {
+                    let v = raw(src, usize::from(rec.link))?;
+                    let (first, c) = rec.categorical_entries();
+                    if v >= 0 && v < i32::from(c) {
+                        let k = usize::from(first) + v as usize;
+                        usize::from(u16::from_le_bytes(*record(children, k)))
                     } else {
-                        let Some(rest) = nodes.get(usize::from(NodeRec::link(n))..) else { return off_table };
-                        after = rest.iter();
-                        n = match after.next() {
-                            Some(n) => n,
-                            None => return off_table,
-                        };
+                        i + 1
                     }
-                    let head = usize::from(NodeRec::head(n));
-                    if head >= served {
-                        break 'tests n;
-                    }
-                    x = src(head).ok_or(Error::PredictInputUnavailable)?;
                 }
-            };
-            // A class leaf, the common end of a walk, with one comparison.
-            let head = NodeRec::head(n);
-            let index = NodeRec::value(n) as u32 as usize;
-            if head == node_kind::CLASS {
-                return Ok(Leaf::Class(index));
-            }
-            // The node's index, from its place in the table (a safe cast of the addresses; two
-            // instructions fewer per branch than counting from the iterator's length).
-            let i = || (n.as_ptr() as usize).wrapping_sub(nodes.as_ptr() as usize) / NodeRec::SIZE;
-            // A unit (a build without weight kinds loads none) is evaluated out of line already;
-            // the other kinds in a function of their own, so that their constants and the child
-            // table take no register in the threshold loop.
-            let j = if WEIGHTS && head == node_kind::UNIT {
-                return Ok(Leaf::Unit(index));
-            } else if WEIGHTS && head == node_kind::UNIT_SPLIT {
+                node_kind::JUMP => usize::from(rec.link),
                 // The loader checked that a split's unit is binary: its score decides.
-                if self.split(src, index)? {
-                    usize::from(NodeRec::link(n))
-                } else {
-                    i() + 1
+                node_kind::UNIT_SPLIT if WEIGHTS => {
+                    if self.split(src, index)? {
+                        usize::from(rec.link)
+                    } else {
+                        i + 1
+                    }
                 }
-            } else {
-                let next = self.branch(src, i(), n);
-                match next.stop {
-                    Stop::No => next.to,
-                    Stop::Class => return Ok(Leaf::Class(next.to)),
-                    Stop::Unavailable => return Err(Error::PredictInputUnavailable),
-                }
+                node_kind::UNIT if WEIGHTS => return Ok(Leaf::Unit(index)),
+                // CLASS: the loader rejected every other kind (and, in a build without weight
+                // kinds, every unit: a tree of tests has none).
+                _ => return Ok(Leaf::Class(index)),
             };
-            let Some(rest) = nodes.get(j..) else { return off_table };
-            after = rest.iter();
-            n = match after.next() {
-                Some(n) => n,
-                None => return off_table,
-            };
-        }
-    }
-
-    /// Where a walk goes on from node `i`, `n`, a categorical split or a jump.
-    #[cfg(feature = "tree")]
-    #[inline(never)]
-    fn branch<S: FnMut(usize) -> Option<i32>>(&self, src: &mut S, i: usize, n: &[u8; NodeRec::SIZE]) -> Next {
-        let rec = NodeRec::from_array(n);
-        match rec.head {
-            node_kind::CATEGORICAL => {
-                let Some(v) = src(usize::from(rec.link)) else {
-                    return Next { to: 0, stop: Stop::Unavailable };
-                };
-                let (first, c) = rec.categorical_entries();
-                if v >= 0 && v < i32::from(c) {
-                    let k = usize::from(first) + v as usize;
-                    let children = match self.repr.structure {
-                        StructureRepr::Tree { children, .. } => children,
-                        _ => &[],
-                    };
-                    Next::node(usize::from(u16::from_le_bytes(*record(children, k))))
-                } else {
-                    Next::node(i + 1)
-                }
-            }
-            node_kind::JUMP => Next::node(usize::from(rec.link)),
-            // The walk hands no other kind here (a class leaf, the only one the loader leaves).
-            _ => Next { to: rec.value as u32 as usize, stop: Stop::Class },
         }
     }
 
@@ -1559,11 +1459,6 @@ const ONLY_KIND: Option<WeightKind> =
 /// Whether this build has any weight kind, that is, evaluates units at all. Without one only a
 /// model without units loads, and the unit evaluator is not compiled in.
 const WEIGHTS: bool = cfg!(any(feature = "i8", feature = "i16", feature = "i32", feature = "fixed"));
-
-/// A build that loads nothing but trees: `tree` without a weight kind (a linear model needs
-/// one) or `list`.
-#[cfg(feature = "tree")]
-const TREES_ONLY: bool = !WEIGHTS && !cfg!(feature = "list");
 
 /// Whether this build evaluates `structure` (cargo features `tree` and `list`; a single unit is
 /// always supported).
