@@ -405,11 +405,10 @@ fn runtime_goal_misses(models: &[RuntimeModel<'_>]) -> String {
         );
         let why = if tests {
             "  Generated C compares an input with a constant in the code, two or three instructions per node; the \
-             runtime reads each node's record from the model file (its input, its threshold and, to the right, its \
-             link), tests the input's index against the inputs served and the next node against the table's end \
-             (safe Rust keeps both: 11 instructions to the left, 12 to the right), and pays a fixed cost per \
-             prediction (the call through `predict`, the input count, the table's first node), which weighs most \
-             on shallow trees."
+             runtime reads each node's record from the model file, tests the record's index against the table and \
+             the input's against the inputs served (safe Rust keeps both), and pays a fixed cost per prediction \
+             (the call through `predict`, the model's structure, the table's bounds), which weighs most on shallow \
+             trees."
         } else {
             "  A unit's rows and weights are read from the file through bounds-tested slices and each numeric input \
              is scaled through its record at run time, where generated C has the scaled constants in its code; the \
