@@ -60,11 +60,6 @@ pub fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |d| root.join(d))
 }
 
-/// The environment `runtime-c/CMakeLists.txt` builds the C library in: `panic=abort` for every
-/// crate. On the bare-metal targets abort is the only strategy anyway; cross builds that set it
-/// too share their compiled dependencies with the C firmware's library.
-pub const PANIC_ABORT: (&str, &str) = ("CARGO_PROFILE_RELEASE_PANIC", "abort");
-
 /// The environment variable naming the `ltu` command the xtasks run instead of building one.
 pub const LTU_BIN: &str = "LTU_BIN";
 

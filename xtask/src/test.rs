@@ -37,7 +37,7 @@ pub fn run(root: &Path) -> ExitCode {
     let targets = prereq::CROSS_TARGETS.join(", ");
     let cross = |package: &str| {
         let mut cargo = cmd::cargo(root);
-        cargo.args(["build", "--release", "-p", package]).env(cmd::PANIC_ABORT.0, cmd::PANIC_ABORT.1);
+        cargo.args(["build", "--release", "-p", package]);
         for target in prereq::CROSS_TARGETS {
             cargo.args(["--target", target]);
         }
@@ -65,8 +65,7 @@ pub fn run(root: &Path) -> ExitCode {
         }
         steps.run(&format!("ltu-runtime builds for {targets}{what}"), || cmd::run(&mut cargo));
     }
-    // The C API as a static library for every cross target (all model kinds, and one kind only),
-    // built as its CMake project builds it.
+    // The C API as a static library for every cross target (all model kinds, and one kind only).
     for (features, what) in [(None, ""), (Some("tree,i16"), " with only tree and i16")] {
         let mut cargo = cross("ltu-runtime-c");
         if let Some(f) = features {

@@ -93,10 +93,14 @@ fn cmake_build(
         .arg(format!("-DLTU={}", config.ltu.display()))
         .arg(format!("-DLTU_MODEL_DIR={}", model_dir.display()))
         .arg(format!("-DLTU_FEATURES={}", config.features))
-        // The workspace's target directory: every build of this target links the same library,
-        // compiled once, and its dependencies are those `cargo xtask test` built for the target
-        // with the same panic strategy (`cmd::PANIC_ABORT`).
-        .arg(format!("-DLTU_CARGO_TARGET_DIR={}", cmd::target_dir(root).display()));
+        // Every build of this target links the same library: cargo compiles it once. A directory
+        // of its own: the library's path does not name its features, and CMake reruns cargo only
+        // when the runtime's sources change, so a library another build left at that path with
+        // other features would be linked.
+        .arg(format!(
+            "-DLTU_CARGO_TARGET_DIR={}",
+            root.join("target/firmware-c").join(target.triple).join("cargo").display()
+        ));
     cmd::run(&mut configure)?;
     let mut make = Command::new("cmake");
     make.arg("--build").arg(build);
