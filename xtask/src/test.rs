@@ -33,13 +33,23 @@ pub fn run(root: &Path) -> ExitCode {
         }
     }
     // Every cross target in one cargo run per feature set: cargo compiles the targets' crates side
-    // by side, where one target's chain of dependencies would leave a core idle.
+    // by side, where one target's chain of dependencies would leave a core idle. Features: `None`
+    // the defaults, a leading `-` without the default features.
     let targets = prereq::CROSS_TARGETS.join(", ");
-    let cross = |package: &str| {
+    let cross = |package: &str, features: Option<&str>| {
         let mut cargo = cmd::cargo(root);
         cargo.args(["build", "--release", "-p", package]);
         for target in prereq::CROSS_TARGETS {
             cargo.args(["--target", target]);
+        }
+        if let Some(f) = features {
+            let (no_default, f) = f.strip_prefix('-').map_or((false, f), |f| (true, f));
+            if no_default {
+                cargo.arg("--no-default-features");
+            }
+            if !f.is_empty() {
+                cargo.args(["--features", f]);
+            }
         }
         cargo
     };
@@ -52,25 +62,12 @@ pub fn run(root: &Path) -> ExitCode {
         (Some("-learn,tree,i16"), " learning, with only tree and i16"),
         (Some("-"), " without default features"),
     ] {
-        let mut cargo = cross("ltu-runtime");
-        // `-` first: without the default features.
-        if let Some(f) = features {
-            let (no_default, f) = f.strip_prefix('-').map_or((false, f), |f| (true, f));
-            if no_default {
-                cargo.arg("--no-default-features");
-            }
-            if !f.is_empty() {
-                cargo.args(["--features", f]);
-            }
-        }
+        let mut cargo = cross("ltu-runtime", features);
         steps.run(&format!("ltu-runtime builds for {targets}{what}"), || cmd::run(&mut cargo));
     }
     // The C API as a static library for every cross target (all model kinds, and one kind only).
-    for (features, what) in [(None, ""), (Some("tree,i16"), " with only tree and i16")] {
-        let mut cargo = cross("ltu-runtime-c");
-        if let Some(f) = features {
-            cargo.args(["--no-default-features", "--features", f]);
-        }
+    for (features, what) in [(None, ""), (Some("-tree,i16"), " with only tree and i16")] {
+        let mut cargo = cross("ltu-runtime-c", features);
         steps.run(&format!("ltu-runtime-c (libltu_c.a) builds for {targets}{what}"), || cmd::run(&mut cargo));
     }
     for features in ["", "tree", "tree,i16", "list,sparse,i8", "fixed,host"] {
