@@ -25,6 +25,23 @@ pub fn run(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
+/// Runs a command beside others: its output is captured and printed in one piece once it exits,
+/// so that two commands' lines do not interleave. Fails unless it exits 0.
+pub fn run_captured(cmd: &mut Command) -> Result<()> {
+    let out = cmd.output().with_context(|| format!("could not start `{}`", display(cmd)))?;
+    {
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "$ {}", display(cmd))?;
+        stdout.write_all(&out.stdout)?;
+        stdout.write_all(&out.stderr)?;
+    }
+    if !out.status.success() {
+        bail!("`{}` failed ({})", display(cmd), out.status);
+    }
+    Ok(())
+}
+
 /// Runs a command and returns its stdout; fails unless it exits 0.
 pub fn output(cmd: &mut Command) -> Result<String> {
     let out = cmd
@@ -81,14 +98,22 @@ pub fn ltu_release(root: &Path) -> Result<PathBuf> {
     built_ltu(root, cargo(root).args(["build", "--release", "--quiet", "-p", "ltu"]), "release")
 }
 
-/// The `ltu` command as `cargo test --workspace` builds it for the trainer's tests (the `test`
-/// profile: optimised, with debug assertions and overflow checks; the features of the whole
-/// workspace; no incremental compilation, as `cargo xtask test` runs it), so that after that
-/// step nothing is compiled again. Returns its path.
-pub fn ltu_tested(root: &Path) -> Result<PathBuf> {
+/// `cargo test` as `cargo xtask test` runs the workspace's tests: every target that has tests
+/// (libraries, binaries, integration tests), without incremental compilation (CI builds from
+/// scratch, where its caches are only written, and its many small codegen units make the
+/// optimised build slower). Examples are not built: no test runs them, and clippy checks them.
+pub fn cargo_test(root: &Path) -> Command {
     let mut cargo = cargo(root);
-    cargo.args(["test", "--workspace", "--no-run", "--quiet"]).env("CARGO_INCREMENTAL", "0");
-    built_ltu(root, &mut cargo, "debug")
+    cargo.args(["test", "--workspace", "--tests"]).env("CARGO_INCREMENTAL", "0");
+    cargo
+}
+
+/// The `ltu` command as [`cargo_test`] builds it for the trainer's tests (the `test`
+/// profile: optimised, with debug assertions and overflow checks; the features of the whole
+/// workspace), so that after `cargo xtask test`'s test step nothing is compiled again. Returns
+/// its path.
+pub fn ltu_tested(root: &Path) -> Result<PathBuf> {
+    built_ltu(root, cargo_test(root).args(["--no-run", "--quiet"]), "debug")
 }
 
 /// Runs `build` and returns the `ltu` command it put in the target directory's `profile_dir`.

@@ -33,8 +33,9 @@ pub fn test(root: &Path) -> Result<()> {
             .args(PINNED),
     )?;
     // The command line the tests compare with: under `cargo xtask test` the one its test step
-    // built, else the release build (`cmd::ltu`). The wheel is a release build: a `test`-profile
-    // build of a library crate is a test harness, not a loadable module.
+    // built, else the release build (`cmd::ltu`). The wheel is built with the `wheel-test` profile
+    // (Cargo.toml): a `test`-profile build of a library crate is a test harness, not a loadable
+    // module.
     let ltu = cmd::ltu(root)?;
     let wheels = target.join("python-wheels");
     if wheels.exists() {
@@ -42,7 +43,7 @@ pub fn test(root: &Path) -> Result<()> {
     }
     cmd::run(
         Command::new(bin.join("maturin"))
-            .args(["build", "--release", "--quiet", "-m"])
+            .args(["build", "--profile", "wheel-test", "--quiet", "-m"])
             .arg(root.join("python/Cargo.toml"))
             .arg("--interpreter")
             .arg(bin.join("python"))

@@ -17,12 +17,12 @@ pub fn run(root: &Path) -> ExitCode {
         prereq::c_tools()?;
         prereq::python()
     });
-    // Without incremental compilation: CI builds from scratch, where its caches are only written,
-    // and its many small codegen units make the optimised test build slower.
-    steps.run("cargo test --workspace --no-fail-fast", || {
-        cmd::run(
-            cmd::cargo(root).args(["test", "--workspace", "--no-fail-fast"]).env("CARGO_INCREMENTAL", "0"),
-        )
+    // The tests, then the doc tests, each run whatever the other's outcome.
+    steps.run("cargo test --workspace --tests --no-fail-fast; cargo test --workspace --doc", || {
+        let tests = cmd::run(cmd::cargo_test(root).arg("--no-fail-fast"));
+        let docs =
+            cmd::run(cmd::cargo(root).args(["test", "--workspace", "--doc"]).env("CARGO_INCREMENTAL", "0"));
+        tests.and(docs)
     });
     // The later steps train with the `ltu` command that step built: nothing of the trainer is
     // compiled again for them.
@@ -36,9 +36,9 @@ pub fn run(root: &Path) -> ExitCode {
     // by side, where one target's chain of dependencies would leave a core idle. Features: `None`
     // the defaults, a leading `-` without the default features.
     let targets = prereq::CROSS_TARGETS.join(", ");
-    let cross = |package: &str, features: Option<&str>| {
+    let cross = |action: &str, package: &str, features: Option<&str>| {
         let mut cargo = cmd::cargo(root);
-        cargo.args(["build", "--release", "-p", package]);
+        cargo.args([action, "--release", "-p", package]);
         for target in prereq::CROSS_TARGETS {
             cargo.args(["--target", target]);
         }
@@ -53,21 +53,23 @@ pub fn run(root: &Path) -> ExitCode {
         }
         cargo
     };
-    // Default features, plus defmt, a one-model build (a tree of i16 units), the same that learns
-    // on the device, and the build with no model kind at all.
-    for (features, what) in [
-        (None, ""),
-        (Some("defmt"), " with defmt"),
-        (Some("-tree,i16"), " with only tree and i16"),
-        (Some("-learn,tree,i16"), " learning, with only tree and i16"),
-        (Some("-"), " without default features"),
+    // Default features, compiled (the C API's library below links the same build); then checked:
+    // defmt, a one-model build (a tree of i16 units), the same that learns on the device, and the
+    // build with no model kind at all. A check finds every error a library's build would but
+    // those of code generation, which the C API's libraries and the firmware builds below reach.
+    for (action, features, what) in [
+        ("build", None, "builds"),
+        ("check", Some("defmt"), "checks with defmt"),
+        ("check", Some("-tree,i16"), "checks with only tree and i16"),
+        ("check", Some("-learn,tree,i16"), "checks learning, with only tree and i16"),
+        ("check", Some("-"), "checks without default features"),
     ] {
-        let mut cargo = cross("ltu-runtime", features);
-        steps.run(&format!("ltu-runtime builds for {targets}{what}"), || cmd::run(&mut cargo));
+        let mut cargo = cross(action, "ltu-runtime", features);
+        steps.run(&format!("ltu-runtime {what} for {targets}"), || cmd::run(&mut cargo));
     }
     // The C API as a static library for every cross target (all model kinds, and one kind only).
     for (features, what) in [(None, ""), (Some("-tree,i16"), " with only tree and i16")] {
-        let mut cargo = cross("ltu-runtime-c", features);
+        let mut cargo = cross("build", "ltu-runtime-c", features);
         steps.run(&format!("ltu-runtime-c (libltu_c.a) builds for {targets}{what}"), || cmd::run(&mut cargo));
     }
     for features in ["", "tree", "tree,i16", "list,sparse,i8", "fixed,host"] {
@@ -97,11 +99,20 @@ pub fn run(root: &Path) -> ExitCode {
     // Short bounded runs of the fuzz targets — the runtime's loader and predictions, the same
     // through the C API, and learning on the device (stable toolchain, libFuzzer with
     // SanitizerCoverage: fuzz/run.sh); longer runs are `fuzz/run.sh SECONDS TARGET`.
-    for (target, secs) in [("from_bytes_predict", "30"), ("c_api", "30"), ("learn", "20")] {
-        steps.run(&format!("fuzz: {target} for {secs} s"), || {
-            cmd::run(Command::new("bash").arg(root.join("fuzz/run.sh")).args([secs, target]))
-        });
-    }
+    // Each run is one process on one core: the loader's target and then learning's run beside the
+    // C API's target (the first to build compiles what the others share; the other waits for it).
+    steps.run("fuzz: from_bytes_predict for 30 s, then learn for 20 s, beside c_api for 30 s", || {
+        let fuzz = |target: &str, secs: &str| {
+            cmd::run_captured(Command::new("bash").arg(root.join("fuzz/run.sh")).args([secs, target]))
+        };
+        std::thread::scope(|s| {
+            let c_api = s.spawn(|| fuzz("c_api", "30"));
+            let rust = fuzz("from_bytes_predict", "30").and(fuzz("learn", "20"));
+            let c_api =
+                c_api.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the c_api fuzz thread panicked")));
+            rust.and(c_api)
+        })
+    });
     let fw = firmware::dir(root);
     steps.run("firmware-example: cargo fmt --check", || cmd::run(cmd::cargo(&fw).args(["fmt", "--check"])));
     steps.run("firmware-example: cargo clippy --bins --examples -- -D warnings", || {
