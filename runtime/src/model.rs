@@ -47,13 +47,6 @@ pub(crate) enum Leaf {
 #[derive(Debug, Clone, Copy)]
 pub struct Model<'a> {
     repr: ModelRepr<'a>,
-    /// A tree's node table as whole records and its child table (both empty for other
-    /// structures), taken out of `repr` at load so that a walk starts without looking at the
-    /// structure or dividing the table's length.
-    #[cfg(feature = "tree")]
-    nodes: &'a [[u8; NodeRec::SIZE]],
-    #[cfg(feature = "tree")]
-    children: &'a [u8],
     /// Number of inputs (the loader bounds it by 65 535).
     n_inputs: u16,
     /// Every input is numeric and has a scale record: standard feature `j` is input `j`'s.
@@ -477,20 +470,7 @@ impl<'a> Model<'a> {
         #[cfg(feature = "host")]
         check_host(&repr, &n, &inputs)?;
         let all_numeric = inputs.n_scales == n.inputs;
-        #[cfg(feature = "tree")]
-        let (nodes, children) = match repr.structure {
-            StructureRepr::Tree { nodes, children } => (nodes.as_chunks().0, children),
-            _ => (&[][..], &[][..]),
-        };
-        Ok(Model {
-            repr,
-            #[cfg(feature = "tree")]
-            nodes,
-            #[cfg(feature = "tree")]
-            children,
-            n_inputs: n.inputs as u16,
-            all_numeric,
-        })
+        Ok(Model { repr, n_inputs: n.inputs as u16, all_numeric })
     }
 
     /// Number of raw inputs `predict` expects.
@@ -742,14 +722,6 @@ impl<'a> Model<'a> {
         served: usize,
         mut scores: Option<&mut [i64]>,
     ) -> Result<usize> {
-        // A build whose only model kind is a tree of tests (no weight kind, no lists) loads
-        // nothing else: its walk starts without looking at the structure.
-        #[cfg(feature = "tree")]
-        if !WEIGHTS && !cfg!(feature = "list") {
-            let (Leaf::Class(c) | Leaf::Unit(c)) = self.leaf(src, served)?;
-            set_score(&mut scores, c, 0);
-            return Ok(c);
-        }
         match self.repr.structure {
             StructureRepr::Linear { unit } if WEIGHTS => answer(self.unit(src, unit as usize, scores)),
             #[cfg(feature = "list")]
@@ -757,7 +729,7 @@ impl<'a> Model<'a> {
                 answer(self.list(src, entries, default_class, scores))
             }
             #[cfg(feature = "tree")]
-            StructureRepr::Tree { .. } => match self.leaf(src, served)? {
+            StructureRepr::Tree { nodes, children } => match self.leaf(src, served, nodes, children)? {
                 Leaf::Unit(u) => answer(self.unit(src, u, scores)),
                 Leaf::Class(c) => {
                     set_score(&mut scores, c, 0);
@@ -781,10 +753,6 @@ impl<'a> Model<'a> {
     {
         Model {
             repr: ModelRepr { weights, ..self.repr },
-            #[cfg(feature = "tree")]
-            nodes: self.nodes,
-            #[cfg(feature = "tree")]
-            children: self.children,
             n_inputs: self.n_inputs,
             all_numeric: self.all_numeric,
         }
@@ -809,12 +777,18 @@ impl<'a> Model<'a> {
     /// threshold node's input against it also bounds the slice's read).
     #[cfg(feature = "tree")]
     #[inline(always)]
-    pub(crate) fn leaf<S: FnMut(usize) -> Option<i32>>(&self, src: &mut S, served: usize) -> Result<Leaf> {
+    pub(crate) fn leaf<S: FnMut(usize) -> Option<i32>>(
+        &self,
+        src: &mut S,
+        served: usize,
+        nodes: &[u8],
+        children: &[u8],
+    ) -> Result<Leaf> {
         let raw = |src: &mut S, i: usize| src(i).ok_or(Error::PredictInputUnavailable);
         // Whole records only: the loader proved the table is a whole number of them, and that
         // every link and every split's next node is one of them, after its node, so the walk
         // visits at most `n_nodes` nodes and `get` below always finds its record.
-        let (nodes, children) = (self.nodes, self.children);
+        let (nodes, _) = nodes.as_chunks::<{ NodeRec::SIZE }>();
         let mut i: usize = 0;
         loop {
             // The threshold nodes, a tree of tests' common step, in a loop of their own that calls

@@ -358,10 +358,12 @@ fn deciding_unit<S: FnMut(usize) -> Option<i32>>(
     match view.repr().structure {
         StructureRepr::Linear { unit } => Ok(Ok((usize::from(unit), Target::Class(label)))),
         #[cfg(feature = "tree")]
-        StructureRepr::Tree { .. } => Ok(match view.leaf(src, view.n_inputs())? {
-            Leaf::Unit(u) => Ok((u, Target::Class(label))),
-            Leaf::Class(_) => Err(Outcome::Constant),
-        }),
+        StructureRepr::Tree { nodes, children } => {
+            Ok(match view.leaf(src, view.n_inputs(), nodes, children)? {
+                Leaf::Unit(u) => Ok((u, Target::Class(label))),
+                Leaf::Class(_) => Err(Outcome::Constant),
+            })
+        }
         #[cfg(feature = "list")]
         StructureRepr::List { entries, default_class } => {
             let mut ev = view.eval(src);
