@@ -38,7 +38,7 @@ pub fn run(root: &Path) -> ExitCode {
     let targets = prereq::CROSS_TARGETS.join(", ");
     let cross = |package: &str, features: Option<&str>| {
         let mut cargo = cmd::cargo(root);
-        cargo.args(["build", "--release", "-p", package]);
+        cargo.args(["build", "--release", "-p", package]).envs(firmware::c::CROSS_ENV);
         for target in prereq::CROSS_TARGETS {
             cargo.args(["--target", target]);
         }

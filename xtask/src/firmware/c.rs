@@ -25,6 +25,11 @@ const CODEGEN: &str = "classify_codegen";
 /// The binary over the runtime's C API.
 const API: &str = "classify_api";
 
+/// The profile setting runtime-c/CMakeLists.txt runs cargo with. `cargo xtask test` builds the
+/// runtime and libltu_c.a for the cross targets with it too, so that the C firmware's library
+/// (built in the same target directory) reuses their crates instead of compiling them again.
+pub const CROSS_ENV: [(&str, &str); 1] = [("CARGO_PROFILE_RELEASE_PANIC", "abort")];
+
 /// The CMake project's directory.
 pub fn dir(root: &Path) -> PathBuf {
     firmware::dir(root).join("c")
@@ -93,14 +98,10 @@ fn cmake_build(
         .arg(format!("-DLTU={}", config.ltu.display()))
         .arg(format!("-DLTU_MODEL_DIR={}", model_dir.display()))
         .arg(format!("-DLTU_FEATURES={}", config.features))
-        // Every build of this target links the same library: cargo compiles it once. A directory
-        // of its own: the library's path does not name its features, and CMake reruns cargo only
-        // when the runtime's sources change, so a library another build left at that path with
-        // other features would be linked.
-        .arg(format!(
-            "-DLTU_CARGO_TARGET_DIR={}",
-            root.join("target/firmware-c").join(target.triple).join("cargo").display()
-        ));
+        // The workspace's target directory: the library's crates are those `cargo xtask test`'s
+        // cross builds compiled, with the same profile settings (`CROSS_ENV`). CMake runs cargo
+        // on every build, so the library at that path is always the one with these features.
+        .arg(format!("-DLTU_CARGO_TARGET_DIR={}", cmd::target_dir(root).display()));
     cmd::run(&mut configure)?;
     let mut make = Command::new("cmake");
     make.arg("--build").arg(build);
