@@ -16,13 +16,9 @@ impl Steps {
     /// Runs one step, prints its result, and records it. Returns whether it passed.
     pub fn run(&mut self, name: &str, step: impl FnOnce() -> Result<()>) -> bool {
         println!("\n==> {name}");
-        let (result, secs) = timed(step);
-        self.record(name, result, secs)
-    }
-
-    /// Records a step that ran on a thread of its own ([`timed`]), and prints its result.
-    /// Returns whether it passed.
-    pub fn record(&mut self, name: &str, result: Result<()>, secs: f64) -> bool {
+        let start = Instant::now();
+        let result = step();
+        let secs = start.elapsed().as_secs_f64();
         match result {
             Ok(()) => {
                 println!("PASS {name} ({secs:.1} s)");
@@ -59,11 +55,4 @@ impl Steps {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Runs `step` and returns its result with the seconds it took.
-pub fn timed(step: impl FnOnce() -> Result<()>) -> (Result<()>, f64) {
-    let start = Instant::now();
-    let result = step();
-    (result, start.elapsed().as_secs_f64())
 }

@@ -4,10 +4,8 @@
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
-use anyhow::Context;
-
 use crate::firmware::{adapt, checks, demo};
-use crate::steps::{self, Steps};
+use crate::steps::Steps;
 use crate::{cmd, firmware, prereq, python};
 
 /// Runs every check and returns the exit code of the whole.
@@ -86,29 +84,7 @@ pub fn run(root: &Path) -> ExitCode {
     steps.run("runtime on thumbv7m: no soft-float reachable from evaluation; stack bounds", || {
         cmd::run(Command::new("bash").arg(root.join("tests/thumbv7m/check.sh")))
     });
-    // The device benchmark's quick run goes on a thread of its own beside the Python package's
-    // step: it is mostly one core's work (firmware builds of one crate at a time, QEMU, training
-    // iris), while the wheel's build keeps the other busy. It runs this xtask's own binary, not
-    // `cargo xtask`, which would wait for the wheel's cargo to release the target directory.
-    let bench = "bench-device --quick: iris against emlearn on Cortex-M3 and RISC-V; committed model's counts vs reference";
-    std::thread::scope(|s| {
-        let quick = ready.then(|| {
-            s.spawn(|| {
-                steps::timed(|| {
-                    let xtask = std::env::current_exe().context("the path of this xtask")?;
-                    cmd::run_captured(Command::new(xtask).args(["bench-device", "--quick"]).current_dir(root))
-                })
-            })
-        });
-        steps.run("Python package: wheel built, installed in a fresh venv, pytest", || python::test(root));
-        if let Some(quick) = quick {
-            println!("\n==> {bench}");
-            let (result, secs) = quick
-                .join()
-                .unwrap_or_else(|_| (Err(anyhow::anyhow!("the benchmark's thread panicked")), 0.0));
-            steps.record(bench, result, secs);
-        }
-    });
+    steps.run("Python package: wheel built, installed in a fresh venv, pytest", || python::test(root));
     steps.run("cargo clippy --workspace --all-targets -- -D warnings", || {
         cmd::run(cmd::cargo(root).args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
     });
@@ -171,6 +147,10 @@ pub fn run(root: &Path) -> ExitCode {
     if ready {
         checks::all(root, &firmware::TARGETS, &mut steps);
         adapt::all(root, &firmware::TARGETS, &mut steps);
+        steps.run(
+            "bench-device --quick: iris against emlearn on Cortex-M3 and RISC-V; committed model's counts vs reference",
+            || cmd::run(cmd::cargo(root).args(["xtask", "bench-device", "--quick"])),
+        );
     }
     steps.finish()
 }
