@@ -98,22 +98,23 @@ pub fn ltu_release(root: &Path) -> Result<PathBuf> {
     built_ltu(root, cargo(root).args(["build", "--release", "--quiet", "-p", "ltu"]), "release")
 }
 
-/// `cargo test` as `cargo xtask test` runs the workspace's tests: every target that has tests
-/// (libraries, binaries, integration tests), without incremental compilation (CI builds from
-/// scratch, where its caches are only written, and its many small codegen units make the
-/// optimised build slower). Examples are not built: no test runs them, and clippy checks them.
-pub fn cargo_test(root: &Path) -> Command {
+/// `cargo test` as `cargo xtask test` runs the workspace's tests, of the targets `which` selects:
+/// `--tests` (every target that has tests: libraries, binaries, integration tests) or `--doc`.
+/// Without incremental compilation (CI builds from scratch, where its caches are only written,
+/// and its many small codegen units make the optimised build slower). Examples are not built: no
+/// test runs them, and clippy checks them.
+pub fn cargo_test(root: &Path, which: &str) -> Command {
     let mut cargo = cargo(root);
-    cargo.args(["test", "--workspace", "--tests"]).env("CARGO_INCREMENTAL", "0");
+    cargo.args(["test", "--workspace", which]).env("CARGO_INCREMENTAL", "0");
     cargo
 }
 
-/// The `ltu` command as [`cargo_test`] builds it for the trainer's tests (the `test`
+/// The `ltu` command as [`cargo_test`] `--tests` builds it for the trainer's tests (the `test`
 /// profile: optimised, with debug assertions and overflow checks; the features of the whole
 /// workspace), so that after `cargo xtask test`'s test step nothing is compiled again. Returns
 /// its path.
 pub fn ltu_tested(root: &Path) -> Result<PathBuf> {
-    built_ltu(root, cargo_test(root).args(["--no-run", "--quiet"]), "debug")
+    built_ltu(root, cargo_test(root, "--tests").args(["--no-run", "--quiet"]), "debug")
 }
 
 /// Runs `build` and returns the `ltu` command it put in the target directory's `profile_dir`.

@@ -19,9 +19,8 @@ pub fn run(root: &Path) -> ExitCode {
     });
     // The tests, then the doc tests, each run whatever the other's outcome.
     steps.run("cargo test --workspace --tests --no-fail-fast; cargo test --workspace --doc", || {
-        let tests = cmd::run(cmd::cargo_test(root).arg("--no-fail-fast"));
-        let docs =
-            cmd::run(cmd::cargo(root).args(["test", "--workspace", "--doc"]).env("CARGO_INCREMENTAL", "0"));
+        let tests = cmd::run(cmd::cargo_test(root, "--tests").arg("--no-fail-fast"));
+        let docs = cmd::run(&mut cmd::cargo_test(root, "--doc"));
         tests.and(docs)
     });
     // The later steps train with the `ltu` command that step built: nothing of the trainer is
